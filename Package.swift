@@ -1,0 +1,33 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "jwsinspect",
+    products: [
+        .executable(name: "jwsinspect", targets: ["jwsinspect"]),
+        .library(name: "JWSInspectCore", targets: ["JWSInspectCore"]),
+    ],
+    targets: [
+        // System OpenSSL 3 (libcrypto) with shims for the macros Swift cannot import.
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
+        ),
+        // Decoding and verification; never prints, never exits.
+        .target(name: "JWSInspectCore", dependencies: ["COpenSSL"], swiftSettings: strictSettings),
+        // Arguments, rendering and exit codes; no cryptography.
+        .target(name: "JWSInspectCLI", dependencies: ["JWSInspectCore"], swiftSettings: strictSettings),
+        .executableTarget(name: "jwsinspect", dependencies: ["JWSInspectCLI"]),
+        // An Apple-shaped test PKI minted with OpenSSL, for tests and benchmarks.
+        .target(name: "TestPKI", dependencies: ["COpenSSL"], swiftSettings: strictSettings),
+        .testTarget(name: "JWSInspectCoreTests", dependencies: ["JWSInspectCore", "TestPKI"]),
+        .testTarget(name: "JWSInspectCLITests", dependencies: ["JWSInspectCore", "TestPKI"]),
+    ]
+)

@@ -1,0 +1,66 @@
+/// `--help` and `--version` texts.
+enum Help {
+    static let version = "1.0.0"
+
+    static let usage = "usage: jwsinspect [options] [JWS | FILE | -]..."
+
+    static let text = """
+    jwsinspect — decode and verify App Store signed data (StoreKit 2 transactions,
+    renewal info, App Store Server Notifications V2, app transactions).
+
+    \(usage)
+
+    Each input is a compact JWS, a file, or - for standard input (the default).
+    A file or stdin may hold one JWS or many (whitespace or line separated), a
+    JSON document holding them (such as a notification body {"signedPayload": …}
+    or an App Store Server API response), JSON lines, or log lines quoting them.
+    Verification is offline: nothing leaves this machine.
+
+    Verification (the verdict):
+      --at now|DATE         check certificate validity at this time instead of the
+                            payload's signedDate (receiptCreationDate for app
+                            transactions); DATE is ISO-8601 (2024-05-01,
+                            2024-05-01T12:00:00Z) or milliseconds since 1970.
+                            Validity now is always reported beside the verdict.
+      --root FILE           trust this root certificate (DER or PEM) instead of the
+                            embedded Apple roots; repeatable
+      --x509-strict         add OpenSSL's X509_V_FLAG_X509_STRICT checks
+      --no-verify           decode only; check nothing cryptographic (said loudly)
+
+    Expectations (each checked only when given):
+      --bundle-id ID        the app's bundle ID
+      --app-apple-id N      the app's Apple ID (where the payload carries one)
+      --environment ENV     Production, Sandbox, Xcode or LocalTesting
+      --type TYPE           treat payloads as transaction, renewalInfo,
+                            notification or appTransaction (default: recognised)
+
+    Output:
+      --format table|json|jsonl
+                            readable tables (default); one pretty JSON object per
+                            JWS; or one compact JSON object per line
+      --json                short for --format json
+      -q, --quiet           print nothing on stdout; the exit status says it all
+      --color, --no-color   force colours on or off (default: on for a terminal
+                            unless NO_COLOR is set)
+      -h, --help            this help
+      --version             the version, and the OpenSSL in use
+
+    Exit status (with several JWS, that of the first failing one):
+      0   every JWS verified and met every expectation (or --no-verify)
+      1   invalid signature (including an alg other than ES256)
+      2   invalid certificate chain (missing or short x5c, untrusted root,
+          missing Apple OID, certificate not valid at the check time)
+      3   environment differs from --environment
+      4   bundle ID or app Apple ID differs
+      5   malformed input (no JWS found, undecodable segments, non-JSON parts)
+      64  usage error (unknown option, bad option value)
+      66  an input file cannot be read
+
+    Examples:
+      jwsinspect "$(pbpaste)"                          inspect a pasted token
+      jwsinspect notification.json --environment Production --bundle-id com.example.app
+      jwsinspect --format jsonl history.json | jq -r 'select(.status != "valid") | .reason'
+      jwsinspect --at now -q transaction.jws && echo "valid right now"
+      jwsinspect --no-verify token.jws                 just decode
+    """
+}

@@ -1,0 +1,150 @@
+internal import FoundationEssentials
+internal import JWSInspectCore
+
+/// The command line, parsed.
+struct Options {
+    enum Format: String, CaseIterable {
+        case table, json, jsonl
+    }
+
+    var format: Format = .table
+    var quiet = false
+    var showHelp = false
+    var showVersion = false
+    var color: Bool?
+    var timePolicy: VerificationOptions.TimePolicy = .signingTime
+    var rootFiles: [String] = []
+    var bundleId: String?
+    var appAppleId: Int64?
+    var environment: Environment?
+    var kind: PayloadKind?
+    var verify = true
+    var strictX509 = false
+    /// Inputs: tokens, file paths, or "-" for stdin; empty means stdin.
+    var inputs: [String] = []
+
+    /// A command line that cannot be run; the message is shown with the usage line (exit 64).
+    struct UsageError: Error {
+        let message: String
+    }
+
+    /// Parses arguments (without the program name).
+    ///
+    /// Accepts `--flag value` and `--flag=value`; `--` ends options.
+    static func parse(_ arguments: [String]) throws(UsageError) -> Options {
+        var options = Options()
+        var index = 0
+        var onlyInputs = false
+
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            if onlyInputs || argument == "-" || !argument.hasPrefix("-") {
+                options.inputs.append(argument)
+                continue
+            }
+            if argument == "--" {
+                onlyInputs = true
+                continue
+            }
+            var name = argument
+            var inlineValue: String?
+            if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
+                name = String(argument[..<equals])
+                inlineValue = String(argument[argument.index(after: equals)...])
+            }
+            func value() throws(UsageError) -> String {
+                if let inlineValue { return inlineValue }
+                guard index < arguments.count else { throw UsageError(message: "\(name) needs a value") }
+                index += 1
+                return arguments[index - 1]
+            }
+            func noValue() throws(UsageError) {
+                if inlineValue != nil { throw UsageError(message: "\(name) takes no value") }
+            }
+
+            switch name {
+            case "-h", "--help":
+                try noValue()
+                options.showHelp = true
+            case "--version":
+                try noValue()
+                options.showVersion = true
+            case "-q", "--quiet":
+                try noValue()
+                options.quiet = true
+            case "--json":
+                try noValue()
+                options.format = .json
+            case "--format":
+                let text = try value()
+                guard let format = Format(rawValue: text) else {
+                    throw UsageError(message: "--format must be table, json or jsonl, not '\(text)'")
+                }
+                options.format = format
+            case "--color":
+                try noValue()
+                options.color = true
+            case "--no-color":
+                try noValue()
+                options.color = false
+            case "--at":
+                options.timePolicy = try parseTime(try value())
+            case "--root":
+                options.rootFiles.append(try value())
+            case "--bundle-id":
+                let text = try value()
+                guard !text.isEmpty else { throw UsageError(message: "--bundle-id needs a non-empty bundle ID") }
+                options.bundleId = text
+            case "--app-apple-id":
+                let text = try value()
+                guard let number = Int64(text), number >= 0 else {
+                    throw UsageError(message: "--app-apple-id must be a whole number, not '\(text)'")
+                }
+                options.appAppleId = number
+            case "--environment":
+                let text = try value()
+                guard let environment = Environment.allCases.first(where: { $0.rawValue.lowercased() == text.lowercased() }) else {
+                    let names = Environment.allCases.map(\.rawValue).joined(separator: ", ")
+                    throw UsageError(message: "--environment must be one of \(names), not '\(text)'")
+                }
+                options.environment = environment
+            case "--type":
+                let text = try value()
+                guard let kind = PayloadKind(rawValue: text), kind != .unknown else {
+                    let names = PayloadKind.allCases.filter { $0 != .unknown }.map(\.rawValue).joined(separator: ", ")
+                    throw UsageError(message: "--type must be one of \(names), not '\(text)'")
+                }
+                options.kind = kind
+            case "--no-verify":
+                try noValue()
+                options.verify = false
+            case "--x509-strict":
+                try noValue()
+                options.strictX509 = true
+            default:
+                throw UsageError(message: "unknown option '\(name)'")
+            }
+        }
+        return options
+    }
+
+    /// `now`, an ISO-8601 date or date-time, or integer milliseconds since 1970 (Apple's format).
+    static func parseTime(_ text: String) throws(UsageError) -> VerificationOptions.TimePolicy {
+        if text == "now" { return .now }
+        if !text.isEmpty, text.allSatisfy(\.isNumber), let milliseconds = Int64(text) {
+            return .fixed(Date(timeIntervalSince1970: Double(milliseconds) / 1000))
+        }
+        let utc = TimeZone.gmt
+        let styles: [Date.ISO8601FormatStyle] = [
+            Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: utc),
+            Date.ISO8601FormatStyle(timeZone: utc),
+            Date.ISO8601FormatStyle(timeZone: utc).year().month().day(),
+        ]
+        for style in styles {
+            if let date = try? style.parse(text) { return .fixed(date) }
+        }
+        throw UsageError(message: "--at takes 'now', an ISO-8601 date such as 2024-05-01 or 2024-05-01T12:00:00Z, "
+            + "or milliseconds since 1970; not '\(text)'")
+    }
+}

@@ -1,0 +1,58 @@
+internal import FoundationEssentials
+internal import JWSInspectCore
+
+/// `--format json|jsonl`: one object per JWS with stable keys.
+///
+/// Keys, in order: source, type, status, reason, verified, checkTime, validNow,
+/// checks, notes, header, chain, payload. `header` and `payload` are the decoded
+/// segments exactly as signed (only whitespace between tokens is re-indented).
+enum JSONRenderer {
+    static func render(_ inspection: Inspection, pretty: Bool) -> String {
+        object(inspection).serialized(pretty: pretty)
+    }
+
+    static func object(_ inspection: Inspection) -> OutputJSON {
+        var members: [(String, OutputJSON)] = [
+            ("source", .string(inspection.source)),
+            ("type", .string(inspection.kind.rawValue)),
+            ("status", .string(inspection.status.rawValue)),
+            ("reason", .string(inspection.reason)),
+            ("verified", .bool(inspection.status == .valid)),
+        ]
+        members.append(("checkTime", inspection.checkTime.map { time in
+            .object([("time", .string(ISO8601.string(time.date))), ("basis", .string(time.basis))])
+        } ?? .null))
+        members.append(("validNow", inspection.validNow.map { now in
+            .object([("time", .string(ISO8601.string(now.date))), ("valid", .bool(now.valid)), ("detail", .string(now.detail))])
+        } ?? .null))
+        members.append(("checks", .array(inspection.checks.map { check in
+            .object([("name", .string(check.name.rawValue)), ("passed", .bool(check.passed)), ("detail", .string(check.detail))])
+        })))
+        members.append(("notes", .array(inspection.notes.map { .string($0) })))
+        members.append(("header", inspection.jws.map { .raw($0.header.bytes) } ?? .null))
+        members.append(("chain", .array(inspection.chain.map(certificate))))
+        members.append(("payload", inspection.jws.map { .raw($0.payload.bytes) } ?? .null))
+        return .object(members)
+    }
+
+    private static func certificate(_ summary: CertificateSummary) -> OutputJSON {
+        var members: [(String, OutputJSON)] = [("index", .integer(summary.index)), ("role", .string(summary.role))]
+        if let error = summary.error {
+            members.append(("error", .string(error)))
+            return .object(members)
+        }
+        members += [
+            ("subject", .string(summary.subject)),
+            ("issuer", .string(summary.issuer)),
+            ("serial", .string(summary.serialHex)),
+            ("notBefore", .string(ISO8601.string(summary.notBefore))),
+            ("notAfter", .string(ISO8601.string(summary.notAfter))),
+            ("sha256", .string(summary.sha256)),
+            ("key", .string(summary.key)),
+            ("appleOIDs", .array(summary.appleOIDs.map { .string($0) })),
+            ("knownAppleCertificate", summary.knownAs.map { .string($0) } ?? .null),
+            ("trustedRoot", .bool(summary.isTrustedRoot)),
+        ]
+        return .object(members)
+    }
+}

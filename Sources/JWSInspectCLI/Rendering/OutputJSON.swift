@@ -1,0 +1,137 @@
+/// JSON for output: ordered keys, and raw JSON spliced in byte-exact (only whitespace
+/// between tokens is changed), so a payload is shown exactly as signed.
+indirect enum OutputJSON {
+    case object([(String, OutputJSON)])
+    case array([OutputJSON])
+    case string(String)
+    case bool(Bool)
+    case integer(Int)
+    case null
+    /// A JSON text (already validated) inserted as is, re-indented.
+    case raw([UInt8])
+
+    /// Serializes: `pretty` uses two-space indentation, otherwise no insignificant whitespace.
+    func serialized(pretty: Bool) -> String {
+        var out: [UInt8] = []
+        write(into: &out, pretty: pretty, level: 0)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private func write(into out: inout [UInt8], pretty: Bool, level: Int) {
+        switch self {
+        case .object(let members):
+            guard !members.isEmpty else { return out.append(contentsOf: "{}".utf8) }
+            out.append(UInt8(ascii: "{"))
+            for (index, (key, value)) in members.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                Self.newline(&out, pretty: pretty, level: level + 1)
+                Self.writeString(key, into: &out)
+                out.append(contentsOf: pretty ? Array(": ".utf8) : [UInt8(ascii: ":")])
+                value.write(into: &out, pretty: pretty, level: level + 1)
+            }
+            Self.newline(&out, pretty: pretty, level: level)
+            out.append(UInt8(ascii: "}"))
+        case .array(let values):
+            guard !values.isEmpty else { return out.append(contentsOf: "[]".utf8) }
+            out.append(UInt8(ascii: "["))
+            for (index, value) in values.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                Self.newline(&out, pretty: pretty, level: level + 1)
+                value.write(into: &out, pretty: pretty, level: level + 1)
+            }
+            Self.newline(&out, pretty: pretty, level: level)
+            out.append(UInt8(ascii: "]"))
+        case .string(let string):
+            Self.writeString(string, into: &out)
+        case .bool(let value):
+            out.append(contentsOf: (value ? "true" : "false").utf8)
+        case .integer(let value):
+            out.append(contentsOf: String(value).utf8)
+        case .null:
+            out.append(contentsOf: "null".utf8)
+        case .raw(let bytes):
+            Self.reformat(bytes, into: &out, pretty: pretty, level: level)
+        }
+    }
+
+    private static func newline(_ out: inout [UInt8], pretty: Bool, level: Int) {
+        guard pretty else { return }
+        out.append(UInt8(ascii: "\n"))
+        out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: level * 2))
+    }
+
+    static func writeString(_ string: String, into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        for byte in string.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): out.append(contentsOf: "\\\"".utf8)
+            case UInt8(ascii: "\\"): out.append(contentsOf: "\\\\".utf8)
+            case 0x0a: out.append(contentsOf: "\\n".utf8)
+            case 0x0d: out.append(contentsOf: "\\r".utf8)
+            case 0x09: out.append(contentsOf: "\\t".utf8)
+            case 0..<0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                out.append(contentsOf: "\\u00".utf8)
+                out.append(hex[Int(byte >> 4)])
+                out.append(hex[Int(byte & 0xf)])
+            default: out.append(byte)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+
+    /// Re-indents a valid JSON text without touching any token: strings and numbers
+    /// are copied byte for byte; only whitespace between tokens changes.
+    private static func reformat(_ bytes: [UInt8], into out: inout [UInt8], pretty: Bool, level: Int) {
+        var depth = level
+        var inString = false
+        var escaped = false
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            index += 1
+            if inString {
+                out.append(byte)
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
+                continue
+            }
+            switch byte {
+            case 0x20, 0x0a, 0x0d, 0x09:
+                continue
+            case UInt8(ascii: "\""):
+                inString = true
+                out.append(byte)
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                out.append(byte)
+                // An empty container stays on one line.
+                var next = index
+                while next < bytes.count, [0x20, 0x0a, 0x0d, 0x09].contains(bytes[next]) { next += 1 }
+                if next < bytes.count, bytes[next] == (byte == UInt8(ascii: "{") ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
+                    out.append(bytes[next])
+                    index = next + 1
+                } else {
+                    depth += 1
+                    newline(&out, pretty: pretty, level: depth)
+                }
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                depth -= 1
+                newline(&out, pretty: pretty, level: depth)
+                out.append(byte)
+            case UInt8(ascii: ","):
+                out.append(byte)
+                newline(&out, pretty: pretty, level: depth)
+            case UInt8(ascii: ":"):
+                out.append(byte)
+                if pretty { out.append(UInt8(ascii: " ")) }
+            default:
+                out.append(byte)
+            }
+        }
+    }
+}

@@ -1,0 +1,178 @@
+internal import FoundationEssentials
+internal import JWSInspectCore
+
+/// The default, human-readable report: a verdict line first, then CHECKS, HEADER,
+/// CHAIN and PAYLOAD tables.
+struct TableRenderer {
+    /// Whether to use ANSI colours (a terminal, and NO_COLOR not set).
+    let color: Bool
+
+    func render(_ inspection: Inspection) -> String {
+        var lines: [String] = []
+        lines.append(verdict(inspection))
+        lines.append("  " + inspection.reason)
+        if let now = inspection.validNow, inspection.status == .valid || inspection.status == .unverified {
+            lines.append(now.valid ? "  " + now.detail
+                         : "  " + paint("note: NOT valid now", .yellow) + " — " + now.detail
+                           + "; the verdict follows the signing time (use --at now to require current validity)")
+        }
+        guard let jws = inspection.jws else { return lines.joined(separator: "\n") + "\n" }
+
+        if !inspection.checks.isEmpty || !inspection.notes.isEmpty {
+            lines.append("")
+            lines.append(heading("CHECKS"))
+            let width = inspection.checks.map(\.name.rawValue.count).max() ?? 0
+            for check in inspection.checks {
+                let mark = check.passed ? paint("ok  ", .green) : paint("FAIL", .red)
+                lines.append("  \(mark)  \(pad(check.name.rawValue, width))  \(check.detail)")
+            }
+            for note in inspection.notes {
+                lines.append("  \(paint("note", .yellow))  \(note)")
+            }
+        }
+
+        lines.append("")
+        lines.append(heading("HEADER"))
+        lines += table(headerRows(jws.header.object))
+
+        if !inspection.chain.isEmpty {
+            lines.append("")
+            lines.append(heading("CHAIN"))
+            for summary in inspection.chain {
+                lines += chainRows(summary, inspection: inspection)
+            }
+        }
+
+        lines.append("")
+        lines.append(heading("PAYLOAD") + "  (\(inspection.kind.displayName))")
+        lines += table(payloadRows(jws.payload.object, kind: inspection.kind))
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    // MARK: Sections
+
+    private func verdict(_ inspection: Inspection) -> String {
+        let word: String
+        switch inspection.status {
+        case .valid: word = paint("VALID", .green)
+        case .unverified: word = paint("UNVERIFIED — NOTHING WAS CHECKED (--no-verify)", .yellow)
+        default: word = paint("INVALID (\(inspection.status.rawValue))", .red)
+        }
+        let kind = inspection.status == .malformed ? "" : "  \(inspection.kind.displayName)"
+        return "\(word)\(kind)  \(inspection.source)"
+    }
+
+    private func headerRows(_ header: [String: JSONValue]) -> [(String, String)] {
+        let order = ["alg", "kid", "typ", "x5c"]
+        let keys = order.filter { header[$0] != nil } + header.keys.filter { !order.contains($0) }.sorted()
+        return keys.map { key in
+            if key == "x5c", case .array(let entries) = header[key]! {
+                return (key, "\(entries.count) certificate\(entries.count == 1 ? "" : "s") (see CHAIN)")
+            }
+            return (key, describe(header[key]!, field: key))
+        }
+    }
+
+    private func chainRows(_ summary: CertificateSummary, inspection: Inspection) -> [String] {
+        let lines = ["  [\(summary.index)] \(summary.role)"]
+        if let error = summary.error {
+            return lines + table([("error", error)], indent: 6)
+        }
+        var rows: [(String, String)] = [
+            ("subject", summary.subject),
+            ("issuer", summary.issuer),
+            ("serial", summary.serialHex),
+        ]
+        var validity = "\(ISO8601.string(summary.notBefore)) .. \(ISO8601.string(summary.notAfter))"
+        if let time = inspection.checkTime {
+            validity += summary.isWithinValidity(at: time.date) ? "  (valid at \(time.basis))" : "  (NOT valid at \(time.basis))"
+        }
+        if let now = inspection.validNow, !summary.isWithinValidity(at: now.date) {
+            validity += paint("  (not valid now)", .yellow)
+        }
+        rows.append(("validity", validity))
+        rows.append(("sha256", summary.sha256))
+        rows.append(("key", summary.key))
+        let oids = summary.appleOIDs.map { oid in
+            AppleCertificates.oidNames[oid].map { "\(oid) (\($0))" } ?? oid
+        }
+        rows.append(("Apple OIDs", oids.isEmpty ? "none" : oids.joined(separator: "; ")))
+        var known = summary.knownAs ?? "no (not a certificate jwsinspect recognises)"
+        if summary.isTrustedRoot { known += summary.knownAs == nil ? "; equals a trusted root" : " (a trusted root)" }
+        rows.append(("known Apple", known))
+        return lines + table(rows, indent: 6)
+    }
+
+    private func payloadRows(_ payload: [String: JSONValue], kind: PayloadKind) -> [(String, String)] {
+        rows(payload, documented: PayloadFields.documented(for: kind), prefix: "", flagUnknown: kind != .unknown)
+    }
+
+    private func rows(_ object: [String: JSONValue], documented: [String], prefix: String, flagUnknown: Bool) -> [(String, String)] {
+        let known = documented.filter { object[$0] != nil }
+        let unknown = object.keys.filter { !documented.contains($0) }.sorted()
+        var result: [(String, String)] = []
+        for key in known + unknown {
+            let value = object[key]!
+            let name = prefix + key
+            let flag = flagUnknown && !known.contains(key) ? "  (field unknown to this version)" : ""
+            if case .object(let nested) = value, !nested.isEmpty {
+                let nestedOrder = prefix.isEmpty ? PayloadFields.notificationObjects[key] ?? [] : []
+                result += rows(nested, documented: nestedOrder, prefix: name + ".", flagUnknown: flagUnknown && !nestedOrder.isEmpty)
+            } else {
+                result.append((name, describe(value, field: key) + flag))
+            }
+        }
+        return result
+    }
+
+    /// One value as shown in a table: raw, with ISO-8601 next to millisecond dates.
+    private func describe(_ value: JSONValue, field: String) -> String {
+        switch value {
+        case .string(let string):
+            if InputScanner.looksLikeJWSHeader(Array(string.utf8)), string.split(separator: ".").count == 3 {
+                return "JWS, \(string.utf8.count) characters: \(string.prefix(24))…"
+            }
+            return string
+        case .integer(let number):
+            return PayloadFields.isTimestamp(field) ? "\(number)  \(timestamp(Double(number)))" : "\(number)"
+        case .double(let number):
+            return PayloadFields.isTimestamp(field) ? "\(number)  \(timestamp(number))" : "\(number)"
+        case .bool(let flag):
+            return flag ? "true" : "false"
+        case .null:
+            return "null"
+        case .array(let values):
+            return "[" + values.map { describe($0, field: "") }.joined(separator: ", ") + "]"
+        case .object(let object):
+            return object.isEmpty ? "{}" : "{…}"
+        }
+    }
+
+    private func timestamp(_ milliseconds: Double) -> String {
+        // Dates beyond what Date can format sensibly are shown raw only.
+        guard milliseconds.isFinite, abs(milliseconds) < 253_402_300_800_000 * 2 else { return "(out of range)" }
+        return ISO8601.string(Date(timeIntervalSince1970: milliseconds / 1000))
+    }
+
+    // MARK: Layout
+
+    private func table(_ rows: [(String, String)], indent: Int = 2) -> [String] {
+        let width = rows.map(\.0.count).max() ?? 0
+        let space = String(repeating: " ", count: indent)
+        return rows.map { "\(space)\(pad($0.0, width))  \($0.1)" }
+    }
+
+    private func pad(_ text: String, _ width: Int) -> String {
+        text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
+    }
+
+    private func heading(_ text: String) -> String { paint(text, .bold) }
+
+    enum Style: String {
+        case red = "31;1", green = "32;1", yellow = "33;1", bold = "1"
+    }
+
+    private func paint(_ text: String, _ style: Style) -> String {
+        color ? "\u{1b}[\(style.rawValue)m\(text)\u{1b}[0m" : text
+    }
+}

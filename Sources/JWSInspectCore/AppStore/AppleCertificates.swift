@@ -1,0 +1,59 @@
+internal import FoundationEssentials
+
+/// What jwsinspect knows about Apple's certificates: marker OIDs, published
+/// fingerprints and the embedded trusted roots.
+public enum AppleCertificates {
+    /// Marker extension of App Store receipt-signing leaf certificates.
+    public static let leafMarkerOID = "1.2.840.113635.100.6.11.1"
+    /// Marker extension of the Apple Worldwide Developer Relations intermediate CA.
+    public static let intermediateMarkerOID = "1.2.840.113635.100.6.2.1"
+    /// Apple's private OID arc; every extension under it is listed in a chain report.
+    public static let appleOIDArc = "1.2.840.113635."
+
+    /// Names of the Apple OIDs jwsinspect recognises.
+    public static let oidNames: [String: String] = [
+        leafMarkerOID: "App Store receipt signing (leaf marker)",
+        intermediateMarkerOID: "Apple WWDR intermediate CA (intermediate marker)",
+        "1.2.840.113635.100.5.1": "Apple certificate policy",
+        "1.2.840.113635.100.6.27.3.2": "Apple WWDR sub-CA",
+    ]
+
+    /// A certificate jwsinspect recognises by its SHA-256 fingerprint.
+    public struct Known: Sendable {
+        public let name: String
+        /// Whether it is one of the default trust anchors.
+        public let isDefaultRoot: Bool
+    }
+
+    /// Apple's published SHA-256 fingerprints (lowercase hex of the DER bytes).
+    ///
+    /// Roots and WWDR G6 from Apple PKI (https://www.apple.com/certificateauthority/);
+    /// leaves as seen in real App Store tokens (they rotate about every two years).
+    public static let known: [String: Known] = [
+        "63343abfb89a6a03ebb57e9b3f5fa7be7c4f5c756f3017b3a8c488c3653e9179": Known(name: "Apple Root CA - G3", isDefaultRoot: true),
+        "c2b9b042dd57830e7d117dac55ac8ae19407d38e41d88f3215bc3a890444a050": Known(name: "Apple Root CA - G2", isDefaultRoot: true),
+        "b0b1730ecbc7ff4505142c49f1295e6eda6bcaed7e2c68c5be91b5a11001f024": Known(name: "Apple Inc. Root", isDefaultRoot: true),
+        "bdd4ed6e74691f0c2bfd01be0296197af1379e0418e2d300efa9c3bef642ca30": Known(
+            name: "Apple Worldwide Developer Relations CA - G6 (intermediate, not a trust anchor)", isDefaultRoot: false),
+        "87da61ce27a91db54a38618657dffec761f095047c90f59c09d9fd40589b4890": Known(
+            name: "App Store receipt-signing leaf, 2021-08-25 to 2023-09-24", isDefaultRoot: false),
+        "c164fa11f69fe14bc632e97cdcb7603870bd089492ba286d59d39f76f4d94c55": Known(
+            name: "App Store receipt-signing leaf, 2023-09-12 to 2025-10-11", isDefaultRoot: false),
+        "4c381556c16121e605d1fc2eef6d0de4e072ed65964fe72f575f19711e84c417": Known(
+            name: "App Store receipt-signing leaf, 2025-09-19 to 2027-10-13", isDefaultRoot: false),
+    ]
+
+    /// The roots compiled into the binary (Apple Root CA G3, G2, Apple Inc. Root), parsed once.
+    public static let embeddedRoots: [Certificate] = EmbeddedAppleRoots.certificates.map { entry in
+        let text = entry.base64.filter { !$0.isWhitespace }
+        guard let data = Data(base64Encoded: text), let certificate = try? Certificate(derBytes: Array(data)) else {
+            preconditionFailure("embedded root \(entry.fileName) is corrupt; run `make roots`")
+        }
+        return certificate
+    }
+
+    /// The embedded roots' DER bytes with the file names they came from.
+    public static var embeddedRootFiles: [(fileName: String, derBytes: [UInt8])] {
+        zip(EmbeddedAppleRoots.certificates, embeddedRoots).map { ($0.fileName, $1.derBytes) }
+    }
+}

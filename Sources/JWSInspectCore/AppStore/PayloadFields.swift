@@ -1,0 +1,46 @@
+/// The fields Apple documents for each payload kind, in documentation order,
+/// so that tables list them the way Apple's references do. Fields not listed are
+/// still shown (after these) and flagged as unknown to this version.
+public enum PayloadFields {
+    public static func documented(for kind: PayloadKind) -> [String] {
+        switch kind {
+        case .transaction:
+            ["transactionId", "originalTransactionId", "webOrderLineItemId", "bundleId", "productId",
+             "subscriptionGroupIdentifier", "purchaseDate", "originalPurchaseDate", "expiresDate", "quantity", "type",
+             "appAccountToken", "inAppOwnershipType", "signedDate", "revocationReason", "revocationDate", "revocationType",
+             "revocationPercentage", "isUpgraded", "offerType", "offerIdentifier", "offerDiscountType", "offerPeriod",
+             "environment", "storefront", "storefrontId", "transactionReason", "currency", "price", "appTransactionId",
+             "billingPlanType", "advancedCommerceInfo", "commitmentInfo"]
+        case .renewalInfo:
+            ["originalTransactionId", "autoRenewProductId", "productId", "autoRenewStatus", "expirationIntent",
+             "isInBillingRetryPeriod", "priceIncreaseStatus", "gracePeriodExpiresDate", "offerType", "offerIdentifier",
+             "offerDiscountType", "offerPeriod", "signedDate", "environment", "recentSubscriptionStartDate", "renewalDate",
+             "currency", "renewalPrice", "eligibleWinBackOfferIds", "appTransactionId", "appAccountToken",
+             "renewalBillingPlanType", "advancedCommerceInfo", "commitmentInfo"]
+        case .notification:
+            ["notificationType", "subtype", "notificationUUID", "version", "signedDate", "data", "summary",
+             "externalPurchaseToken", "appData"]
+        case .appTransaction:
+            ["receiptType", "appAppleId", "bundleId", "applicationVersion", "versionExternalIdentifier",
+             "receiptCreationDate", "originalPurchaseDate", "originalApplicationVersion", "deviceVerification",
+             "deviceVerificationNonce", "preorderDate", "appTransactionId", "originalPlatform"]
+        case .unknown:
+            []
+        }
+    }
+
+    /// Fields of the objects nested in a notification, in documentation order.
+    public static let notificationObjects: [String: [String]] = [
+        "data": ["appAppleId", "bundleId", "bundleVersion", "environment", "status", "consumptionRequestReason",
+                 "signedTransactionInfo", "signedRenewalInfo"],
+        "summary": ["environment", "appAppleId", "bundleId", "productId", "requestIdentifier", "storefrontCountryCodes",
+                    "succeededCount", "failedCount"],
+        "externalPurchaseToken": ["externalPurchaseId", "tokenCreationDate", "appAppleId", "bundleId"],
+        "appData": ["appAppleId", "bundleId", "environment", "signedAppTransactionInfo"],
+    ]
+
+    /// True for fields holding milliseconds since 1970 (every `…Date` field).
+    public static func isTimestamp(_ field: String) -> Bool {
+        field.hasSuffix("Date")
+    }
+}

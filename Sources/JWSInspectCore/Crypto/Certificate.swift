@@ -1,0 +1,192 @@
+internal import COpenSSL
+public import FoundationEssentials
+
+/// An X.509 certificate parsed by OpenSSL (an owned `X509*`) with its DER bytes.
+///
+/// `@unchecked Sendable`: never mutated after init; OpenSSL only reads it
+/// (its internal caches are set up under OpenSSL's own locks).
+public final class Certificate: @unchecked Sendable {
+    let pointer: OpaquePointer
+    /// The certificate exactly as encoded (DER).
+    public let derBytes: [UInt8]
+
+    /// Why DER bytes are not a certificate.
+    public enum ParseError: Error, CustomStringConvertible, Sendable {
+        case notDER(String)
+        case trailingBytes(Int)
+
+        public var description: String {
+            switch self {
+            case .notDER(let detail): "not a DER X.509 certificate (\(detail))"
+            case .trailingBytes(let count): "\(count) bytes follow the DER certificate"
+            }
+        }
+    }
+
+    /// Parses one DER certificate; trailing bytes are refused.
+    public init(derBytes: [UInt8]) throws(ParseError) {
+        let result: (OpaquePointer?, Int) = derBytes.withUnsafeBufferPointer { buffer in
+            var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
+            let x509 = d2i_X509(nil, &cursor, buffer.count)
+            let consumed = cursor.map { $0 - buffer.baseAddress! } ?? 0
+            return (x509, consumed)
+        }
+        guard let x509 = result.0 else {
+            throw .notDER(OpenSSLError.describe(or: "d2i_X509 failed"))
+        }
+        guard result.1 == derBytes.count else {
+            X509_free(x509)
+            throw .trailingBytes(derBytes.count - result.1)
+        }
+        self.pointer = x509
+        self.derBytes = derBytes
+    }
+
+    /// Parses DER or PEM (the first `CERTIFICATE` block) bytes, as found in a `.cer`/`.pem` file.
+    public convenience init(fileBytes: [UInt8]) throws(ParseError) {
+        let pemMarker = Array("-----BEGIN CERTIFICATE-----".utf8)
+        if fileBytes.firstRange(of: pemMarker) != nil {
+            guard let der = Self.derFromPEM(fileBytes) else {
+                throw .notDER(OpenSSLError.describe(or: "PEM without a readable CERTIFICATE block"))
+            }
+            try self.init(derBytes: der)
+        } else {
+            try self.init(derBytes: fileBytes)
+        }
+    }
+
+    deinit {
+        X509_free(pointer)
+    }
+
+    private static func derFromPEM(_ bytes: [UInt8]) -> [UInt8]? {
+        guard let bio = bytes.withUnsafeBytes({ BIO_new_mem_buf($0.baseAddress, Int32($0.count)) }) else { return nil }
+        defer { BIO_free(bio) }
+        guard let x509 = PEM_read_bio_X509(bio, nil, nil, nil) else { return nil }
+        defer { X509_free(x509) }
+        let length = i2d_X509(x509, nil)
+        guard length > 0 else { return nil }
+        var der = [UInt8](repeating: 0, count: Int(length))
+        let written = der.withUnsafeMutableBufferPointer { buffer -> Int32 in
+            var cursor: UnsafeMutablePointer<UInt8>? = buffer.baseAddress
+            return i2d_X509(x509, &cursor)
+        }
+        return written == length ? der : nil
+    }
+
+    // MARK: Fields
+
+    /// The subject as "CN=…, OU=…, O=…, C=…" (most specific first).
+    public var subject: String { Self.describe(name: X509_get_subject_name(pointer)) }
+    /// The issuer, formatted like `subject`.
+    public var issuer: String { Self.describe(name: X509_get_issuer_name(pointer)) }
+    /// The subject's common name, if any.
+    public var commonName: String? { Self.entries(of: X509_get_subject_name(pointer)).first { $0.0 == "CN" }?.1 }
+
+    /// True when subject and issuer are the same name (a root or a self-signed certificate).
+    public var isSelfIssued: Bool {
+        X509_NAME_cmp(X509_get_subject_name(pointer), X509_get_issuer_name(pointer)) == 0
+    }
+
+    /// The serial number in uppercase hexadecimal.
+    public var serialHex: String {
+        guard let bn = ASN1_INTEGER_to_BN(X509_get0_serialNumber(pointer), nil) else { return "?" }
+        defer { BN_free(bn) }
+        guard let hex = BN_bn2hex(bn) else { return "?" }
+        defer { COpenSSL_free(hex) }
+        return String(cString: hex)
+    }
+
+    /// Start of the validity period.
+    public var notBefore: Date? { Self.date(X509_get0_notBefore(pointer)) }
+    /// End of the validity period.
+    public var notAfter: Date? { Self.date(X509_get0_notAfter(pointer)) }
+
+    /// SHA-256 of the DER bytes, lowercase hex without separators.
+    public var sha256Fingerprint: String { Digest.sha256(derBytes).hexString() }
+
+    /// The subject public key, or nil when OpenSSL cannot decode it.
+    public var publicKey: PublicKey? {
+        guard let key = X509_get_pubkey(pointer) else {
+            OpenSSLError.drain()
+            return nil
+        }
+        return PublicKey(taking: key)
+    }
+
+    /// Every extension's OID in dotted numeric form, in certificate order.
+    public var extensionOIDs: [String] {
+        let count = X509_get_ext_count(pointer)
+        guard count > 0 else { return [] }
+        return (0..<count).compactMap { index in
+            guard let ext = X509_get_ext(pointer, index), let object = X509_EXTENSION_get_object(ext) else { return nil }
+            return Self.dottedOID(object)
+        }
+    }
+
+    /// The value (the OCTET STRING's contents) of the extension with `oid`, or nil when absent.
+    ///
+    /// - Parameter oid: dotted numeric OID such as "1.2.840.113635.100.6.11.1".
+    public func extensionValue(oid: String) -> [UInt8]? {
+        guard let object = OBJ_txt2obj(oid, 1) else {
+            OpenSSLError.drain()
+            return nil
+        }
+        defer { ASN1_OBJECT_free(object) }
+        let index = X509_get_ext_by_OBJ(pointer, object, -1)
+        guard index >= 0, let ext = X509_get_ext(pointer, index), let data = X509_EXTENSION_get_data(ext) else { return nil }
+        let length = Int(ASN1_STRING_length(data))
+        guard length > 0, let bytes = ASN1_STRING_get0_data(data) else { return [] }
+        return Array(UnsafeBufferPointer(start: bytes, count: length))
+    }
+
+    // MARK: Helpers
+
+    static func dottedOID(_ object: OpaquePointer) -> String? {
+        var buffer = [CChar](repeating: 0, count: 128)
+        let length = OBJ_obj2txt(&buffer, Int32(buffer.count), object, 1)
+        guard length > 0, Int(length) < buffer.count else { return nil }
+        return String(decoding: buffer.prefix(Int(length)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    private static func entries(of name: OpaquePointer?) -> [(String, String)] {
+        guard let name else { return [] }
+        let count = X509_NAME_entry_count(name)
+        guard count > 0 else { return [] }
+        return (0..<count).compactMap { index in
+            guard let entry = X509_NAME_get_entry(name, index),
+                  let object = X509_NAME_ENTRY_get_object(entry),
+                  let data = X509_NAME_ENTRY_get_data(entry)
+            else { return nil }
+            let nid = OBJ_obj2nid(object)
+            let key: String
+            if nid != NID_undef, let short = OBJ_nid2sn(nid) {
+                key = String(cString: short)
+            } else {
+                key = dottedOID(object) ?? "?"
+            }
+            var utf8: UnsafeMutablePointer<UInt8>?
+            let length = ASN1_STRING_to_UTF8(&utf8, data)
+            guard length >= 0, let utf8 else {
+                OpenSSLError.drain()
+                return (key, "?")
+            }
+            defer { COpenSSL_free(utf8) }
+            return (key, String(decoding: UnsafeBufferPointer(start: utf8, count: Int(length)), as: UTF8.self))
+        }
+    }
+
+    private static func describe(name: OpaquePointer?) -> String {
+        entries(of: name).map { "\($0.0)=\($0.1)" }.joined(separator: ", ")
+    }
+
+    private static func date(_ time: UnsafePointer<ASN1_TIME>?) -> Date? {
+        guard let time else { return nil }
+        var parts = tm()
+        guard ASN1_TIME_to_tm(time, &parts) == 1 else {
+            OpenSSLError.drain()
+            return nil
+        }
+        return Date(timeIntervalSince1970: TimeInterval(timegm(&parts)))
+    }
+}

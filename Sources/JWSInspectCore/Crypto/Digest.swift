@@ -1,0 +1,40 @@
+internal import COpenSSL
+
+/// One-shot message digests through OpenSSL's EVP interface.
+public enum Digest {
+    /// SHA-256 of `bytes` (32 bytes).
+    public static func sha256(_ bytes: [UInt8]) -> [UInt8] {
+        digest(bytes, EVP_sha256(), length: 32)
+    }
+
+    /// SHA-384 of `bytes` (48 bytes).
+    public static func sha384(_ bytes: [UInt8]) -> [UInt8] {
+        digest(bytes, EVP_sha384(), length: 48)
+    }
+
+    private static func digest(_ bytes: [UInt8], _ md: OpaquePointer?, length: Int) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+        var outLength: UInt32 = 0
+        let ok = bytes.withUnsafeBytes { input in
+            EVP_Digest(input.baseAddress, input.count, &out, &outLength, md, nil)
+        }
+        // EVP_Digest with a built-in algorithm fails only when memory runs out.
+        precondition(ok == 1 && Int(outLength) == length, "EVP_Digest failed: \(OpenSSLError.describe(or: "no detail"))")
+        return Array(out.prefix(length))
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// Lowercase hexadecimal, optionally with a separator between bytes.
+    func hexString(separator: String = "") -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(count * (2 + separator.utf8.count))
+        for (index, byte) in enumerated() {
+            if index > 0 { out.append(contentsOf: separator.utf8) }
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}

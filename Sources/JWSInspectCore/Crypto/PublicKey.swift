@@ -1,0 +1,132 @@
+internal import COpenSSL
+
+/// A public key taken from a certificate (an owned `EVP_PKEY`).
+///
+/// `@unchecked Sendable`: the key is never mutated after init, and OpenSSL 3
+/// allows concurrent verifications with one `EVP_PKEY`.
+public final class PublicKey: @unchecked Sendable {
+    let pointer: OpaquePointer
+
+    /// Takes ownership of an `EVP_PKEY*` (one reference is released in deinit).
+    init(taking pointer: OpaquePointer) {
+        self.pointer = pointer
+    }
+
+    deinit {
+        EVP_PKEY_free(pointer)
+    }
+
+    /// The key algorithm's short name, e.g. "EC", "RSA".
+    public var algorithmName: String {
+        guard let name = EVP_PKEY_get0_type_name(pointer) else { return "unknown" }
+        return String(cString: name)
+    }
+
+    /// The named curve of an EC key ("prime256v1" for P-256), or nil.
+    public var curveName: String? {
+        var buffer = [CChar](repeating: 0, count: 64)
+        var length = 0
+        guard EVP_PKEY_get_group_name(pointer, &buffer, buffer.count, &length) == 1 else {
+            OpenSSLError.drain()
+            return nil
+        }
+        return String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// The key size in bits.
+    public var bits: Int { Int(EVP_PKEY_get_bits(pointer)) }
+
+    /// A short description such as "EC P-256" or "RSA 2048".
+    public var summary: String {
+        switch curveName {
+        case "prime256v1": return "EC P-256"
+        case "secp384r1": return "EC P-384"
+        case "secp521r1": return "EC P-521"
+        case let curve?: return "EC \(curve)"
+        case nil: return "\(algorithmName) \(bits)"
+        }
+    }
+}
+
+/// Why an ES256 signature did not verify.
+public enum SignatureFailure: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The key is not an EC P-256 key; carries the key's description.
+    case wrongKeyType(String)
+    /// An ES256 signature is exactly 64 bytes; carries the length seen.
+    case length(Int)
+    /// r or s is zero or could not be encoded (OpenSSL's reason attached).
+    case encoding(String)
+    /// The signature does not match the signed bytes and key.
+    case mismatch
+
+    public var description: String {
+        switch self {
+        case .wrongKeyType(let key): "the leaf key is \(key), ES256 needs EC P-256"
+        case .length(let length): "an ES256 signature is 64 bytes (r||s), got \(length)"
+        case .encoding(let detail): "the signature's r||s could not be encoded: \(detail)"
+        case .mismatch: "the signature does not match header.payload and the leaf certificate's key"
+        }
+    }
+}
+
+extension PublicKey {
+    /// Verifies an ES256 (ECDSA P-256, SHA-256) JWS signature.
+    ///
+    /// - Parameters:
+    ///   - signature: the raw 64 bytes `r || s` as carried in a JWS (not DER).
+    ///   - message: the exact signing input, the ASCII bytes of `header.payload`.
+    /// - Returns: nil when the signature is valid, otherwise why not.
+    public func verifyES256(signature: [UInt8], message: [UInt8]) -> SignatureFailure? {
+        guard curveName == "prime256v1" else { return .wrongKeyType(summary) }
+        guard signature.count == 64 else { return .length(signature.count) }
+        guard let der = Self.derSignature(rawRS: signature) else {
+            return .encoding(OpenSSLError.describe(or: "r or s is invalid"))
+        }
+        guard let context = EVP_MD_CTX_new() else {
+            preconditionFailure("EVP_MD_CTX_new failed: out of memory")
+        }
+        defer { EVP_MD_CTX_free(context) }
+        guard EVP_DigestVerifyInit(context, nil, EVP_sha256(), nil, pointer) == 1 else {
+            return .encoding(OpenSSLError.describe(or: "EVP_DigestVerifyInit failed"))
+        }
+        let result = der.withUnsafeBufferPointer { sig in
+            message.withUnsafeBufferPointer { msg in
+                EVP_DigestVerify(context, sig.baseAddress, sig.count, msg.baseAddress, msg.count)
+            }
+        }
+        // Only 1 is success: 0 is a wrong signature, a negative value malformed input.
+        guard result == 1 else {
+            OpenSSLError.drain()
+            return .mismatch
+        }
+        return nil
+    }
+
+    /// Converts raw `r || s` (32 + 32 bytes, big-endian) to the DER `ECDSA-Sig-Value` OpenSSL expects.
+    static func derSignature(rawRS: [UInt8]) -> [UInt8]? {
+        guard let sig = ECDSA_SIG_new() else { return nil }
+        defer { ECDSA_SIG_free(sig) }
+        let r = rawRS.withUnsafeBufferPointer { BN_bin2bn($0.baseAddress, 32, nil) }
+        let s = rawRS.withUnsafeBufferPointer { BN_bin2bn($0.baseAddress! + 32, 32, nil) }
+        guard let r, let s else {
+            BN_free(r)
+            BN_free(s)
+            return nil
+        }
+        guard ECDSA_SIG_set0(sig, r, s) == 1 else {
+            // On failure the caller still owns r and s.
+            BN_free(r)
+            BN_free(s)
+            return nil
+        }
+        let length = i2d_ECDSA_SIG(sig, nil)
+        guard length > 0 else { return nil }
+        var der = [UInt8](repeating: 0, count: Int(length))
+        let written = der.withUnsafeMutableBufferPointer { buffer -> Int32 in
+            var cursor: UnsafeMutablePointer<UInt8>? = buffer.baseAddress
+            return i2d_ECDSA_SIG(sig, &cursor)
+        }
+        guard written == length else { return nil }
+        return der
+    }
+}

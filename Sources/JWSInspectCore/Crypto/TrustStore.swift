@@ -1,0 +1,90 @@
+internal import COpenSSL
+public import FoundationEssentials
+
+/// Trusted root certificates in an OpenSSL `X509_STORE`, and path validation against them.
+///
+/// Only the configured roots are ever in the store: nothing from a message is
+/// trusted. `@unchecked Sendable`: the store is filled in init and only read
+/// afterwards; OpenSSL locks its own lookups, so concurrent validations are safe.
+public final class TrustStore: @unchecked Sendable {
+    private let store: OpaquePointer
+    /// The trusted roots, in the order given.
+    public let roots: [Certificate]
+
+    /// Builds a store trusting exactly `roots`.
+    public init(roots: [Certificate]) {
+        guard let store = X509_STORE_new() else { preconditionFailure("X509_STORE_new failed: out of memory") }
+        for root in roots {
+            // Adding the same certificate twice is harmless (OpenSSL keeps one).
+            if X509_STORE_add_cert(store, root.pointer) != 1 { OpenSSLError.drain() }
+        }
+        self.store = store
+        self.roots = roots
+    }
+
+    deinit {
+        X509_STORE_free(store)
+    }
+
+    /// The outcome of validating a path.
+    public struct PathValidation: Sendable {
+        /// True when OpenSSL built and validated a path to a trusted root.
+        public let isValid: Bool
+        /// OpenSSL's `X509_V_*` code (0 when valid).
+        public let errorCode: Int32
+        /// OpenSSL's text for `errorCode`.
+        public let errorText: String
+        /// Depth of the certificate the error is about (0 = leaf), or -1.
+        public let errorDepth: Int32
+        /// The validated path, leaf first, ending at the trusted root (empty when invalid).
+        public let path: [Certificate]
+    }
+
+    /// Validates `leaf` up to one of the trusted roots using `intermediates` as untrusted helpers.
+    ///
+    /// RFC 5280 path validation (OpenSSL's default policy, which accepts
+    /// certificates without key identifiers); `strict` adds `X509_V_FLAG_X509_STRICT`.
+    /// - Parameter time: the moment at which every certificate must be valid.
+    public func validate(leaf: Certificate, intermediates: [Certificate], at time: Date, strict: Bool) -> PathValidation {
+        guard let context = X509_STORE_CTX_new() else { preconditionFailure("X509_STORE_CTX_new failed: out of memory") }
+        defer { X509_STORE_CTX_free(context) }
+        guard let untrusted = COpenSSL_sk_X509_new_null() else { preconditionFailure("sk_X509_new_null failed: out of memory") }
+        defer { COpenSSL_sk_X509_free(untrusted) }
+        return withExtendedLifetime((leaf, intermediates)) {
+            for certificate in intermediates {
+                // The stack borrows the pointers; the wrappers own them.
+                _ = COpenSSL_sk_X509_push(untrusted, certificate.pointer)
+            }
+            guard X509_STORE_CTX_init(context, store, leaf.pointer, untrusted) == 1 else {
+                let detail = OpenSSLError.describe(or: "X509_STORE_CTX_init failed")
+                return PathValidation(isValid: false, errorCode: -1, errorText: detail, errorDepth: -1, path: [])
+            }
+            let param = X509_STORE_CTX_get0_param(context)
+            X509_VERIFY_PARAM_set_time(param, time_t(time.timeIntervalSince1970.rounded(.down)))
+            if strict {
+                X509_VERIFY_PARAM_set_flags(param, UInt(X509_V_FLAG_X509_STRICT))
+            }
+            let result = X509_verify_cert(context)
+            let code = X509_STORE_CTX_get_error(context)
+            let depth = X509_STORE_CTX_get_error_depth(context)
+            OpenSSLError.drain()
+            guard result == 1 else {
+                let text = X509_verify_cert_error_string(Int(code)).map { String(cString: $0) } ?? "error \(code)"
+                return PathValidation(isValid: false, errorCode: code, errorText: text, errorDepth: depth, path: [])
+            }
+            return PathValidation(isValid: true, errorCode: 0, errorText: "ok", errorDepth: -1, path: builtPath(context, leaf: leaf, intermediates: intermediates))
+        }
+    }
+
+    /// Maps the chain OpenSSL built back to our wrappers (by identity of content).
+    private func builtPath(_ context: OpaquePointer, leaf: Certificate, intermediates: [Certificate]) -> [Certificate] {
+        guard let chain = X509_STORE_CTX_get0_chain(context) else { return [] }
+        let candidates = [leaf] + intermediates + roots
+        let count = COpenSSL_sk_X509_num(chain)
+        guard count > 0 else { return [] }
+        return (0..<count).compactMap { index in
+            guard let x509 = COpenSSL_sk_X509_value(chain, index) else { return nil }
+            return candidates.first { X509_cmp($0.pointer, x509) == 0 }
+        }
+    }
+}

@@ -1,0 +1,119 @@
+/// Finds compact JWS in what a user hands over: a bare token, many tokens separated
+/// by whitespace, a JSON document (a webhook body, an API response), JSON lines,
+/// or tokens inside quotes and log lines.
+public enum InputScanner {
+    /// One thing found in an input.
+    public enum Item: Sendable, Equatable {
+        /// A string shaped like a compact JWS (three segments, a JSON-object header).
+        case token(source: String, token: String)
+        /// Something that starts like a JWS but cannot be one.
+        case malformed(source: String, reason: String)
+    }
+
+    /// Scans an input's bytes.
+    ///
+    /// - Parameters:
+    ///   - bytes: the whole input (UTF-8 expected; other bytes simply never match).
+    ///   - origin: its name ("file.json", "<stdin>", "argument 1"), prefixed to every source.
+    /// - Returns: what was found, in input order; empty when nothing looks like a JWS.
+    public static func scan(_ bytes: [UInt8], origin: String) -> [Item] {
+        let start = bytes.firstIndex { !isWhitespace($0) } ?? bytes.endIndex
+        if start < bytes.endIndex, bytes[start] == UInt8(ascii: "{") || bytes[start] == UInt8(ascii: "[") {
+            if let document = try? JSONValue.decode(bytes) {
+                return jsonTokens(document, origin: origin + ":", path: "")
+            }
+        }
+        // Not one JSON document: go line by line, so that JSON lines and logs work too.
+        var items: [Item] = []
+        var lineNumber = 0
+        for line in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+            lineNumber += 1
+            let lineOrigin = "\(origin):\(lineNumber)"
+            let first = line.firstIndex { !isWhitespace($0) }
+            if let first, line[first] == UInt8(ascii: "{"), let document = try? JSONValue.decode(Array(line)) {
+                items += jsonTokens(document, origin: lineOrigin + ":", path: "")
+            } else {
+                items += textTokens(line, source: lineOrigin)
+            }
+        }
+        return items
+    }
+
+    /// Every string in a JSON document that is shaped like a JWS, named by its path.
+    static func jsonTokens(_ value: JSONValue, origin: String, path: String) -> [Item] {
+        switch value {
+        case .string(let string):
+            let bytes = Array(string.utf8)
+            let trimmed = bytes.drop { isWhitespace($0) }.reversed().drop { isWhitespace($0) }.reversed()
+            guard looksLikeJWSHeader(Array(trimmed)) else { return [] }
+            let source = origin + " " + (path.isEmpty ? "(document)" : path)
+            return classify(Array(trimmed), source: source)
+        case .array(let values):
+            return values.enumerated().flatMap { jsonTokens($1, origin: origin, path: "\(path)[\($0)]") }
+        case .object(let object):
+            return object.keys.sorted().flatMap { key in
+                jsonTokens(object[key]!, origin: origin, path: path.isEmpty ? key : "\(path).\(key)")
+            }
+        default:
+            return []
+        }
+    }
+
+    /// Runs of base64url characters and dots whose first segment opens a JSON object.
+    static func textTokens(_ line: ArraySlice<UInt8>, source: String) -> [Item] {
+        var items: [Item] = []
+        var index = line.startIndex
+        while index < line.endIndex {
+            guard isTokenByte(line[index]) else {
+                index += 1
+                continue
+            }
+            var end = index
+            while end < line.endIndex, isTokenByte(line[end]) { end += 1 }
+            var run = Array(line[index..<end])
+            while run.last == UInt8(ascii: ".") { run.removeLast() }  // a sentence's full stop
+            if looksLikeJWSHeader(run) {
+                items += classify(run, source: source)
+            }
+            index = end
+        }
+        return items
+    }
+
+    private static func classify(_ run: [UInt8], source: String) -> [Item] {
+        let segments = run.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false).count
+        guard segments == 3 else {
+            return [.malformed(source: source, reason: "looks like a JWS but has \(segments) segment\(segments == 1 ? "" : "s"), "
+                + "expected 3 (header.payload.signature); truncated?")]
+        }
+        return [.token(source: source, token: String(decoding: run, as: UTF8.self))]
+    }
+
+    /// True when the text before the first dot is base64url of a JSON object's start:
+    /// `{` possibly after whitespace ("eyJ" is `{"`, "ewo" `{\n`, "eyA" `{ `).
+    public static func looksLikeJWSHeader(_ run: [UInt8]) -> Bool {
+        let head = run.prefix { $0 != UInt8(ascii: ".") }.prefix(8)
+        guard head.count >= 4, head.allSatisfy(isBase64URLByte),
+              let decoded = try? Base64URL.decode(Array(head.prefix(4)))
+        else { return false }
+        return decoded.first { !isWhitespace($0) } == UInt8(ascii: "{")
+    }
+
+    public static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x0a || byte == 0x0d || byte == 0x09
+    }
+
+    private static func isBase64URLByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+             UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
+            true
+        default:
+            false
+        }
+    }
+
+    private static func isTokenByte(_ byte: UInt8) -> Bool {
+        isBase64URLByte(byte) || byte == UInt8(ascii: ".")
+    }
+}

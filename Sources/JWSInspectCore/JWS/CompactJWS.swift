@@ -1,0 +1,85 @@
+/// A compact-serialized JWS split into its three segments and decoded.
+///
+/// Decoding only: nothing here is verified. The signing input is kept exactly
+/// as it appears in the token, never re-encoded.
+public struct CompactJWS: Sendable {
+    /// The token as given (ASCII).
+    public let token: String
+    /// The decoded header bytes (UTF-8 JSON as signed) and their parsed value.
+    public let header: DecodedSegment
+    /// The decoded payload bytes (UTF-8 JSON as signed) and their parsed value.
+    public let payload: DecodedSegment
+    /// The decoded signature bytes.
+    public let signature: [UInt8]
+    /// The ASCII bytes of `header.payload`, the ES256 signing input.
+    public let signingInput: [UInt8]
+
+    /// A decoded JSON segment: the exact bytes and the object they hold.
+    public struct DecodedSegment: Sendable {
+        public let bytes: [UInt8]
+        public let object: [String: JSONValue]
+        /// The object as a `JSONValue`.
+        public var value: JSONValue { .object(object) }
+    }
+
+    /// Why a string is not a decodable compact JWS.
+    public enum FormatError: Error, Equatable, Sendable, CustomStringConvertible {
+        case segmentCount(Int)
+        case emptySegment(String)
+        case base64(segment: String, Base64URL.DecodingError)
+        case notJSON(segment: String, String)
+        case notObject(segment: String, String)
+        case tooLarge(Int, limit: Int)
+
+        public var description: String {
+            switch self {
+            case .segmentCount(let count):
+                "a compact JWS has 3 dot-separated segments (header.payload.signature), found \(count)"
+            case .emptySegment(let segment): "the \(segment) segment is empty"
+            case .base64(let segment, let error): "the \(segment) segment is not base64url: \(error)"
+            case .notJSON(let segment, let detail): "the \(segment) is not valid JSON: \(detail)"
+            case .notObject(let segment, let kind): "the \(segment) is \(kind), expected a JSON object"
+            case .tooLarge(let size, let limit): "the token is \(size) bytes, over the \(limit)-byte limit for one JWS"
+            }
+        }
+    }
+
+    /// The largest token accepted (1 MiB); real App Store tokens are under 20 KB.
+    public static let maximumTokenSize = 1 << 20
+
+    /// Splits and decodes a compact JWS.
+    public init(_ token: String) throws(FormatError) {
+        let bytes = Array(token.utf8)
+        guard bytes.count <= Self.maximumTokenSize else { throw .tooLarge(bytes.count, limit: Self.maximumTokenSize) }
+        let parts = bytes.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        guard parts.count == 3 else { throw .segmentCount(parts.count) }
+        let names = ["header", "payload", "signature"]
+        for (part, name) in zip(parts, names) where part.isEmpty { throw .emptySegment(name) }
+
+        func decode(_ part: ArraySlice<UInt8>, _ name: String) throws(FormatError) -> [UInt8] {
+            do { return try Base64URL.decode(part) } catch { throw .base64(segment: name, error) }
+        }
+        func object(_ bytes: [UInt8], _ name: String) throws(FormatError) -> DecodedSegment {
+            let value: JSONValue
+            do { value = try JSONValue.decode(bytes) } catch { throw .notJSON(segment: name, Self.describe(error)) }
+            guard case .object(let object) = value else { throw .notObject(segment: name, value.kindDescription) }
+            return DecodedSegment(bytes: bytes, object: object)
+        }
+
+        self.token = token
+        self.header = try object(try decode(parts[0], "header"), "header")
+        self.payload = try object(try decode(parts[1], "payload"), "payload")
+        self.signature = try decode(parts[2], "signature")
+        self.signingInput = Array(bytes[..<(parts[1].endIndex)])
+    }
+
+    /// A one-line description of a Foundation decoding error.
+    static func describe(_ error: any Error) -> String {
+        if case DecodingError.dataCorrupted(let context) = error {
+            let underlying = (context.underlyingError as? any CustomStringConvertible)?.description
+            return [context.debugDescription, underlying].compactMap { $0 }.joined(separator: ": ")
+                .split(whereSeparator: \.isNewline).joined(separator: " ")
+        }
+        return "\(error)".split(whereSeparator: \.isNewline).joined(separator: " ")
+    }
+}

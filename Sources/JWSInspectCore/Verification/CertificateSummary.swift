@@ -1,0 +1,64 @@
+public import FoundationEssentials
+
+/// What a chain report shows about one `x5c` certificate.
+public struct CertificateSummary: Sendable {
+    /// Index in `x5c` (0 = leaf).
+    public let index: Int
+    /// "leaf", "intermediate", "root (not used for trust)", or "extra".
+    public let role: String
+    public let subject: String
+    public let issuer: String
+    public let serialHex: String
+    public let notBefore: Date?
+    public let notAfter: Date?
+    /// SHA-256 of the DER bytes, lowercase hex.
+    public let sha256: String
+    /// Public key, e.g. "EC P-256".
+    public let key: String
+    /// Extensions under Apple's OID arc, dotted.
+    public let appleOIDs: [String]
+    /// The name of the Apple certificate this is, when recognised by fingerprint.
+    public let knownAs: String?
+    /// Whether it is byte-identical to one of the trusted roots in use.
+    public let isTrustedRoot: Bool
+    /// Set when the entry could not be decoded or parsed; the other fields are then empty.
+    public let error: String?
+
+    init(index: Int, role: String, certificate: Certificate, trustedRoots: [Certificate]) {
+        self.index = index
+        self.role = role
+        self.subject = certificate.subject
+        self.issuer = certificate.issuer
+        self.serialHex = certificate.serialHex
+        self.notBefore = certificate.notBefore
+        self.notAfter = certificate.notAfter
+        self.sha256 = certificate.sha256Fingerprint
+        self.key = certificate.publicKey?.summary ?? "undecodable key"
+        self.appleOIDs = certificate.extensionOIDs.filter { $0.hasPrefix(AppleCertificates.appleOIDArc) }
+        self.knownAs = AppleCertificates.known[sha256]?.name
+        self.isTrustedRoot = trustedRoots.contains { $0.derBytes == certificate.derBytes }
+        self.error = nil
+    }
+
+    init(index: Int, role: String, error: String) {
+        self.index = index
+        self.role = role
+        self.subject = ""
+        self.issuer = ""
+        self.serialHex = ""
+        self.notBefore = nil
+        self.notAfter = nil
+        self.sha256 = ""
+        self.key = ""
+        self.appleOIDs = []
+        self.knownAs = nil
+        self.isTrustedRoot = false
+        self.error = error
+    }
+
+    /// Whether the certificate is valid at `time` by its dates alone.
+    public func isWithinValidity(at time: Date) -> Bool {
+        guard let notBefore, let notAfter else { return false }
+        return notBefore <= time && time <= notAfter
+    }
+}

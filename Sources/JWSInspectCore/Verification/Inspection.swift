@@ -1,0 +1,44 @@
+public import FoundationEssentials
+
+/// Everything jwsinspect found out about one JWS: the verdict, every check run,
+/// and the decoded header, chain and payload. Renderers turn this into text or JSON.
+public struct Inspection: Sendable {
+    /// Where the token came from (argument, file and line, JSON path).
+    public var source: String
+    public var kind: PayloadKind
+    public var status: Status
+    /// One line: why the status is what it is.
+    public var reason: String
+    /// Every check run, in the order they ran.
+    public var checks: [Check]
+    /// Things worth knowing that are not checks (skipped comparisons, fallbacks).
+    public var notes: [String]
+    /// The decoded token; nil when it could not be decoded (status `malformed`).
+    public var jws: CompactJWS?
+    /// One entry per `x5c` certificate.
+    public var chain: [CertificateSummary]
+    /// When certificate validity was checked, and why that moment.
+    public var checkTime: CheckTime?
+    /// Whether the chain is valid at the current time too (nil when not checked).
+    public var validNow: ValidityNow?
+
+    /// The moment certificates were checked at.
+    public struct CheckTime: Sendable {
+        public let date: Date
+        /// "signedDate", "receiptCreationDate", "--at", or "now".
+        public let basis: String
+    }
+
+    /// The chain checked at the time of inspection, reported beside the verdict.
+    public struct ValidityNow: Sendable {
+        public let date: Date
+        public let valid: Bool
+        public let detail: String
+    }
+
+    /// An input that is not a decodable JWS.
+    public static func malformed(source: String, reason: String) -> Inspection {
+        Inspection(source: source, kind: .unknown, status: .malformed, reason: reason, checks: [], notes: [],
+                   jws: nil, chain: [], checkTime: nil, validNow: nil)
+    }
+}

@@ -1,0 +1,14 @@
+/// The verdict on one JWS, in the vocabulary of `--format json`'s `status` key.
+public enum Status: String, Sendable, CaseIterable {
+    case valid
+    case invalidSignature = "invalid-signature"
+    case invalidChain = "invalid-chain"
+    case wrongEnvironment = "wrong-environment"
+    case wrongApp = "wrong-app"
+    case malformed
+    /// Decoded with `--no-verify`: nothing cryptographic was checked.
+    case unverified
+
+    /// True for the statuses that are failures.
+    public var isFailure: Bool { self != .valid && self != .unverified }
+}

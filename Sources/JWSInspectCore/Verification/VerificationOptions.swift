@@ -1,0 +1,33 @@
+public import FoundationEssentials
+
+/// How to verify: which roots to trust, at what time, and what the payload must say.
+public struct VerificationOptions: Sendable {
+    /// When certificates must be valid.
+    public enum TimePolicy: Sendable, Equatable {
+        /// The payload's `signedDate` (`receiptCreationDate` for app transactions), or now when absent.
+        case signingTime
+        /// The current time.
+        case now
+        /// A fixed moment (`--at <date>`).
+        case fixed(Date)
+    }
+
+    /// The trusted roots (by default Apple's embedded roots).
+    public var trustStore: TrustStore
+    public var timePolicy: TimePolicy = .signingTime
+    /// What "now" is; injectable so tests never depend on the clock.
+    public var now: Date = Date()
+    public var expectedBundleId: String?
+    public var expectedAppAppleId: Int64?
+    public var expectedEnvironment: Environment?
+    /// Overrides payload kind recognition (`--type`).
+    public var kindOverride: PayloadKind?
+    /// Adds OpenSSL's `X509_V_FLAG_X509_STRICT` (`--x509-strict`).
+    public var strictX509 = false
+    /// False with `--no-verify`: decode and compare fields, check nothing cryptographic.
+    public var verifySignatures = true
+
+    public init(trustStore: TrustStore = TrustStore(roots: AppleCertificates.embeddedRoots)) {
+        self.trustStore = trustStore
+    }
+}

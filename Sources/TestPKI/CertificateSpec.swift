@@ -1,0 +1,39 @@
+public import Foundation
+
+/// What `TestPKI.issue` puts into a certificate.
+public struct CertificateSpec: Sendable {
+    /// The subject's common name; the subject is `CN=<commonName>, O=jwsinspect test PKI, C=US`.
+    public var commonName: String
+    /// The certificate serial number.
+    public var serial: UInt64 = 1
+    /// Start of the validity period (whole seconds; fractions are truncated).
+    public var notBefore: Date
+    /// End of the validity period (whole seconds; fractions are truncated).
+    public var notAfter: Date
+    /// `true`: basicConstraints critical CA:TRUE and keyUsage critical keyCertSign, cRLSign.
+    /// `false`: basicConstraints critical CA:FALSE and keyUsage critical digitalSignature.
+    public var isCA: Bool
+    /// Extension OIDs (dotted numeric) added non-critical with value DER NULL (05 00), e.g. Apple's "1.2.840.113635.100.6.11.1".
+    public var markerOIDs: [String] = []
+    /// Add subjectKeyIdentifier and authorityKeyIdentifier (default true).
+    public var keyIdentifiers: Bool = true
+
+    /// Creates a specification; see the properties for the meaning of each value.
+    public init(
+        commonName: String,
+        serial: UInt64 = 1,
+        notBefore: Date,
+        notAfter: Date,
+        isCA: Bool,
+        markerOIDs: [String] = [],
+        keyIdentifiers: Bool = true
+    ) {
+        self.commonName = commonName
+        self.serial = serial
+        self.notBefore = notBefore
+        self.notAfter = notAfter
+        self.isCA = isCA
+        self.markerOIDs = markerOIDs
+        self.keyIdentifiers = keyIdentifiers
+    }
+}

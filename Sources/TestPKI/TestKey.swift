@@ -1,0 +1,137 @@
+internal import COpenSSL
+
+/// An EC private key.
+///
+/// Keys are generated with OpenSSL's provider API (`EVP_PKEY_CTX_new_from_name`
+/// and `EVP_PKEY_keygen`); no deprecated `EC_KEY` functions are used.
+///
+/// Immutable after `init`: the wrapped `EVP_PKEY` is only read afterwards
+/// (OpenSSL 3 allows concurrent signing with one key), which is why the class
+/// is `@unchecked Sendable`. The key is freed in `deinit`.
+public final class TestKey: @unchecked Sendable {
+    /// The named curves a `TestKey` can be generated on.
+    public enum Curve: String, Sendable, CaseIterable {
+        /// NIST P-256 (prime256v1, secp256r1), the curve of ES256.
+        case p256 = "P-256"
+        /// NIST P-384 (secp384r1), the curve of ES384 and of Apple's root CA G3.
+        case p384 = "P-384"
+
+        /// Byte length of one signature component (r or s) and of a field element.
+        public var componentSize: Int {
+            switch self {
+            case .p256: 32
+            case .p384: 48
+            }
+        }
+    }
+
+    /// The curve this key lives on.
+    public let curve: Curve
+
+    /// The key as a SubjectPublicKeyInfo DER (`i2d_PUBKEY`).
+    public let publicKeyDER: [UInt8]
+
+    /// The owned `EVP_PKEY`.
+    let pkey: OpaquePointer
+
+    /// Generates a fresh P-256 key.
+    public static func p256() -> TestKey {
+        TestKey(generating: .p256)
+    }
+
+    /// Generates a fresh P-384 key.
+    public static func p384() -> TestKey {
+        TestKey(generating: .p384)
+    }
+
+    /// Generates a fresh key on `curve`.
+    public convenience init(generating curve: Curve) {
+        let context = OpenSSL.unwrap(EVP_PKEY_CTX_new_from_name(nil, "EC", nil), "EVP_PKEY_CTX_new_from_name(EC)")
+        defer { EVP_PKEY_CTX_free(context) }
+        OpenSSL.check(EVP_PKEY_keygen_init(context), "EVP_PKEY_keygen_init")
+        OpenSSL.check(EVP_PKEY_CTX_set_group_name(context, curve.rawValue), "EVP_PKEY_CTX_set_group_name(\(curve.rawValue))")
+        var generated: OpaquePointer?
+        OpenSSL.check(EVP_PKEY_keygen(context, &generated), "EVP_PKEY_keygen")
+        self.init(owning: OpenSSL.unwrap(generated, "EVP_PKEY_keygen"), curve: curve)
+    }
+
+    /// Takes ownership of `pkey`, an EC key on `curve`.
+    private init(owning pkey: OpaquePointer, curve: Curve) {
+        self.pkey = pkey
+        self.curve = curve
+        self.publicKeyDER = OpenSSL.der("i2d_PUBKEY") { i2d_PUBKEY(pkey, $0) }
+    }
+
+    deinit {
+        EVP_PKEY_free(pkey)
+    }
+
+    /// The public key in PEM form (`-----BEGIN PUBLIC KEY-----`), e.g. for `openssl dgst -verify`.
+    public var publicKeyPEM: String {
+        PEM.encode(publicKeyDER, label: "PUBLIC KEY")
+    }
+
+    /// ES256 signature: ECDSA P-256 SHA-256 over `message`, returned as raw 64-byte r||s
+    /// (32 + 32 bytes, big-endian, left-padded), the JWS form of RFC 7518 §3.4.
+    ///
+    /// The key must be a P-256 key.
+    public func signES256(_ message: [UInt8]) -> [UInt8] {
+        precondition(curve == .p256, "TestPKI: signES256 needs a P-256 key, this key is \(curve.rawValue)")
+        return signRaw(message, digest: EVP_sha256())
+    }
+
+    /// ES384 signature: ECDSA P-384 SHA-384 over `message`, returned as raw 96-byte r||s
+    /// (48 + 48 bytes, big-endian, left-padded).
+    ///
+    /// The key must be a P-384 key.
+    public func signES384(_ message: [UInt8]) -> [UInt8] {
+        precondition(curve == .p384, "TestPKI: signES384 needs a P-384 key, this key is \(curve.rawValue)")
+        return signRaw(message, digest: EVP_sha384())
+    }
+
+    /// ECDSA over `message` hashed with `digest`, as raw r||s with each
+    /// component left-padded to the curve's size.
+    private func signRaw(_ message: [UInt8], digest: OpaquePointer?) -> [UInt8] {
+        let derSignature = signDER(message, digest: digest)
+        var cursor: UnsafePointer<UInt8>?
+        let parsed = derSignature.withUnsafeBufferPointer { buffer -> OpaquePointer? in
+            cursor = buffer.baseAddress
+            return d2i_ECDSA_SIG(nil, &cursor, buffer.count)
+        }
+        let signature = OpenSSL.unwrap(parsed, "d2i_ECDSA_SIG")
+        defer { ECDSA_SIG_free(signature) }
+
+        var r: OpaquePointer?
+        var s: OpaquePointer?
+        ECDSA_SIG_get0(signature, &r, &s)
+        let size = curve.componentSize
+        var raw = [UInt8](repeating: 0, count: 2 * size)
+        raw.withUnsafeMutableBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { OpenSSL.fail("signature buffer") }
+            guard BN_bn2binpad(OpenSSL.unwrap(r, "ECDSA_SIG_get0 r"), base, Int32(size)) == Int32(size) else {
+                OpenSSL.fail("BN_bn2binpad(r)")
+            }
+            guard BN_bn2binpad(OpenSSL.unwrap(s, "ECDSA_SIG_get0 s"), base + size, Int32(size)) == Int32(size) else {
+                OpenSSL.fail("BN_bn2binpad(s)")
+            }
+        }
+        return raw
+    }
+
+    /// ECDSA over `message` hashed with `digest`, as the DER `ECDSA-Sig-Value` OpenSSL produces.
+    private func signDER(_ message: [UInt8], digest: OpaquePointer?) -> [UInt8] {
+        let context = OpenSSL.unwrap(EVP_MD_CTX_new(), "EVP_MD_CTX_new")
+        defer { EVP_MD_CTX_free(context) }
+        OpenSSL.check(EVP_DigestSignInit(context, nil, digest, nil, pkey), "EVP_DigestSignInit")
+
+        // A one-byte stand-in keeps the data pointer non-NULL for an empty message.
+        let input = message.isEmpty ? [0] : message
+        return input.withUnsafeBufferPointer { data -> [UInt8] in
+            var length = 0
+            OpenSSL.check(EVP_DigestSign(context, nil, &length, data.baseAddress, message.count), "EVP_DigestSign length query")
+            var signature = [UInt8](repeating: 0, count: length)
+            OpenSSL.check(EVP_DigestSign(context, &signature, &length, data.baseAddress, message.count), "EVP_DigestSign")
+            return Array(signature.prefix(length))
+        }
+    }
+}

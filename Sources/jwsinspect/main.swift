@@ -1,0 +1,3 @@
+import JWSInspectCLI
+
+Command.main()
