@@ -33,7 +33,6 @@ public enum Base64URL {
     /// Decodes unpadded base64url.
     public static func decode<Bytes: Collection>(_ text: Bytes) throws(DecodingError) -> [UInt8] where Bytes.Element == UInt8 {
         let count = text.count
-        guard count % 4 != 1 else { throw .impossibleLength(count) }
         var out: [UInt8] = []
         out.reserveCapacity(count * 3 / 4)
         var accumulator: UInt32 = 0
@@ -50,6 +49,7 @@ public enum Base64URL {
             }
             offset += 1
         }
+        guard count % 4 != 1 else { throw .impossibleLength(count) }
         guard accumulator & ((1 << UInt32(bits)) - 1) == 0 else { throw .nonCanonical }
         return out
     }

@@ -1,0 +1,59 @@
+import Foundation
+import Testing
+@testable import JWSInspectCore
+import TestPKI
+
+@Suite struct InputScannerTests {
+    static let token = Fixtures.pki.sign(payloadJSON: TestPayloads.transaction())
+    static let other = Fixtures.pki.sign(payloadJSON: TestPayloads.renewalInfo())
+
+    func tokens(_ text: String, origin: String = "in") -> [InputScanner.Item] {
+        InputScanner.scan(Array(text.utf8), origin: origin)
+    }
+
+    @Test func bareTokenWithNewline() {
+        #expect(tokens(Self.token + "\n") == [.token(source: "in:1", token: Self.token)])
+    }
+
+    @Test func manyTokensWhitespaceAndLines() {
+        let found = tokens("\(Self.token) \(Self.other)\n\n\t\(Self.token)\n")
+        #expect(found == [.token(source: "in:1", token: Self.token), .token(source: "in:1", token: Self.other),
+                          .token(source: "in:3", token: Self.token)])
+    }
+
+    @Test func notificationBody() {
+        let found = tokens(#"{"signedPayload": "\#(Self.token)"}"#, origin: "body.json")
+        #expect(found == [.token(source: "body.json: signedPayload", token: Self.token)])
+    }
+
+    @Test func apiResponseShapesAreWalked() {
+        let history = #"{"revision":"x","hasMore":false,"signedTransactions":["\#(Self.token)","\#(Self.other)"]}"#
+        #expect(tokens(history, origin: "h.json") == [.token(source: "h.json: signedTransactions[0]", token: Self.token),
+                                                     .token(source: "h.json: signedTransactions[1]", token: Self.other)])
+        let statuses = #"{"data":[{"lastTransactions":[{"status":1,"signedTransactionInfo":"\#(Self.token)","signedRenewalInfo":"\#(Self.other)"}]}]}"#
+        let sources = tokens(statuses, origin: "s.json").map { item -> String in
+            if case .token(let source, _) = item { return source }
+            return ""
+        }
+        #expect(sources == ["s.json: data[0].lastTransactions[0].signedRenewalInfo", "s.json: data[0].lastTransactions[0].signedTransactionInfo"])
+    }
+
+    @Test func jsonLinesAndQuotedLogLines() {
+        let text = """
+        {"signedPayload":"\(Self.token)"}
+        2025-01-01T00:00:00Z INFO webhook received token="\(Self.other)".
+        """
+        #expect(tokens(text) == [.token(source: "in:1: signedPayload", token: Self.token), .token(source: "in:2", token: Self.other)])
+    }
+
+    @Test func dottedNamesAreNotTokens() {
+        #expect(tokens("com.example.app and www.apple.com and 1.2.840.113635").isEmpty)
+        #expect(tokens("").isEmpty)
+        #expect(tokens("{\"a\": \"b\"}").isEmpty)
+    }
+
+    @Test func truncatedTokenIsReportedAsMalformed() {
+        let truncated = Self.token.split(separator: ".").prefix(2).joined(separator: ".")
+        #expect(tokens(truncated) == [.malformed(source: "in:1", reason: "looks like a JWS but has 2 segments, expected 3 (header.payload.signature); truncated?")])
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+import Testing
+@testable import JWSInspectCore
+import TestPKI
+
+@Suite struct MalformedInputTests {
+    static let header = Base64URL.encode(Array(#"{"alg":"ES256"}"#.utf8))
+    static let payload = Base64URL.encode(Array("{}".utf8))
+
+    @Test(arguments: [
+        ("", "found 1"),
+        ("abc", "found 1"),
+        ("a.b", "found 2"),
+        ("a.b.c.d", "found 4"),
+        ("\(header).\(payload).", "the signature segment is empty"),
+        ("\(header)..sig", "the payload segment is empty"),
+        ("\(header)=.\(payload).c2ln", "'=' at offset"),
+        ("\(header).\(payload)+.c2ln", "'+' at offset"),
+        ("\(Base64URL.encode(Array("not json".utf8))).\(payload).c2ln", "the header is not valid JSON"),
+        ("\(Base64URL.encode(Array("[1]".utf8))).\(payload).c2ln", "the header is an array, expected a JSON object"),
+        ("\(header).\(Base64URL.encode(Array("\"s\"".utf8))).c2ln", "the payload is a string, expected a JSON object"),
+        ("\(header).\(Base64URL.encode([0xff, 0xfe])).c2ln", "the payload is not valid JSON"),
+        ("\(header).\(payload).a", "a length of 4n+1 is impossible"),
+    ])
+    func malformedTokensAreNamed(_ token: String, _ expected: String) {
+        let result = Fixtures.inspect(token)
+        #expect(result.status == .malformed)
+        #expect(result.reason.contains(expected), "\(result.reason)")
+        #expect(!result.reason.contains("\n"))
+    }
+
+    @Test func hugeTokenIsRefusedByLimit() {
+        let huge = String(repeating: "A", count: CompactJWS.maximumTokenSize + 1)
+        let result = Fixtures.inspect(huge)
+        #expect(result.status == .malformed)
+        #expect(result.reason.contains("limit"))
+    }
+
+    @Test func deeplyNestedPayloadDoesNotCrash() {
+        let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
+        let token = "\(Self.header).\(Base64URL.encode(Array(#"{"a":\#(deep)}"#.utf8))).c2ln"
+        #expect(Fixtures.inspect(token).status == .malformed)
+    }
+
+    @Test func base64URLRoundTripsAndRejectsNonCanonical() throws {
+        for length in 0..<40 {
+            let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
+            #expect(try Base64URL.decode(Array(Base64URL.encode(bytes).utf8)) == bytes)
+        }
+        #expect(throws: Base64URL.DecodingError.nonCanonical) { try Base64URL.decode(Array("AB".utf8)) }
+        #expect(throws: Base64URL.DecodingError.impossibleLength(5)) { try Base64URL.decode(Array("AAAAA".utf8)) }
+    }
+}

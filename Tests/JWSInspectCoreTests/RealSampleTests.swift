@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+@testable import JWSInspectCore
+
+/// The real Apple-signed sandbox tokens in Samples/, against the embedded Apple roots.
+@Suite struct RealSampleTests {
+    static let samples = ["transaction-sandbox-2022.jws", "notification-test-sandbox-2025.jws", "notification-subscribed-sandbox-2025.jws"]
+    /// A fixed "now" after the 2022 sample's leaf expired (2023-09-24).
+    static let now = Date(timeIntervalSince1970: 1_764_547_200)  // 2025-12-01
+
+    func verifier(_ configure: (inout VerificationOptions) -> Void = { _ in }) -> Verifier {
+        var options = VerificationOptions()
+        options.now = Self.now
+        configure(&options)
+        return Verifier(options: options)
+    }
+
+    @Test(arguments: samples)
+    func verifiesAgainstEmbeddedRoots(_ name: String) throws {
+        let result = verifier().inspect(try Fixtures.sample(name), source: name)
+        #expect(result.status == .valid, "\(result.reason)")
+        #expect(result.checks.map(\.name) == [.alg, .x5c, .chain, .chainPath, .leafOID, .intermediateOID, .signature])
+        #expect(result.checks.allSatisfy { $0.passed })
+        #expect(result.checkTime?.basis == "signedDate")
+        #expect(result.chain.map(\.knownAs).allSatisfy { $0 != nil })
+    }
+
+    @Test func kindsAreRecognised() throws {
+        #expect(verifier().inspect(try Fixtures.sample(Self.samples[0]), source: "").kind == .transaction)
+        #expect(verifier().inspect(try Fixtures.sample(Self.samples[1]), source: "").kind == .notification)
+    }
+
+    @Test func transactionFailsNowButPassesAtSignedDate() throws {
+        let token = try Fixtures.sample("transaction-sandbox-2022.jws")
+        let atSigning = verifier().inspect(token, source: "")
+        #expect(atSigning.status == .valid)
+        #expect(atSigning.checkTime?.date == Date(timeIntervalSince1970: 1_667_559_685.499))
+        let reportNow = try #require(atSigning.validNow)
+        #expect(!reportNow.valid)
+        #expect(reportNow.detail.contains("expired"))
+
+        let now = verifier { $0.timePolicy = .now }.inspect(token, source: "")
+        #expect(now.status == .invalidChain)
+        #expect(now.failedCheck == .chain)
+        #expect(now.check(.chain)?.detail.contains("certificate has expired") == true)
+        #expect(now.check(.chain)?.detail.contains("2023-09-24T02:50:33") == true)
+    }
+
+    @Test func appleExpectationsAreCompared() throws {
+        let token = try Fixtures.sample("notification-subscribed-sandbox-2025.jws")
+        let good = verifier {
+            $0.expectedBundleId = "com.loki-project.loki-messenger"
+            $0.expectedAppAppleId = 1_470_168_868
+            $0.expectedEnvironment = .sandbox
+        }.inspect(token, source: "")
+        #expect(good.status == .valid, "\(good.reason)")
+        let production = verifier { $0.expectedEnvironment = .production }.inspect(token, source: "")
+        #expect(production.status == .wrongEnvironment)
+        #expect(production.reason == "environment: data.environment is Sandbox, expected Production")
+    }
+
+    @Test func applesRootsDoNotTrustTestPKIAndViceVersa() throws {
+        let token = try Fixtures.sample("transaction-sandbox-2022.jws")
+        let result = Verifier(options: Fixtures.options()).inspect(token, source: "")
+        #expect(result.status == .invalidChain)
+        #expect(result.check(.chain)?.detail.contains("not among the trusted roots") == true)
+    }
+}
