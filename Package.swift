@@ -27,7 +27,8 @@ let package = Package(
         .executableTarget(name: "jwsinspect", dependencies: ["JWSInspectCLI"]),
         // An Apple-shaped test PKI minted with OpenSSL, for tests and benchmarks.
         .target(name: "TestPKI", dependencies: ["COpenSSL"], swiftSettings: strictSettings),
+        .executableTarget(name: "mint-test-tokens", dependencies: ["TestPKI"]),
         .testTarget(name: "JWSInspectCoreTests", dependencies: ["JWSInspectCore", "TestPKI"]),
-        .testTarget(name: "JWSInspectCLITests", dependencies: ["JWSInspectCore", "TestPKI"]),
+        .testTarget(name: "JWSInspectCLITests", dependencies: ["jwsinspect", "JWSInspectCore", "TestPKI"]),
     ]
 )

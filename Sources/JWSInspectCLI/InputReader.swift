@@ -42,7 +42,7 @@ enum InputReader {
         let bytes = Array(argument.utf8)
         let origin = "argument \(position)"
         if isInlineInput(bytes) {
-            return .items(origin: origin, scan(bytes, origin: origin))
+            return .items(origin: origin, scan(bytes, origin: origin, numberLines: bytes.contains(UInt8(ascii: "\n"))))
         }
         let reason = String(cString: strerror(errno))
         return .unreadable("cannot read '\(argument)': \(reason) (and it is not a JWS)")
@@ -83,8 +83,8 @@ enum InputReader {
 
     /// Scans, and hands a lone dot-separated base64url word that the scanner passed over
     /// (its header does not open a JSON object) to the decoder, so it gets a precise reason.
-    private static func scan(_ bytes: [UInt8], origin: String) -> [InputScanner.Item] {
-        let items = InputScanner.scan(bytes, origin: origin)
+    private static func scan(_ bytes: [UInt8], origin: String, numberLines: Bool = true) -> [InputScanner.Item] {
+        let items = InputScanner.scan(bytes, origin: origin, numberLines: numberLines)
         if items.isEmpty, let token = soleBareToken(bytes) {
             return [.token(source: origin, token: token)]
         }

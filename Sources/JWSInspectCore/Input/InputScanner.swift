@@ -15,8 +15,10 @@ public enum InputScanner {
     /// - Parameters:
     ///   - bytes: the whole input (UTF-8 expected; other bytes simply never match).
     ///   - origin: its name ("file.json", "<stdin>", "argument 1"), prefixed to every source.
+    ///   - numberLines: whether sources name the line ("file.jws:3"); a one-line input
+    ///     given on the command line reads better without it.
     /// - Returns: what was found, in input order; empty when nothing looks like a JWS.
-    public static func scan(_ bytes: [UInt8], origin: String) -> [Item] {
+    public static func scan(_ bytes: [UInt8], origin: String, numberLines: Bool = true) -> [Item] {
         let start = bytes.firstIndex { !isWhitespace($0) } ?? bytes.endIndex
         if start < bytes.endIndex, bytes[start] == UInt8(ascii: "{") || bytes[start] == UInt8(ascii: "[") {
             if let document = try? JSONValue.decode(bytes) {
@@ -28,7 +30,7 @@ public enum InputScanner {
         var lineNumber = 0
         for line in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
             lineNumber += 1
-            let lineOrigin = "\(origin):\(lineNumber)"
+            let lineOrigin = numberLines ? "\(origin):\(lineNumber)" : origin
             let first = line.firstIndex { !isWhitespace($0) }
             if let first, line[first] == UInt8(ascii: "{"), let document = try? JSONValue.decode(Array(line)) {
                 items += jsonTokens(document, origin: lineOrigin + ":", path: "")

@@ -1,0 +1,48 @@
+# jwsinspect — build, run, test, install.
+#   make run      build and inspect a bundled real Apple-signed token
+#   make test     the whole test suite (Swift Testing)
+#   make install  PREFIX=/usr/local (DESTDIR supported)
+#   make bench    throughput and single-token timing (release build)
+#   make roots    regenerate the embedded roots from Certificates/
+
+SWIFT   ?= swift
+PREFIX  ?= /usr/local
+BINDIR  ?= $(PREFIX)/bin
+RELEASE := .build/release/jwsinspect
+SAMPLE  := Samples/transaction-sandbox-2022.jws
+
+.PHONY: all build run test install uninstall bench roots clean deps
+
+all: build
+
+# Say what to install instead of failing obscurely.
+deps:
+	@command -v $(SWIFT) >/dev/null 2>&1 || { echo "error: Swift 6 is required: install a Swift 6 toolchain from swift.org and put 'swift' on PATH" >&2; exit 1; }
+	@command -v pkg-config >/dev/null 2>&1 || { echo "error: pkg-config is missing: run 'apt-get install pkg-config' (Debian/Ubuntu)" >&2; exit 1; }
+	@pkg-config --exists 'libcrypto >= 3.0' || { echo "error: OpenSSL 3 development files are missing: run 'apt-get install libssl-dev' (Debian/Ubuntu) or 'brew install openssl@3' (macOS)" >&2; exit 1; }
+
+build: deps
+	$(SWIFT) build -c release --static-swift-stdlib 2>&1 | grep -v "the use of \`mktemp' is dangerous" || true
+	@test -x $(RELEASE) || { echo "error: the release build failed (run '$(SWIFT) build -c release' to see why)" >&2; exit 1; }
+
+run: build
+	$(RELEASE) $(SAMPLE)
+
+test: deps
+	$(SWIFT) test
+
+install: build
+	install -d $(DESTDIR)$(BINDIR)
+	install -m 0755 $(RELEASE) $(DESTDIR)$(BINDIR)/jwsinspect
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/jwsinspect
+
+bench: build
+	./scripts/bench.sh
+
+roots:
+	./scripts/embed-roots.sh
+
+clean:
+	rm -rf .build

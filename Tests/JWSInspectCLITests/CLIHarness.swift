@@ -1,0 +1,96 @@
+import Foundation
+import Testing
+import TestPKI
+
+/// Runs the built `jwsinspect` executable, as a user or a script would.
+enum CLI {
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The executable SwiftPM built beside this test bundle.
+    static let executable: URL = {
+        if let path = ProcessInfo.processInfo.environment["JWSINSPECT_BIN"] { return URL(fileURLWithPath: path) }
+        var candidates: [URL] = []
+        if let bundle = Bundle.allBundles.first(where: { $0.bundlePath.hasSuffix(".xctest") }) {
+            candidates.append(bundle.bundleURL.deletingLastPathComponent().appendingPathComponent("jwsinspect"))
+        }
+        candidates.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("jwsinspect"))
+        candidates.append(packageRoot.appendingPathComponent(".build/debug/jwsinspect"))
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates.last!
+    }()
+
+    struct Result {
+        let status: Int32
+        let stdout: String
+        let stderr: String
+
+        /// Every JSON object printed (a pretty stream or JSON lines).
+        func jsonObjects() throws -> [[String: Any]] {
+            var objects: [[String: Any]] = []
+            var depth = 0
+            var inString = false
+            var escaped = false
+            var current: [UInt8] = []
+            for byte in Array(stdout.utf8) {
+                if depth > 0 || byte == UInt8(ascii: "{") { current.append(byte) }
+                if inString {
+                    if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
+                    continue
+                }
+                if byte == UInt8(ascii: "\"") { inString = true }
+                if byte == UInt8(ascii: "{") { depth += 1 }
+                if byte == UInt8(ascii: "}") {
+                    depth -= 1
+                    if depth == 0 {
+                        let object = try JSONSerialization.jsonObject(with: Data(current))
+                        objects.append(try #require(object as? [String: Any]))
+                        current = []
+                    }
+                }
+            }
+            return objects
+        }
+    }
+
+    static func run(_ arguments: [String], stdin: String? = nil) throws -> Result {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        let out = Pipe(), err = Pipe(), input = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = input
+        var environment = ProcessInfo.processInfo.environment
+        environment.removeValue(forKey: "NO_COLOR")
+        process.environment = environment
+        try process.run()
+        // Feed stdin and drain both pipes concurrently so that large outputs cannot deadlock.
+        let writer = Thread {
+            if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+            try? input.fileHandleForWriting.close()
+        }
+        writer.start()
+        nonisolated(unsafe) var errData = Data()
+        let errDone = DispatchSemaphore(value: 0)
+        Thread {
+            errData = err.fileHandleForReading.readDataToEndOfFile()
+            errDone.signal()
+        }.start()
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        errDone.wait()
+        return Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                      stderr: String(decoding: errData, as: UTF8.self))
+    }
+
+    /// A fresh temporary folder for one test's files.
+    static func temporaryDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("jwsinspect-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    static func write(_ text: String, to url: URL) throws {
+        try Data(text.utf8).write(to: url)
+    }
+}
