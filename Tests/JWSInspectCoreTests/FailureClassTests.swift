@@ -124,6 +124,19 @@ import TestPKI
         #expect(Fixtures.inspect(impostor.sign(payloadJSON: TestPayloads.transaction())).status == .invalidChain)
     }
 
+    @Test func leafIssuedByTheRootItselfFailsThePath() {
+        // A leaf the trusted root signed directly, with an unrelated intermediate in x5c[1]:
+        // OpenSSL finds leaf -> root, which is not the x5c[0] -> x5c[1] -> root path Apple's chains have.
+        let spec = CertificateSpec(commonName: "Direct Leaf", serial: 99, notBefore: AppleShapedChain.leafNotBefore,
+                                   notAfter: AppleShapedChain.leafNotAfter, isCA: false, markerOIDs: [TestPKI.leafOID])
+        let leaf = TestPKI.issue(spec, issuer: pki.root)
+        let token = TestPKI.compactJWS(headerJSON: pki.headerJSON(x5c: [leaf.base64, pki.x5c[1], pki.x5c[2]]),
+                                       payloadJSON: TestPayloads.transaction(), key: leaf.key)
+        let result = Fixtures.inspect(token)
+        #expect(result.status == .invalidChain)
+        #expect(result.checks.filter { !$0.passed }.map(\.name) == [.chainPath])
+    }
+
     @Test func leafWithoutOIDFails() {
         let chain = AppleShapedChain(root: pki.root, leafHasOID: false)
         let result = Fixtures.inspect(chain.sign(payloadJSON: TestPayloads.transaction()))
