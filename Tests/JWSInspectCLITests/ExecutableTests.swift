@@ -22,6 +22,15 @@ import TestPKI
         return parts.joined(separator: ".")
     }
 
+    /// A leaf signed by the trusted root itself, presented with an unrelated intermediate.
+    static func directLeaf() -> String {
+        let spec = CertificateSpec(commonName: "Direct Leaf", serial: 99, notBefore: AppleShapedChain.leafNotBefore,
+                                   notAfter: AppleShapedChain.leafNotAfter, isCA: false, markerOIDs: [TestPKI.leafOID])
+        let leaf = TestPKI.issue(spec, issuer: pki.root)
+        return TestPKI.compactJWS(headerJSON: pki.headerJSON(x5c: [leaf.base64, pki.x5c[1], pki.x5c[2]]),
+                                  payloadJSON: TestPayloads.transaction(), key: leaf.key)
+    }
+
     /// (name, token, extra arguments, exit status, JSON status, first failing check)
     static let failureClasses: [(String, String, [String], Int32, String, String?)] = [
         ("valid", pki.sign(payloadJSON: TestPayloads.transaction()), [], 0, "valid", nil),
@@ -36,6 +45,7 @@ import TestPKI
         ("x5c[2] swapped for attacker root",
          attacker.sign(payloadJSON: TestPayloads.transaction(), x5c: [attacker.x5c[0], attacker.x5c[1], pki.x5c[2]]),
          [], 2, "invalid-chain", "chain"),
+        ("path not through x5c[1]", directLeaf(), [], 2, "invalid-chain", "chain-path"),
         ("leaf without OID", AppleShapedChain(root: pki.root, leafHasOID: false).sign(payloadJSON: TestPayloads.transaction()),
          [], 2, "invalid-chain", "leaf-oid"),
         ("intermediate without OID",
