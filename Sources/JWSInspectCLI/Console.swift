@@ -13,7 +13,7 @@ enum Console {
 
     /// One line on standard error, prefixed with the program name.
     static func error(_ line: String) {
-        write("jwsinspect: \(line)\n", to: STDERR_FILENO)
+        write("jwsinspect: \(TerminalText.safe(line))\n", to: STDERR_FILENO)
     }
 
     static var stdoutIsTerminal: Bool { isatty(STDOUT_FILENO) == 1 }

@@ -25,6 +25,9 @@ enum InputReader {
     ///   - position: 1-based position among the inputs, used to name inline tokens.
     static func read(_ argument: String, position: Int) -> Outcome {
         if argument == "-" {
+            if isatty(STDIN_FILENO) == 1 {
+                Console.error("reading JWS from standard input (paste, then Ctrl-D; --help for usage)")
+            }
             return readDescriptor(STDIN_FILENO, origin: "<stdin>")
         }
         var info = stat()
@@ -85,7 +88,13 @@ enum InputReader {
     /// (its header does not open a JSON object) to the decoder, so it gets a precise reason.
     private static func scan(_ bytes: [UInt8], origin: String, numberLines: Bool = true) -> [InputScanner.Item] {
         let items = InputScanner.scan(bytes, origin: origin, numberLines: numberLines)
-        if items.isEmpty, let token = soleBareToken(bytes) {
+        guard items.isEmpty else { return items }
+        if let first = bytes.first(where: { !InputScanner.isWhitespace($0) }),
+           first == UInt8(ascii: "{") || first == UInt8(ascii: "["),
+           let problem = InputScanner.jsonProblem(bytes) {
+            return [.malformed(source: origin, reason: "no JWS found, and it is not a JSON document: \(problem)")]
+        }
+        if let token = soleBareToken(bytes) {
             return [.token(source: origin, token: token)]
         }
         return items
@@ -94,7 +103,9 @@ enum InputReader {
     /// The input's only word when it is dot-separated base64url with two dots (a JWS with a bad header).
     private static func soleBareToken(_ bytes: [UInt8]) -> String? {
         let words = bytes.split(whereSeparator: InputScanner.isWhitespace)
-        guard words.count == 1, isInlineInput(Array(words[0])) else { return nil }
+        guard words.count == 1, words[0].first != UInt8(ascii: "{"), words[0].first != UInt8(ascii: "["),
+              isInlineInput(Array(words[0]))
+        else { return nil }
         return String(decoding: words[0], as: UTF8.self)
     }
 }

@@ -214,6 +214,34 @@ import TestPKI
         #expect(truncated.stderr.contains("segment"))
     }
 
+    @Test func hostileInputsGetOneLineErrors() throws {
+        let folder = try CLI.temporaryDirectory()
+        var random = SystemRandomNumberGenerator()
+        let noise = folder.appendingPathComponent("noise.bin")
+        try Data((0..<200_000).map { _ in UInt8.random(in: 0...255, using: &random) }).write(to: noise)
+        let deep = folder.appendingPathComponent("deep.json")
+        try CLI.write(String(repeating: "[", count: 200_000) + String(repeating: "]", count: 200_000), to: deep)
+        let huge = folder.appendingPathComponent("huge.jws")
+        try CLI.write("eyJ" + String(repeating: "A", count: 2 << 20) + ".e30.c2ln", to: huge)
+        for (file, expected) in [(noise, "no JWS found"), (deep, "not a JSON document"), (huge, "over the 1048576-byte limit")] {
+            let result = try CLI.run([file.path])
+            #expect(result.status == 5, "\(file.lastPathComponent)")
+            #expect(result.stderr.hasPrefix("jwsinspect: \(file.path)"))
+            #expect(result.stderr.contains(expected), "\(result.stderr)")
+            #expect(result.stderr.split(separator: "\n").count == 1)
+        }
+    }
+
+    @Test func terminalEscapesInTokensAreNeutralised() throws {
+        let payload = #"{"transactionId":"1","signedDate":1735689600000,"note":"\u001b]0;pwned\u0007\u001b[2J"}"#
+        let token = Self.pki.sign(payloadJSON: payload, alg: "ES256\u{1b}[31m")
+        let result = try CLI.run(["--root", Self.rootFile, token])
+        #expect(result.status == 1)
+        #expect(!result.stdout.contains("\u{1b}"))
+        #expect(!result.stdout.contains("\u{7}"))
+        #expect(result.stdout.contains(#"\u{1b}]0;pwned\u{7}\u{1b}[2J"#))
+    }
+
     @Test(arguments: [
         ["--frobnicate"], ["--format", "xml"], ["--format"], ["--at", "yesterday"], ["--environment", "Prod"],
         ["--app-apple-id", "abc"], ["--type", "receipt"], ["--json=yes"], ["--bundle-id", ""],

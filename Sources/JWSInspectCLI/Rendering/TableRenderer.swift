@@ -10,10 +10,10 @@ struct TableRenderer {
     func render(_ inspection: Inspection) -> String {
         var lines: [String] = []
         lines.append(verdict(inspection))
-        lines.append("  " + inspection.reason)
+        lines.append("  " + TerminalText.safe(inspection.reason))
         if let now = inspection.validNow, inspection.status == .valid || inspection.status == .unverified {
-            lines.append(now.valid ? "  " + now.detail
-                         : "  " + paint("note: NOT valid now", .yellow) + " — " + now.detail
+            lines.append(now.valid ? "  " + TerminalText.safe(now.detail)
+                         : "  " + paint("note: NOT valid now", .yellow) + " — " + TerminalText.safe(now.detail)
                            + "; the verdict follows the signing time (use --at now to require current validity)")
         }
         guard let jws = inspection.jws else { return lines.joined(separator: "\n") + "\n" }
@@ -24,10 +24,10 @@ struct TableRenderer {
             let width = inspection.checks.map(\.name.rawValue.count).max() ?? 0
             for check in inspection.checks {
                 let mark = check.passed ? paint("ok  ", .green) : paint("FAIL", .red)
-                lines.append("  \(mark)  \(pad(check.name.rawValue, width))  \(check.detail)")
+                lines.append("  \(mark)  \(pad(check.name.rawValue, width))  \(TerminalText.safe(check.detail))")
             }
             for note in inspection.notes {
-                lines.append("  \(paint("note", .yellow))  \(note)")
+                lines.append("  \(paint("note", .yellow))  \(TerminalText.safe(note))")
             }
         }
 
@@ -59,7 +59,7 @@ struct TableRenderer {
         default: word = paint("INVALID (\(inspection.status.rawValue))", .red)
         }
         let kind = inspection.status == .malformed ? "" : "  \(inspection.kind.displayName)"
-        return "\(word)\(kind)  \(inspection.source)"
+        return "\(word)\(kind)  \(TerminalText.safe(inspection.source))"
     }
 
     private func headerRows(_ header: [String: JSONValue]) -> [(String, String)] {
@@ -88,7 +88,7 @@ struct TableRenderer {
             validity += summary.isWithinValidity(at: time.date) ? "  (valid at \(time.basis))" : "  (NOT valid at \(time.basis))"
         }
         if let now = inspection.validNow, !summary.isWithinValidity(at: now.date) {
-            validity += paint("  (not valid now)", .yellow)
+            validity += "  (not valid now)"
         }
         rows.append(("validity", validity))
         rows.append(("sha256", summary.sha256))
@@ -156,10 +156,12 @@ struct TableRenderer {
 
     // MARK: Layout
 
+    /// Two aligned columns; both are made safe for the terminal (they come from the token).
     private func table(_ rows: [(String, String)], indent: Int = 2) -> [String] {
-        let width = rows.map(\.0.count).max() ?? 0
+        let safeRows = rows.map { (TerminalText.safe($0.0), TerminalText.safe($0.1)) }
+        let width = safeRows.map(\.0.count).max() ?? 0
         let space = String(repeating: " ", count: indent)
-        return rows.map { "\(space)\(pad($0.0, width))  \($0.1)" }
+        return safeRows.map { "\(space)\(pad($0.0, width))  \($0.1)" }
     }
 
     private func pad(_ text: String, _ width: Int) -> String {

@@ -41,6 +41,16 @@ public enum InputScanner {
         return items
     }
 
+    /// Why `bytes` is not a JSON document (one line), or nil when it is one.
+    public static func jsonProblem(_ bytes: [UInt8]) -> String? {
+        do {
+            _ = try JSONValue.decode(bytes)
+            return nil
+        } catch {
+            return CompactJWS.describe(error)
+        }
+    }
+
     /// Every string in a JSON document that is shaped like a JWS, named by its path.
     static func jsonTokens(_ value: JSONValue, origin: String, path: String) -> [Item] {
         switch value {
@@ -62,6 +72,10 @@ public enum InputScanner {
     }
 
     /// Runs of base64url characters and dots whose first segment opens a JSON object.
+    /// The shortest run taken for a JWS: `{"alg":"ES256"}` alone encodes to 20 characters,
+    /// so anything shorter is a coincidence (random bytes, words), not a truncated token.
+    static let minimumCandidateLength = 20
+
     static func textTokens(_ line: ArraySlice<UInt8>, source: String) -> [Item] {
         var items: [Item] = []
         var index = line.startIndex
@@ -74,7 +88,7 @@ public enum InputScanner {
             while end < line.endIndex, isTokenByte(line[end]) { end += 1 }
             var run = Array(line[index..<end])
             while run.last == UInt8(ascii: ".") { run.removeLast() }  // a sentence's full stop
-            if looksLikeJWSHeader(run) {
+            if run.count >= minimumCandidateLength, looksLikeJWSHeader(run) {
                 items += classify(run, source: source)
             }
             index = end
