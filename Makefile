@@ -33,7 +33,7 @@ test: deps
 
 install: build
 	install -d $(DESTDIR)$(BINDIR)
-	install -m 0755 $(RELEASE) $(DESTDIR)$(BINDIR)/jwsinspect
+	install -m 0755 -s $(RELEASE) $(DESTDIR)$(BINDIR)/jwsinspect
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/jwsinspect

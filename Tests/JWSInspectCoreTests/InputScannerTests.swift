@@ -46,6 +46,17 @@ import TestPKI
         #expect(tokens(text) == [.token(source: "in:1: signedPayload", token: Self.token), .token(source: "in:2", token: Self.other)])
     }
 
+    @Test func tokensGluedWithoutSeparatorAreSplit() {
+        // `cat a.jws b.jws` where the files lack a final newline.
+        #expect(tokens(Self.token + Self.other + Self.token) == [.token(source: "in:1", token: Self.token),
+                                                                 .token(source: "in:1", token: Self.other),
+                                                                 .token(source: "in:1", token: Self.token)])
+        // A signature segment that merely runs long is not split, it is malformed.
+        let parts = Self.token.split(separator: ".")
+        let long = "\(parts[0]).\(parts[1]).\(parts[2])AAAA"
+        #expect(tokens(long) == [.token(source: "in:1", token: long)])
+    }
+
     @Test func dottedNamesAreNotTokens() {
         #expect(tokens("com.example.app and www.apple.com and 1.2.840.113635").isEmpty)
         #expect(tokens("").isEmpty)

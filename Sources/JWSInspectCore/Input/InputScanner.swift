@@ -89,11 +89,33 @@ public enum InputScanner {
             var run = Array(line[index..<end])
             while run.last == UInt8(ascii: ".") { run.removeLast() }  // a sentence's full stop
             if run.count >= minimumCandidateLength, looksLikeJWSHeader(run) {
-                items += classify(run, source: source)
+                for token in splitConcatenated(run) { items += classify(token, source: source) }
             }
             index = end
         }
         return items
+    }
+
+    /// The length of an ES256 signature segment: 64 bytes in unpadded base64url.
+    static let es256SignatureLength = 86
+
+    /// Splits tokens glued together without a separator (`cat a.jws b.jws` of files that
+    /// lack a final newline): where a third segment runs on past an ES256 signature's
+    /// 86 characters straight into another JWS header, a new token starts there.
+    static func splitConcatenated(_ run: [UInt8]) -> [[UInt8]] {
+        var tokens: [[UInt8]] = []
+        var rest = run[...]
+        while true {
+            let dots = rest.indices.filter { rest[$0] == UInt8(ascii: ".") }
+            guard dots.count > 2 else { break }
+            let signatureStart = dots[1] + 1
+            let cut = signatureStart + es256SignatureLength
+            guard cut < dots[2], looksLikeJWSHeader(Array(rest[cut..<dots[2]])) else { break }
+            tokens.append(Array(rest[..<cut]))
+            rest = rest[cut...]
+        }
+        tokens.append(Array(rest))
+        return tokens
     }
 
     private static func classify(_ run: [UInt8], source: String) -> [Item] {
