@@ -51,6 +51,9 @@ public enum Command {
         verification.expectedAppAppleId = options.appAppleId
         verification.expectedEnvironment = options.environment
         verification.kindOverride = options.kind
+        verification.expectedAccountToken = options.accountToken
+        verification.deviceVerificationID = options.deviceID
+        verification.requireActive = options.requireActive
         verification.strictX509 = options.strictX509
         verification.verifySignatures = options.verify
 

@@ -8,6 +8,7 @@ enum ExitStatus: Int32 {
     case wrongEnvironment = 3
     case wrongApp = 4
     case malformed = 5
+    case inactive = 6
     case usage = 64
     case unreadable = 66
 
@@ -19,6 +20,7 @@ enum ExitStatus: Int32 {
         case .wrongEnvironment: self = .wrongEnvironment
         case .wrongApp: self = .wrongApp
         case .malformed: self = .malformed
+        case .inactive: self = .inactive
         }
     }
 }

@@ -11,7 +11,9 @@ enum Help {
     \(usage)
 
     Each input is a compact JWS, a file, or - for standard input (the default).
-    A file or stdin may hold one JWS or many (whitespace or line separated), a
+    JWS nested in a notification (data.signedTransactionInfo, data.signedRenewalInfo,
+    appData.signedAppTransactionInfo) are decoded and verified too; a nested failure
+    fails the input. A file or stdin may hold one JWS or many (whitespace or line separated), a
     JSON document holding them (such as a notification body {"signedPayload": …}
     or an App Store Server API response), JSON lines, or log lines quoting them.
     Verification is offline: nothing leaves this machine.
@@ -31,8 +33,14 @@ enum Help {
       --bundle-id ID        the app's bundle ID
       --app-apple-id N      the app's Apple ID (where the payload carries one)
       --environment ENV     Production, Sandbox, Xcode or LocalTesting
+      --account-token UUID  the transaction's (or renewal info's) appAccountToken
+      --device-id UUID      the device's AppStore.deviceVerificationID, checked
+                            against deviceVerification and its nonce (SHA-384)
+      --require-active      the transaction must grant access at --at (default:
+                            now): not revoked, not expired, not upgraded
       --type TYPE           treat payloads as transaction, renewalInfo,
-                            notification or appTransaction (default: recognised)
+                            notification, appTransaction or realtimeRequest
+                            (default: recognised from the payload)
 
     Output:
       --format table|json|jsonl
@@ -51,7 +59,9 @@ enum Help {
       2   invalid certificate chain (missing or short x5c, untrusted root,
           missing Apple OID, certificate not valid at the check time)
       3   environment differs from --environment
-      4   bundle ID or app Apple ID differs
+      4   bundle ID, app Apple ID, account token or device verification differs
+      6   --require-active: the transaction grants no access (revoked, expired,
+          upgraded, or nothing that grants access)
       5   malformed input (no JWS found, undecodable segments, non-JSON parts)
       64  usage error (unknown option, bad option value)
       66  an input file cannot be read
@@ -62,5 +72,7 @@ enum Help {
       jwsinspect --format jsonl history.json | jq -r 'select(.status != "valid") | .reason'
       jwsinspect --at now -q transaction.jws && echo "valid right now"
       jwsinspect --no-verify token.jws                 just decode
+      jwsinspect --require-active --account-token "$UUID" transaction.jws
+      jwsinspect --root StoreKitTestCertificate.cer xcode-transaction.jws
     """
 }

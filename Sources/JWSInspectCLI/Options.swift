@@ -18,6 +18,9 @@ struct Options {
     var appAppleId: Int64?
     var environment: Environment?
     var kind: PayloadKind?
+    var accountToken: UUID?
+    var deviceID: UUID?
+    var requireActive = false
     var verify = true
     var strictX509 = false
     /// Inputs: tokens, file paths, or "-" for stdin; empty means stdin.
@@ -116,6 +119,15 @@ struct Options {
                     throw UsageError(message: "--type must be one of \(names), not '\(text)'")
                 }
                 options.kind = kind
+            case "--account-token", "--device-id":
+                let text = try value()
+                guard let uuid = UUID(uuidString: text) else {
+                    throw UsageError(message: "\(name) must be a UUID such as 7e3fb20b-4cdb-47cc-936d-99d65f608138, not '\(text)'")
+                }
+                if name == "--account-token" { options.accountToken = uuid } else { options.deviceID = uuid }
+            case "--require-active":
+                try noValue()
+                options.requireActive = true
             case "--no-verify":
                 try noValue()
                 options.verify = false

@@ -96,7 +96,8 @@ import TestPKI
         #expect(result.status == 0)
         // Keys in documented order, as printed.
         let keys = result.stdout.split(separator: "\n").filter { $0.hasPrefix("  \"") }.map { $0.dropFirst(3).prefix { $0 != "\"" } }
-        #expect(keys == ["source", "type", "status", "reason", "verified", "checkTime", "validNow", "checks", "notes", "header", "chain", "payload"])
+        #expect(keys == ["source", "type", "status", "reason", "verified", "xcode", "summary", "checkTime", "validNow", "checks",
+                         "notes", "header", "chain", "payload", "display", "unknownFields", "unknownValues", "nested"])
         let object = try #require(try result.jsonObjects().first)
         #expect(object["type"] as? String == "transaction")
         #expect(object["source"] as? String == "argument 1")
@@ -114,11 +115,11 @@ import TestPKI
         let token = Self.pki.sign(payloadJSON: payload)
         let compact = try CLI.run(["--format", "jsonl", "--root", Self.rootFile, token])
         #expect(compact.status == 0, "\(compact.stderr)")
-        #expect(compact.stdout.contains(#""payload":\#(payload)}"#))
+        #expect(compact.stdout.contains(#""payload":\#(payload),"display":"#))
         let pretty = try CLI.run(["--json", "--root", Self.rootFile, token])
         let squeezed = String(pretty.stdout.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined())
             .replacingOccurrences(of: "\": ", with: "\":")
-        #expect(squeezed.contains(#""payload":\#(payload)}"#))
+        #expect(squeezed.contains(#""payload":\#(payload),"display":"#))
     }
 
     @Test func realSampleWithEmbeddedRootsAndTime() throws {

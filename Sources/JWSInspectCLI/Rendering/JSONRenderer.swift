@@ -3,9 +3,11 @@ internal import JWSInspectCore
 
 /// `--format json|jsonl`: one object per JWS with stable keys.
 ///
-/// Keys, in order: source, type, status, reason, verified, checkTime, validNow,
-/// checks, notes, header, chain, payload. `header` and `payload` are the decoded
-/// segments exactly as signed (only whitespace between tokens is re-indented).
+/// Keys, in order: source, type, status, reason, verified, xcode, summary, checkTime,
+/// validNow, checks, notes, header, chain, payload, display, unknownFields,
+/// unknownValues, nested. `header` and `payload` are the decoded segments exactly as
+/// signed (only whitespace between tokens is re-indented); `display` mirrors the
+/// payload with rendered values; `nested` maps field paths to full results.
 enum JSONRenderer {
     static func render(_ inspection: Inspection, pretty: Bool) -> String {
         object(inspection).serialized(pretty: pretty)
@@ -18,6 +20,8 @@ enum JSONRenderer {
             ("status", .string(inspection.status.rawValue)),
             ("reason", .string(inspection.reason)),
             ("verified", .bool(inspection.status == .valid)),
+            ("xcode", .bool(inspection.isXcode)),
+            ("summary", inspection.summary.map { .string($0) } ?? .null),
         ]
         members.append(("checkTime", inspection.checkTime.map { time in
             .object([("time", .string(ISO8601.string(time.date))), ("basis", .string(time.basis))])
@@ -32,7 +36,41 @@ enum JSONRenderer {
         members.append(("header", inspection.jws.map { .raw($0.header.bytes) } ?? .null))
         members.append(("chain", .array(inspection.chain.map(certificate))))
         members.append(("payload", inspection.jws.map { .raw($0.payload.bytes) } ?? .null))
+        members.append(("display", inspection.display.map(display) ?? .null))
+        members.append(("unknownFields", .array((inspection.display?.unknownFields ?? []).map { .string($0) })))
+        members.append(("unknownValues", .array((inspection.display?.unknownValues ?? []).map { .string($0) })))
+        members.append(("nested", .object(inspection.nested.map { ($0.path, object($0.inspection)) })))
         return .object(members)
+    }
+
+    /// The payload's shape with rendered values: dates in ISO-8601, enums with meanings, prices with currency.
+    private static func display(_ display: PayloadDisplay) -> OutputJSON {
+        final class Node {
+            var keys: [String] = []
+            var children: [String: Node] = [:]
+            var value: String?
+        }
+        let root = Node()
+        for field in display.fields {
+            var node = root
+            for key in field.path {
+                if let child = node.children[key] {
+                    node = child
+                } else {
+                    let child = Node()
+                    node.children[key] = child
+                    node.keys.append(key)
+                    node = child
+                }
+            }
+            // A container flagged as unknown gets children too; its own text is dropped then.
+            node.value = field.rendered ?? field.raw
+        }
+        func json(_ node: Node) -> OutputJSON {
+            if node.keys.isEmpty { return .string(node.value ?? "") }
+            return .object(node.keys.map { ($0, json(node.children[$0]!)) })
+        }
+        return display.fields.isEmpty ? .object([]) : json(root)
     }
 
     private static func certificate(_ summary: CertificateSummary) -> OutputJSON {

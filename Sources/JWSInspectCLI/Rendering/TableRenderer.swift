@@ -8,15 +8,25 @@ struct TableRenderer {
     let color: Bool
 
     func render(_ inspection: Inspection) -> String {
+        renderLines(inspection).joined(separator: "\n") + "\n"
+    }
+
+    private func renderLines(_ inspection: Inspection) -> [String] {
         var lines: [String] = []
         lines.append(verdict(inspection))
         lines.append("  " + TerminalText.safe(inspection.reason))
+        if inspection.isXcode {
+            lines.append("  " + paint("StoreKit Testing in Xcode token: NOT signed by the App Store; it proves nothing about payment", .yellow))
+        }
+        if let summary = inspection.summary {
+            lines.append("  " + TerminalText.safe(summary))
+        }
         if let now = inspection.validNow, inspection.status == .valid || inspection.status == .unverified {
             lines.append(now.valid ? "  " + TerminalText.safe(now.detail)
                          : "  " + paint("note: NOT valid now", .yellow) + " — " + TerminalText.safe(now.detail)
                            + "; the verdict follows the signing time (use --at now to require current validity)")
         }
-        guard let jws = inspection.jws else { return lines.joined(separator: "\n") + "\n" }
+        guard let jws = inspection.jws else { return lines }
 
         if !inspection.checks.isEmpty || !inspection.notes.isEmpty {
             lines.append("")
@@ -45,8 +55,14 @@ struct TableRenderer {
 
         lines.append("")
         lines.append(heading("PAYLOAD") + "  (\(inspection.kind.displayName))")
-        lines += table(payloadRows(jws.payload.object, kind: inspection.kind))
-        return lines.joined(separator: "\n") + "\n"
+        lines += table(payloadRows(inspection.display))
+
+        for nested in inspection.nested {
+            lines.append("")
+            lines.append(heading("NESTED \(nested.path)"))
+            lines += renderLines(nested.inspection).map { $0.isEmpty ? $0 : "    " + $0 }
+        }
+        return lines
     }
 
     // MARK: Sections
@@ -103,26 +119,19 @@ struct TableRenderer {
         return lines + table(rows, indent: 6)
     }
 
-    private func payloadRows(_ payload: [String: JSONValue], kind: PayloadKind) -> [(String, String)] {
-        rows(payload, documented: PayloadFields.documented(for: kind), prefix: "", flagUnknown: kind != .unknown)
-    }
-
-    private func rows(_ object: [String: JSONValue], documented: [String], prefix: String, flagUnknown: Bool) -> [(String, String)] {
-        let known = documented.filter { object[$0] != nil }
-        let unknown = object.keys.filter { !documented.contains($0) }.sorted()
-        var result: [(String, String)] = []
-        for key in known + unknown {
-            let value = object[key]!
-            let name = prefix + key
-            let flag = flagUnknown && !known.contains(key) ? "  (field unknown to this version)" : ""
-            if case .object(let nested) = value, !nested.isEmpty {
-                let nestedOrder = prefix.isEmpty ? PayloadFields.notificationObjects[key] ?? [] : []
-                result += rows(nested, documented: nestedOrder, prefix: name + ".", flagUnknown: flagUnknown && !nestedOrder.isEmpty)
-            } else {
-                result.append((name, describe(value, field: key) + flag))
+    /// Payload fields: raw value, its rendering, how long ago, and what this version does not know.
+    private func payloadRows(_ display: PayloadDisplay?) -> [(String, String)] {
+        guard let display else { return [] }
+        return display.fields.map { field in
+            var text = field.raw
+            if let rendered = field.rendered {
+                // Long raw values (nested JWS) are summarised by their rendering alone.
+                text = rendered.hasPrefix(field.raw) || field.raw.count > 120 ? rendered : "\(field.raw)  \(rendered)"
             }
+            if let relative = field.relative { text += "  (\(relative))" }
+            if let flag = field.flag { text += "  [\(flag)]" }
+            return (field.dottedPath, text)
         }
-        return result
     }
 
     /// One value as shown in a table: raw, with ISO-8601 next to millisecond dates.

@@ -30,6 +30,9 @@ public struct AppIdentity: Sendable, Equatable {
         case .renewalInfo:
             self.init(location: "payload", bundleId: nil, carriesBundleId: false, appAppleId: nil, carriesAppAppleId: false,
                       environment: payload["environment"]?.stringValue, environmentField: "environment")
+        case .realtimeRequest:
+            self.init(location: "payload", bundleId: nil, carriesBundleId: false, appAppleId: int64(payload["appAppleId"]),
+                      carriesAppAppleId: true, environment: payload["environment"]?.stringValue, environmentField: "environment")
         case .appTransaction:
             self.init(location: "payload", bundleId: payload["bundleId"]?.stringValue, carriesBundleId: true,
                       appAppleId: int64(payload["appAppleId"]), carriesAppAppleId: true,

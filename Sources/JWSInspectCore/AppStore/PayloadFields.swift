@@ -24,6 +24,9 @@ public enum PayloadFields {
             ["receiptType", "appAppleId", "bundleId", "applicationVersion", "versionExternalIdentifier",
              "receiptCreationDate", "originalPurchaseDate", "originalApplicationVersion", "deviceVerification",
              "deviceVerificationNonce", "preorderDate", "appTransactionId", "originalPlatform"]
+        case .realtimeRequest:
+            ["originalTransactionId", "appAppleId", "productId", "userLocale", "requestIdentifier", "signedDate",
+             "environment"]
         case .unknown:
             []
         }

@@ -4,6 +4,8 @@ public enum PayloadKind: String, Sendable, CaseIterable {
     case renewalInfo
     case notification
     case appTransaction
+    /// A Retention Messaging realtime request.
+    case realtimeRequest
     case unknown
 
     /// Recognises the kind from the payload's own fields.
@@ -16,6 +18,7 @@ public enum PayloadKind: String, Sendable, CaseIterable {
             return .appTransaction
         }
         if has("transactionId") || (has("productId") && has("purchaseDate")) { return .transaction }
+        if has("userLocale") || (has("requestIdentifier") && has("originalTransactionId")) { return .realtimeRequest }
         if has("autoRenewStatus", "autoRenewProductId", "expirationIntent", "isInBillingRetryPeriod",
                "priceIncreaseStatus", "gracePeriodExpiresDate", "renewalDate", "renewalPrice") {
             return .renewalInfo
@@ -30,6 +33,7 @@ public enum PayloadKind: String, Sendable, CaseIterable {
         case .renewalInfo: "renewal info"
         case .notification: "notification"
         case .appTransaction: "app transaction"
+        case .realtimeRequest: "Retention Messaging realtime request"
         case .unknown: "unknown payload"
         }
     }

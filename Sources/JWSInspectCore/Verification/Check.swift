@@ -12,14 +12,18 @@ public struct Check: Sendable, Equatable {
         case bundleId = "bundle-id"
         case appAppleId = "app-apple-id"
         case environment
+        case accountToken = "account-token"
+        case deviceVerification = "device-verification"
+        case active
 
         /// The status an input gets when this check fails.
         public var failureStatus: Status {
             switch self {
             case .alg, .signature: .invalidSignature
             case .x5c, .chain, .chainPath, .leafOID, .intermediateOID: .invalidChain
-            case .bundleId, .appAppleId: .wrongApp
+            case .bundleId, .appAppleId, .accountToken, .deviceVerification: .wrongApp
             case .environment: .wrongEnvironment
+            case .active: .inactive
             }
         }
     }

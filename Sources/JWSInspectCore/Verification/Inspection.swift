@@ -21,6 +21,21 @@ public struct Inspection: Sendable {
     public var checkTime: CheckTime?
     /// Whether the chain is valid at the current time too (nil when not checked).
     public var validNow: ValidityNow?
+    /// A StoreKit Testing in Xcode token: NOT signed by the App Store.
+    public var isXcode = false
+    /// Every JWS nested in the payload, decoded and verified too, in payload order.
+    public var nested: [Nested] = []
+    /// The payload's fields rendered for reading (nil when malformed).
+    public var display: PayloadDisplay?
+    /// One plain-language line for support staff (nil when malformed).
+    public var summary: String?
+
+    /// A JWS found inside the payload (`data.signedTransactionInfo`, …) and its own inspection.
+    public struct Nested: Sendable {
+        /// Field path in the parent payload, e.g. "data.signedTransactionInfo".
+        public let path: String
+        public let inspection: Inspection
+    }
 
     /// The moment certificates were checked at.
     public struct CheckTime: Sendable {

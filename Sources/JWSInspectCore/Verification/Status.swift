@@ -6,6 +6,8 @@ public enum Status: String, Sendable, CaseIterable {
     case wrongEnvironment = "wrong-environment"
     case wrongApp = "wrong-app"
     case malformed
+    /// `--require-active`: the transaction grants no access at the check time.
+    case inactive
     /// Decoded with `--no-verify`: nothing cryptographic was checked.
     case unverified
 

@@ -20,12 +20,25 @@ public struct VerificationOptions: Sendable {
     public var expectedBundleId: String?
     public var expectedAppAppleId: Int64?
     public var expectedEnvironment: Environment?
+    /// `--account-token`: the transaction's or renewal info's `appAccountToken` must equal it.
+    public var expectedAccountToken: UUID?
+    /// `--device-id`: the device's verification ID, checked against `deviceVerification`.
+    public var deviceVerificationID: UUID?
+    /// `--require-active`: fail unless the transaction grants access at the access time.
+    public var requireActive = false
     /// Overrides payload kind recognition (`--type`).
     public var kindOverride: PayloadKind?
     /// Adds OpenSSL's `X509_V_FLAG_X509_STRICT` (`--x509-strict`).
     public var strictX509 = false
     /// False with `--no-verify`: decode and compare fields, check nothing cryptographic.
     public var verifySignatures = true
+
+    /// When access is decided (`--require-active`, summaries): the `--at` time, else now.
+    /// Certificates are checked at the signing time, but access is about the present.
+    public var accessTime: Date {
+        if case .fixed(let date) = timePolicy { return date }
+        return now
+    }
 
     public init(trustStore: TrustStore = TrustStore(roots: AppleCertificates.embeddedRoots)) {
         self.trustStore = trustStore

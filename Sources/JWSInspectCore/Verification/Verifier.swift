@@ -27,22 +27,67 @@ public struct Verifier: Sendable {
         }
         var run = Run(jws: jws, options: options)
         run.execute()
-        let failure = run.checks.first { !$0.passed }
+        let nested = inspectNested(jws.payload.object, kind: run.kind, source: source)
+        run.checkBackendExpectations(nested: nested)
+
         let status: Status
         let reason: String
-        if let failure {
+        let nestedFailure = nested.first { $0.inspection.status.isFailure }
+        if let failure = run.checks.first(where: { !$0.passed }) {
             status = failure.name.failureStatus
             reason = "\(failure.name.rawValue): \(failure.detail)"
+        } else if let nestedFailure {
+            status = nestedFailure.inspection.status
+            reason = "nested \(nestedFailure.path) failed: \(nestedFailure.inspection.reason)"
         } else if !options.verifySignatures {
             status = .unverified
             reason = "NOT VERIFIED (--no-verify): decoded only; the signature and certificate chain were not checked"
         } else {
+            var text = run.isXcode ? "StoreKit Testing in Xcode token, NOT signed by the App Store: signature verified with "
+                + "the trusted Xcode certificate" : "signature and certificate chain verified"
+            if !nested.isEmpty { text += ", nested \(nested.map(\.path).joined(separator: " and ")) too" }
+            if run.expectationsChecked { text += ", expectations met" }
+            reason = text + " (certificates checked at \(run.checkTime.basis) \(ISO8601.string(run.checkTime.date)))"
             status = .valid
-            reason = "signature and certificate chain verified\(run.expectationsChecked ? ", expectations met" : "")"
-                + " (certificates checked at \(run.checkTime.basis) \(ISO8601.string(run.checkTime.date)))"
         }
+        let payload = jws.payload.object
         return Inspection(source: source, kind: run.kind, status: status, reason: reason, checks: run.checks,
-                          notes: run.notes, jws: jws, chain: run.chain, checkTime: run.checkTime, validNow: run.validNow)
+                          notes: run.notes, jws: jws, chain: run.chain, checkTime: run.checkTime, validNow: run.validNow,
+                          isXcode: run.isXcode, nested: nested,
+                          display: PayloadDisplay(kind: run.kind, payload: payload, now: options.now),
+                          summary: Entitlement.summary(kind: run.kind, payload: payload, now: options.accessTime))
+    }
+
+    /// Where notifications nest signed data, and what each holds.
+    static let nestedPaths: [(object: String, field: String, kind: PayloadKind)] = [
+        ("data", "signedTransactionInfo", .transaction),
+        ("data", "signedRenewalInfo", .renewalInfo),
+        ("appData", "signedAppTransactionInfo", .appTransaction),
+    ]
+
+    /// Decodes and verifies every JWS nested in a notification, with the same roots,
+    /// time policy and expectations; the nested kind follows from where it sits.
+    private func inspectNested(_ payload: [String: JSONValue], kind: PayloadKind, source: String) -> [Inspection.Nested] {
+        guard kind == .notification else { return [] }
+        var nested: [Inspection.Nested] = []
+        for (object, field, nestedKind) in Self.nestedPaths {
+            guard let value = payload[object]?[field], value != .null else { continue }
+            let path = "\(object).\(field)"
+            let nestedSource = "\(source) \u{203A} \(path)"
+            guard case .string(let token) = value else {
+                nested.append(.init(path: path, inspection: .malformed(
+                    source: nestedSource, reason: "\(path) is \(value.kindDescription), expected a JWS string")))
+                continue
+            }
+            var nestedOptions = options
+            nestedOptions.kindOverride = nestedKind
+            // Backend expectations are decided once, by the parent, across its nested tokens.
+            nestedOptions.expectedAccountToken = nil
+            nestedOptions.deviceVerificationID = nil
+            nestedOptions.requireActive = false
+            nested.append(.init(path: path, inspection: Verifier(options: nestedOptions).inspect(token, source: nestedSource)))
+        }
+        return nested
     }
 }
 
@@ -57,6 +102,8 @@ private struct Run {
     var chain: [CertificateSummary] = []
     var validNow: Inspection.ValidityNow?
     var expectationsChecked = false
+    /// A StoreKit Testing in Xcode token: one self-signed certificate, not the App Store's chain.
+    var isXcode = false
 
     init(jws: CompactJWS, options: VerificationOptions) {
         self.jws = jws
@@ -152,6 +199,17 @@ private struct Run {
         if let problem = problems.first {
             return (nil, record(.x5c, false, problem))
         }
+        if entries.count == 1, let only = certificates.first {
+            isXcode = Self.looksLikeXcode(header: jws.header.object, payload: jws.payload.object, certificate: only)
+            if options.trustStore.roots.contains(where: { $0.derBytes == only.derBytes }) {
+                return (certificates, record(.x5c, true, "1 certificate, identical to a trusted root (--root)"))
+            }
+            if isXcode {
+                return (nil, record(.x5c, false, "a StoreKit Testing in Xcode token (one self-signed certificate "
+                    + "\"\(only.commonName ?? only.subject)\"), NOT signed by the App Store; to verify it, export the "
+                    + "certificate from Xcode (Editor > Save Public Certificate) and pass --root StoreKitTestCertificate.cer"))
+            }
+        }
         guard entries.count == 3 else {
             return (nil, record(.x5c, false, "x5c has \(entries.count) certificate\(entries.count == 1 ? "" : "s"); "
                    + "App Store chains have exactly 3 (leaf, intermediate, root)"))
@@ -159,18 +217,26 @@ private struct Run {
         return (certificates, record(.x5c, true, "3 certificates (leaf, intermediate, root); x5c[2] is never trusted, only the configured roots are"))
     }
 
+    /// Xcode's markers: `kid` "Apple_Xcode_Key", the certificate's name, or an Xcode environment.
+    private static func looksLikeXcode(header: [String: JSONValue], payload: [String: JSONValue], certificate: Certificate) -> Bool {
+        header["kid"] == .string("Apple_Xcode_Key") || certificate.commonName == "StoreKit Testing in Xcode"
+            || payload["environment"] == .string("Xcode") || payload["receiptType"] == .string("Xcode")
+    }
+
     private static func role(index: Int, count: Int) -> String {
+        if count == 1 { return "self-signed certificate" }
         switch index {
-        case 0: "leaf"
-        case 1: "intermediate"
-        case 2: "root (in the message, never trusted)"
-        default: "extra"
+        case 0: return "leaf"
+        case 1: return "intermediate"
+        case 2: return "root (in the message, never trusted)"
+        default: return "extra"
         }
     }
 
     // MARK: Chain
 
     private mutating func checkChain(_ certificates: [Certificate]) {
+        guard certificates.count >= 2 else { return checkTrustedSingleCertificate(certificates[0]) }
         let leaf = certificates[0]
         let intermediate = certificates[1]
         let store = options.trustStore
@@ -209,6 +275,27 @@ private struct Run {
                                  detail: now.isValid ? "the chain is also valid \(nowText)"
                                      : explain(now, certificates: certificates, when: nowText))
             }
+        }
+    }
+
+    /// A one-certificate chain identical to a trusted root (the certificate Xcode exports):
+    /// its own validity at the check time is checked; Apple's OIDs are not required for it.
+    private mutating func checkTrustedSingleCertificate(_ certificate: Certificate) {
+        let when = "at \(checkTime.basis) \(ISO8601.string(checkTime.date))"
+        let result = options.trustStore.validate(leaf: certificate, intermediates: [], at: checkTime.date, strict: options.strictX509)
+        if result.isValid {
+            record(.chain, true, "the certificate \(Self.name(certificate)) is itself a trusted root, valid \(when)")
+        } else {
+            record(.chain, false, explain(result, certificates: [certificate], when: when))
+        }
+        notes.append("Apple's marker OIDs are not required: the one certificate is a trusted root given with --root"
+                     + (isXcode ? " (StoreKit Testing in Xcode)" : ""))
+        if checkTime.basis != "now" {
+            let now = options.trustStore.validate(leaf: certificate, intermediates: [], at: options.now, strict: options.strictX509)
+            let nowText = "now (\(ISO8601.string(options.now)))"
+            validNow = .init(date: options.now, valid: now.isValid,
+                             detail: now.isValid ? "the certificate is also valid \(nowText)"
+                                 : explain(now, certificates: [certificate], when: nowText))
         }
     }
 
@@ -306,7 +393,75 @@ private struct Run {
         }
     }
 
+    // MARK: Backend expectations
+
+    /// `--account-token`, `--device-id` and `--require-active`, decided on this payload or,
+    /// for a notification, on the transaction, renewal info or app transaction nested in it.
+    mutating func checkBackendExpectations(nested: [Inspection.Nested]) {
+        // (label for messages, payload, kind) of everything these expectations look at.
+        var subjects: [(label: String, payload: [String: JSONValue], kind: PayloadKind)] = []
+        if kind == .notification {
+            for item in nested {
+                guard let payload = item.inspection.jws?.payload.object else { continue }
+                subjects.append((item.path + " ", payload, item.inspection.kind))
+            }
+        } else {
+            subjects.append(("", jws.payload.object, kind))
+        }
+
+        if let expected = options.expectedAccountToken {
+            expectationsChecked = true
+            let carriers = subjects.filter { $0.kind == .transaction || $0.kind == .renewalInfo }
+            let wanted = expected.uuidString.lowercased()
+            if carriers.isEmpty {
+                record(.accountToken, false, "\(kind.displayName) carries no transaction or renewal info with an appAccountToken; expected \(wanted)")
+            }
+            for subject in carriers {
+                let field = "\(subject.label)appAccountToken"
+                switch subject.payload["appAccountToken"] {
+                case .string(let actual)? where UUID(uuidString: actual) == expected:
+                    record(.accountToken, true, "\(field) is \(actual)")
+                case .string(let actual)?:
+                    record(.accountToken, false, "\(field) is \(actual), expected \(wanted)")
+                case let other?:
+                    record(.accountToken, false, "\(field) is \(other.kindDescription), expected \(wanted)")
+                case nil:
+                    record(.accountToken, false, "\(field) is absent (the purchase set none), expected \(wanted)")
+                }
+            }
+        }
+
+        if let deviceID = options.deviceVerificationID {
+            expectationsChecked = true
+            let carriers = subjects.filter { $0.kind == .transaction || $0.kind == .appTransaction }
+            if carriers.isEmpty {
+                record(.deviceVerification, false, "\(kind.displayName) carries no deviceVerification to check")
+            }
+            for subject in carriers {
+                record(DeviceVerification.check(subject.payload, deviceID: deviceID, label: subject.label))
+            }
+        }
+
+        if options.requireActive {
+            expectationsChecked = true
+            let decisive = subjects.first { $0.kind == .transaction || $0.kind == .appTransaction }
+            let at = options.accessTime
+            let when = options.timePolicy == .signingTime ? "now" : "at \(ISO8601.string(at))"
+            if let decisive {
+                let access = Entitlement.access(kind: decisive.kind, payload: decisive.payload, at: at)
+                record(.active, access.grantsAccess == true, "\(decisive.label)\(access.explanation) (access checked \(when))")
+            } else {
+                let access = Entitlement.access(kind: kind, payload: jws.payload.object, at: at)
+                record(.active, false, access.explanation)
+            }
+        }
+    }
+
     // MARK: Helpers
+
+    private mutating func record(_ check: Check) {
+        checks.append(check)
+    }
 
     private mutating func record(_ name: Check.Name, _ passed: Bool, _ detail: String) {
         checks.append(Check(name, passed: passed, detail))

@@ -1,0 +1,191 @@
+public import FoundationEssentials
+
+/// A payload read the way an App Store expert would: every field in Apple's
+/// documented order with its rendered value (ISO-8601 dates, enum meanings,
+/// prices, country names) and flags for what this version does not know.
+public struct PayloadDisplay: Sendable {
+    /// One displayed field.
+    public struct Field: Sendable, Equatable {
+        /// Path from the payload root, e.g. ["data", "status"].
+        public let path: [String]
+        /// The value as signed, as text ("1666615873000", "\"USA\"" without quotes).
+        public let raw: String
+        /// The readable rendering when it differs from `raw` ("2022-10-24T12:51:13.000Z", "1 — introductory offer").
+        public let rendered: String?
+        /// A phrase relative to now for dates ("3 years ago", "in 12 days").
+        public let relative: String?
+        /// Set when something is unknown to this version or odd ("field unknown to this version").
+        public let flag: String?
+
+        public var dottedPath: String { path.joined(separator: ".") }
+    }
+
+    public let fields: [Field]
+
+    /// Paths of fields this version does not know (Apple adds fields often).
+    public var unknownFields: [String] { fields.filter { $0.flag == Self.unknownFieldFlag }.map(\.dottedPath) }
+    /// Paths of enumerated fields whose value this version does not know.
+    public var unknownValues: [String] { fields.filter { $0.flag == Self.unknownValueFlag }.map(\.dottedPath) }
+
+    static let unknownFieldFlag = "field unknown to this version"
+    static let unknownValueFlag = "value unknown to this version"
+
+    /// Renders `payload` of `kind`; relative phrases are measured from `now`.
+    public init(kind: PayloadKind, payload: [String: JSONValue], now: Date) {
+        var fields: [Field] = []
+        Self.collect(payload, documented: PayloadFields.documented(for: kind), path: [], flagUnknown: kind != .unknown,
+                     now: now, into: &fields)
+        self.fields = fields
+    }
+
+    private static func collect(_ object: [String: JSONValue], documented: [String], path: [String], flagUnknown: Bool,
+                                now: Date, into fields: inout [Field]) {
+        let known = documented.filter { object[$0] != nil }
+        let unknown = object.keys.filter { !documented.contains($0) }.sorted()
+        for key in known + unknown {
+            guard let value = object[key] else { continue }
+            let fieldPath = path + [key]
+            if case .object(let nested) = value, !nested.isEmpty {
+                let nestedOrder = path.isEmpty ? PayloadFields.notificationObjects[key] ?? [] : []
+                if flagUnknown && !known.contains(key) {
+                    fields.append(Field(path: fieldPath, raw: "{…}", rendered: nil, relative: nil, flag: unknownFieldFlag))
+                }
+                collect(nested, documented: nestedOrder, path: fieldPath, flagUnknown: flagUnknown && !nestedOrder.isEmpty,
+                        now: now, into: &fields)
+                continue
+            }
+            var field = render(key, value, in: object, now: now)
+            if flagUnknown && !known.contains(key) {
+                field = Field(path: [], raw: field.raw, rendered: field.rendered, relative: field.relative, flag: unknownFieldFlag)
+            }
+            fields.append(Field(path: fieldPath, raw: field.raw, rendered: field.rendered, relative: field.relative, flag: field.flag))
+        }
+    }
+
+    /// Renders one value; `object` is the object holding it (for `currency` beside `price`).
+    static func render(_ key: String, _ value: JSONValue, in object: [String: JSONValue], now: Date) -> Field {
+        let raw = rawText(value)
+        func field(_ rendered: String?, relative: String? = nil, flag: String? = nil) -> Field {
+            Field(path: [], raw: raw, rendered: rendered == raw ? nil : rendered, relative: relative, flag: flag)
+        }
+
+        if PayloadFields.isTimestamp(key) {
+            guard let milliseconds = value.numberValue else {
+                return field(nil, flag: value == .null ? nil : "expected milliseconds since 1970")
+            }
+            return timestamp(milliseconds, now: now, field: field)
+        }
+        switch FieldMeanings.meaning(field: key, value: value) {
+        case .known(let meaning): return field("\(raw) — \(meaning)")
+        case .unknownValue: return field(nil, flag: unknownValueFlag)
+        case .notEnumerated: break
+        }
+        switch (key, value) {
+        case ("price", .integer(let milliunits)), ("renewalPrice", .integer(let milliunits)):
+            return field(Money.format(milliunits: milliunits, currency: object["currency"]?.stringValue))
+        case ("revocationPercentage", .integer(let milliPercent)):
+            return field(Money.decimal(milliPercent, minimumFractionDigits: 0) + "%")
+        case ("storefront", .string(let code)):
+            guard let name = Storefronts.countryName(alpha3: code) else { return field(nil, flag: "not an ISO 3166-1 alpha-3 country") }
+            return field("\(code) — \(name)")
+        case ("storefrontCountryCodes", .array(let codes)):
+            let names = codes.map { code in code.stringValue.flatMap { Storefronts.countryName(alpha3: $0) } ?? rawText(code) }
+            return field("[" + names.joined(separator: ", ") + "]")
+        case ("offerPeriod", .string(let period)):
+            return field(Duration8601.describe(period).map { "\(period) — \($0)" })
+        case (_, .string(let text)) where isCompactJWS(text):
+            let nested = Verifier.nestedPaths.contains { $0.field == key } ? " (decoded and verified as nested)" : ""
+            return field("a JWS, \(text.utf8.count) characters\(nested)")
+        default:
+            return field(nil)
+        }
+    }
+
+    private static func timestamp(_ milliseconds: Double, now: Date, field: (String?, String?, String?) -> Field) -> Field {
+        // Xcode uses -62135769600000 (year 0001) for "no date"; anything before 1900 is not a real App Store date.
+        if milliseconds < -2_208_988_800_000 {
+            return field("no date (a year-0001 placeholder, as StoreKit Testing in Xcode writes)", nil, nil)
+        }
+        guard milliseconds.isFinite, milliseconds < 253_402_300_800_000 else {
+            return field(nil, nil, "not a representable date")
+        }
+        let date = Date(timeIntervalSince1970: milliseconds / 1000)
+        let fractional = milliseconds.rounded(.towardZero) != milliseconds
+        return field(ISO8601.string(date), RelativeTime.phrase(date, now: now),
+                     fractional ? "fractional milliseconds (StoreKit Testing in Xcode writes these)" : nil)
+    }
+
+    /// The value as text: strings bare, everything else as JSON.
+    static func rawText(_ value: JSONValue) -> String {
+        switch value {
+        case .string(let text): text
+        case .integer(let number): String(number)
+        case .double(let number): number == number.rounded() && abs(number) < 1e15 ? String(Int64(number)) : "\(number)"
+        case .bool(let flag): flag ? "true" : "false"
+        case .null: "null"
+        case .array(let values): "[" + values.map(rawText).joined(separator: ", ") + "]"
+        case .object(let object): object.isEmpty ? "{}" : "{…}"
+        }
+    }
+
+    static func isCompactJWS(_ text: String) -> Bool {
+        InputScanner.looksLikeJWSHeader(Array(text.utf8)) && text.utf8.filter { $0 == UInt8(ascii: ".") }.count == 2
+    }
+}
+
+/// "in 12 days", "3 years ago".
+public enum RelativeTime {
+    public static func phrase(_ date: Date, now: Date) -> String {
+        let seconds = date.timeIntervalSince(now)
+        let magnitude = abs(seconds)
+        let units: [(Double, String)] = [(365.25 * 86_400, "year"), (30.44 * 86_400, "month"), (86_400, "day"),
+                                         (3_600, "hour"), (60, "minute")]
+        guard let (size, name) = units.first(where: { magnitude >= $0.0 }) else { return "now" }
+        let count = Int((magnitude / size).rounded(.down))
+        let amount = "\(count) \(name)\(count == 1 ? "" : "s")"
+        return seconds > 0 ? "in \(amount)" : "\(amount) ago"
+    }
+}
+
+/// Prices in milliunits (9990 = 9.99).
+public enum Money {
+    /// Currencies without minor units (ISO 4217 exponent 0) that the App Store uses.
+    static let zeroDecimalCurrencies: Set<String> = ["JPY", "KRW", "CLP", "VND", "ISK", "PYG", "UGX", "XAF", "XOF", "RWF"]
+
+    /// "9.99 USD", "1200 JPY"; without a currency, the amount alone.
+    public static func format(milliunits: Int64, currency: String?) -> String {
+        let minimum = currency.map { zeroDecimalCurrencies.contains($0) ? 0 : 2 } ?? 0
+        let amount = decimal(milliunits, minimumFractionDigits: minimum)
+        return currency.map { "\(amount) \($0)" } ?? amount
+    }
+
+    /// `thousandths / 1000` in decimal, trailing zeros trimmed down to `minimumFractionDigits`.
+    public static func decimal(_ thousandths: Int64, minimumFractionDigits: Int) -> String {
+        let sign = thousandths < 0 ? "-" : ""
+        let magnitude = thousandths.magnitude
+        var fraction = String(magnitude % 1000)
+        fraction = String(repeating: "0", count: 3 - fraction.count) + fraction
+        while fraction.count > minimumFractionDigits, fraction.last == "0" { fraction.removeLast() }
+        return sign + String(magnitude / 1000) + (fraction.isEmpty ? "" : "." + fraction)
+    }
+}
+
+/// ISO 8601 durations as Apple uses them for offer periods ("P1M", "P3D", "P1Y").
+enum Duration8601 {
+    static func describe(_ text: String) -> String? {
+        guard text.hasPrefix("P"), !text.contains("T") else { return nil }
+        var parts: [String] = []
+        var number = ""
+        for character in text.dropFirst() {
+            if character.isNumber {
+                number.append(character)
+                continue
+            }
+            let names: [Character: String] = ["Y": "year", "M": "month", "W": "week", "D": "day"]
+            guard let name = names[character], let count = Int(number) else { return nil }
+            parts.append("\(count) \(name)\(count == 1 ? "" : "s")")
+            number = ""
+        }
+        return number.isEmpty && !parts.isEmpty ? parts.joined(separator: " ") : nil
+    }
+}
