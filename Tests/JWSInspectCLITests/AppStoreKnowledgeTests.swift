@@ -1,0 +1,150 @@
+import Foundation
+import Testing
+import TestPKI
+
+/// Issue 3 through the executable: nested tokens, API responses, readable fields,
+/// backend expectations and Xcode tokens.
+@Suite struct AppStoreKnowledgeTests {
+    static let pki = ExecutableTests.pki
+    static let root = ExecutableTests.rootFile
+    static let account = "7e3fb20b-4cdb-47cc-936d-99d65f608138"
+
+    static func transaction(_ extra: String = "") -> String {
+        #"{"transactionId":"1","bundleId":"b","productId":"p","type":"Auto-Renewable Subscription","signedDate":1735689600000,"environment":"Sandbox","expiresDate":1738281600000\#(extra)}"#
+    }
+
+    static func notification(transaction: String, renewal: String) -> String {
+        #"{"notificationType":"DID_RENEW","signedDate":1735689600000,"data":{"bundleId":"b","environment":"Sandbox","signedTransactionInfo":"\#(transaction)","signedRenewalInfo":"\#(renewal)"}}"#
+    }
+
+    static func tamper(_ token: String) -> String {
+        var parts = token.split(separator: ".").map(String.init)
+        parts[1] = TestPKI.base64URL(Array(transaction(#","price":1"#).utf8))
+        return parts.joined(separator: ".")
+    }
+
+    @Test func nestedResultsAreKeyedByPathAndFailTheParent() throws {
+        let good = Self.pki.sign(payloadJSON: Self.notification(transaction: Self.pki.sign(payloadJSON: Self.transaction()),
+                                                                renewal: Self.pki.sign(payloadJSON: TestPayloads.renewalInfo())))
+        let result = try CLI.run(["--format", "jsonl", "--root", Self.root, good])
+        #expect(result.status == 0, "\(result.stderr)")
+        let object = try #require(try result.jsonObjects().first)
+        let nested = try #require(object["nested"] as? [String: Any])
+        #expect(Set(nested.keys) == ["data.signedTransactionInfo", "data.signedRenewalInfo"])
+        let transaction = try #require(nested["data.signedTransactionInfo"] as? [String: Any])
+        #expect(transaction["type"] as? String == "transaction")
+        #expect(transaction["status"] as? String == "valid")
+        #expect((transaction["checks"] as? [Any])?.count == 7)
+        #expect((transaction["payload"] as? [String: Any])?["transactionId"] as? String == "1")
+
+        let bad = Self.pki.sign(payloadJSON: Self.notification(transaction: Self.tamper(Self.pki.sign(payloadJSON: Self.transaction())),
+                                                               renewal: Self.pki.sign(payloadJSON: TestPayloads.renewalInfo())))
+        let failed = try CLI.run(["--root", Self.root, bad])
+        #expect(failed.status == 1)
+        #expect(failed.stdout.hasPrefix("INVALID (invalid-signature)  notification"))
+        #expect(failed.stdout.split(separator: "\n")[1].contains("nested data.signedTransactionInfo failed: signature: "))
+        #expect(failed.stdout.contains("NESTED data.signedTransactionInfo"))
+    }
+
+    @Test func realSubscribedNotificationNestsVerifiedTokens() throws {
+        let sample = CLI.packageRoot.appendingPathComponent("Samples/notification-subscribed-sandbox-2025.jws").path
+        let result = try CLI.run(["--format", "jsonl", sample])
+        #expect(result.status == 0)
+        let object = try #require(try result.jsonObjects().first)
+        let nested = try #require(object["nested"] as? [String: [String: Any]])
+        #expect(nested["data.signedTransactionInfo"]?["status"] as? String == "valid")
+        #expect(nested["data.signedRenewalInfo"]?["status"] as? String == "valid")
+        let display = try #require(nested["data.signedTransactionInfo"]?["display"] as? [String: Any])
+        #expect(display["price"] as? String == "1.99 AUD")
+        #expect(display["storefront"] as? String == "AUS — Australia")
+        #expect(display["purchaseDate"] as? String == "2025-10-02T07:06:07.000Z")
+        #expect((object["display"] as? [String: Any]).flatMap { $0["data"] as? [String: Any] }?["status"] as? String == "1 — active")
+        // The payload stays exactly as signed beside the display.
+        #expect((nested["data.signedTransactionInfo"]?["payload"] as? [String: Any])?["price"] as? Int == 1990)
+    }
+
+    @Test func apiResponsesYieldOneResultPerJWSNamedByPath() throws {
+        let t1 = Self.pki.sign(payloadJSON: Self.transaction()), r1 = Self.pki.sign(payloadJSON: TestPayloads.renewalInfo())
+        let folder = try CLI.temporaryDirectory()
+        let files: [(String, String, [String])] = [
+            ("history.json", #"{"revision":"r","bundleId":"b","environment":"Sandbox","hasMore":false,"signedTransactions":["\#(t1)","\#(t1)"]}"#,
+             ["signedTransactions[0]", "signedTransactions[1]"]),
+            ("info.json", #"{"signedTransactionInfo":"\#(t1)"}"#, ["signedTransactionInfo"]),
+            ("statuses.json", #"{"environment":"Sandbox","bundleId":"b","data":[{"subscriptionGroupIdentifier":"g","lastTransactions":[{"originalTransactionId":"1","status":1,"signedTransactionInfo":"\#(t1)","signedRenewalInfo":"\#(r1)"},{"originalTransactionId":"2","status":2,"signedTransactionInfo":"\#(t1)","signedRenewalInfo":"\#(r1)"}]}]}"#,
+             ["data[0].lastTransactions[0].signedRenewalInfo", "data[0].lastTransactions[0].signedTransactionInfo",
+              "data[0].lastTransactions[1].signedRenewalInfo", "data[0].lastTransactions[1].signedTransactionInfo"]),
+            ("notifications.json", #"{"hasMore":false,"notificationHistory":[{"signedPayload":"\#(Self.pki.sign(payloadJSON: TestPayloads.notification()))","sendAttemptResult":"SUCCESS"}]}"#,
+             ["notificationHistory[0].signedPayload"]),
+        ]
+        for (name, body, paths) in files {
+            let file = folder.appendingPathComponent(name)
+            try CLI.write(body, to: file)
+            let result = try CLI.run(["--format", "jsonl", "--root", Self.root, file.path])
+            #expect(result.status == 0, "\(name): \(result.stderr)")
+            #expect(try result.jsonObjects().map { $0["source"] as? String } == paths.map { "\(file.path): \($0)" })
+        }
+    }
+
+    @Test func backendExpectationsExitCodes() throws {
+        let tokenWith = Self.pki.sign(payloadJSON: Self.transaction(#","appAccountToken":"\#(Self.account)""#))
+        let base = ["-q", "--root", Self.root]
+        #expect(try CLI.run(base + ["--account-token", Self.account, tokenWith]).status == 0)
+        #expect(try CLI.run(base + ["--account-token", "00000000-0000-4000-8000-000000000000", tokenWith]).status == 4)
+        #expect(try CLI.run(base + ["--device-id", Self.account, tokenWith]).status == 4, "no deviceVerification to check")
+        // Expired 2025-01-31: active at 2025-01-15, not at 2025-02-15 nor now.
+        #expect(try CLI.run(base + ["--require-active", "--at", "2025-01-15", tokenWith]).status == 0)
+        #expect(try CLI.run(base + ["--require-active", "--at", "2025-02-15", tokenWith]).status == 6)
+        let active = Self.pki.sign(payloadJSON: Self.transaction(#","expiresDate":4102444800000"#).replacingOccurrences(of: #""expiresDate":1738281600000,"#, with: ""))
+        #expect(try CLI.run(base + ["--require-active", active]).status == 0)
+        let inactive = try CLI.run(["--format", "jsonl", "--root", Self.root, "--require-active", tokenWith])
+        #expect(inactive.status == 6)
+        let object = try #require(try inactive.jsonObjects().first)
+        #expect(object["status"] as? String == "inactive")
+        #expect((object["reason"] as? String)?.hasPrefix("active: expired 2025-01-31") == true)
+        for bad in [["--account-token", "nope"], ["--device-id", "123"]] {
+            #expect(try CLI.run(bad + [tokenWith]).status == 64)
+        }
+    }
+
+    @Test func xcodeTokensAreLabelledAndNeedTheirCertificate() throws {
+        let certificate = TestPKI.issue(
+            CertificateSpec(commonName: "StoreKit Testing in Xcode", notBefore: Date(timeIntervalSince1970: 1_697_000_000),
+                            notAfter: Date(timeIntervalSince1970: 1_728_536_000), isCA: false, keyIdentifiers: false), issuer: nil)
+        let payload = #"{"transactionId":"0","bundleId":"com.example.app","productId":"pro","purchaseDate":1697679936049.7297,"expiresDate":-62135769600000,"type":"Auto-Renewable Subscription","signedDate":1697679936054.2769,"environment":"Xcode"}"#
+        let token = TestPKI.compactJWS(headerJSON: #"{"alg":"ES256","kid":"Apple_Xcode_Key","typ":"JWT","x5c":["\#(certificate.base64)"]}"#,
+                                       payloadJSON: payload, key: certificate.key)
+        let untrusted = try CLI.run([token])
+        #expect(untrusted.status == 2)
+        #expect(untrusted.stdout.contains("--root StoreKitTestCertificate.cer"))
+        #expect(untrusted.stdout.contains("StoreKit Testing in Xcode token: NOT signed by the App Store"))
+
+        let cer = try CLI.temporaryDirectory().appendingPathComponent("StoreKitTestCertificate.cer")
+        try Data(certificate.der).write(to: cer)
+        let trusted = try CLI.run(["--root", cer.path, "--environment", "Xcode", token])
+        #expect(trusted.status == 0, "\(trusted.stdout)")
+        #expect(trusted.stdout.hasPrefix("VALID  transaction"))
+        #expect(trusted.stdout.contains("NOT signed by the App Store"))
+        #expect(trusted.stdout.contains("no date (a year-0001 placeholder"))
+        let json = try #require(try CLI.run(["--format", "jsonl", "--root", cer.path, token]).jsonObjects().first)
+        #expect(json["xcode"] as? Bool == true)
+        #expect(json["status"] as? String == "valid")
+    }
+
+    @Test func tablesShowMeaningsRelativeDatesAndUnknowns() throws {
+        let payload = #"{"transactionId":"1","productId":"p","type":"Auto-Renewable Subscription","purchaseDate":1735603200000,"revocationDate":1735689600000,"revocationReason":1,"offerType":7,"price":9990,"currency":"USD","storefront":"USA","signedDate":1735689600000,"brandNewField":"x"}"#
+        let result = try CLI.run(["--root", Self.root, Self.pki.sign(payloadJSON: payload)])
+        #expect(result.status == 0)
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines[2] == "  Auto-renewable subscription p, purchased 2024-12-31, refunded 2025-01-01 (issue in the app): grants no access.")
+        #expect(lines.contains { $0.contains("revocationReason") && $0.contains("1 — refunded: issue in the app") })
+        #expect(lines.contains { $0.contains("offerType") && $0.hasSuffix("7  [value unknown to this version]") })
+        #expect(lines.contains { $0.contains("price") && $0.contains("9990  9.99 USD") })
+        #expect(lines.contains { $0.contains("storefront") && $0.contains("USA — United States") })
+        #expect(lines.contains { $0.contains("brandNewField") && $0.hasSuffix("x  [field unknown to this version]") })
+        #expect(lines.contains { $0.contains("purchaseDate") && $0.contains("2024-12-31T00:00:00.000Z  (") && $0.hasSuffix(" ago)") })
+        let json = try #require(try CLI.run(["--format", "jsonl", "--root", Self.root, Self.pki.sign(payloadJSON: payload)]).jsonObjects().first)
+        #expect(json["unknownFields"] as? [String] == ["brandNewField"])
+        #expect(json["unknownValues"] as? [String] == ["offerType"])
+        #expect((json["summary"] as? String)?.hasSuffix("grants no access.") == true)
+    }
+}
