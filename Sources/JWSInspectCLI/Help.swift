@@ -29,6 +29,10 @@ enum Help {
       --x509-strict         add OpenSSL's X509_V_FLAG_X509_STRICT checks
       --no-verify           decode only; check nothing cryptographic (said loudly)
 
+    StoreKit Testing in Xcode tokens (one self-signed certificate) are labelled as
+    NOT signed by the App Store and fail the chain check unless the certificate
+    Xcode exports is given: --root StoreKitTestCertificate.cer.
+
     Expectations (each checked only when given):
       --bundle-id ID        the app's bundle ID
       --app-apple-id N      the app's Apple ID (where the payload carries one)
@@ -60,9 +64,9 @@ enum Help {
           missing Apple OID, certificate not valid at the check time)
       3   environment differs from --environment
       4   bundle ID, app Apple ID, account token or device verification differs
+      5   malformed input (no JWS found, undecodable segments, non-JSON parts)
       6   --require-active: the transaction grants no access (revoked, expired,
           upgraded, or nothing that grants access)
-      5   malformed input (no JWS found, undecodable segments, non-JSON parts)
       64  usage error (unknown option, bad option value)
       66  an input file cannot be read
 
