@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import JWSInspectCore
 import TestPKI
 
 /// Issue 3 through the executable: nested tokens, API responses, readable fields,
@@ -101,6 +102,14 @@ import TestPKI
         let object = try #require(try inactive.jsonObjects().first)
         #expect(object["status"] as? String == "inactive")
         #expect((object["reason"] as? String)?.hasPrefix("active: expired 2025-01-31") == true)
+        // Device verification on an app transaction: right device passes, another fails.
+        let device = "2c9a1f6e-0b8d-4e3a-9c57-6f1e2d3c4b5a", nonce = "0b6d8c4e-2a1f-4e3b-9d5c-7a8b9c0d1e2f"
+        let verification = DeviceVerification.expected(nonce: nonce, deviceID: UUID(uuidString: device)!)
+        let app = Self.pki.sign(payloadJSON: #"{"receiptType":"Sandbox","bundleId":"b","appAppleId":1,"receiptCreationDate":1735689600000,"deviceVerificationNonce":"\#(nonce)","deviceVerification":"\#(verification)"}"#)
+        #expect(try CLI.run(base + ["--device-id", device, app]).status == 0)
+        let wrongDevice = try CLI.run(["--format", "jsonl", "--root", Self.root, "--device-id", Self.account, app])
+        #expect(wrongDevice.status == 4)
+        #expect((try wrongDevice.jsonObjects().first?["reason"] as? String)?.hasPrefix("device-verification: deviceVerification is ") == true)
         for bad in [["--account-token", "nope"], ["--device-id", "123"]] {
             #expect(try CLI.run(bad + [tokenWith]).status == 64)
         }
