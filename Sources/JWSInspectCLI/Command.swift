@@ -60,49 +60,80 @@ public enum Command {
         let verifier = Verifier(options: verification)
         let color = options.color ?? (Console.stdoutIsTerminal && Console.environment("NO_COLOR") == nil)
         let table = TableRenderer(color: color)
-        var exitStatus = ExitStatus.success
-        var printed = 0
+        let format = options.format
+        let quiet = options.quiet
+        let runner = BatchRunner(verifier: verifier, jobs: options.jobs) { inspection in
+            let error = inspection.status == .malformed ? "\(inspection.source): malformed: \(inspection.reason)" : nil
+            guard !quiet else { return .init(status: inspection.status, output: nil, error: error) }
+            let output: String?
+            switch format {
+            case .table: output = inspection.status == .malformed ? nil : table.render(inspection)
+            case .json: output = JSONRenderer.render(inspection, pretty: true) + "\n"
+            case .jsonl: output = JSONRenderer.render(inspection, pretty: false) + "\n"
+            }
+            return .init(status: inspection.status, output: output, error: error)
+        }
 
-        func report(_ inspection: Inspection) {
-            if inspection.status == .malformed {
-                Console.error("\(inspection.source): malformed: \(inspection.reason)")
-            }
-            if !options.quiet {
-                switch options.format {
-                case .table:
-                    if inspection.status != .malformed {
-                        Console.out((printed > 0 ? "\n" : "") + table.render(inspection))
-                        printed += 1
+        var exitStatus = ExitStatus.success
+        var printedTables = 0
+        var counts: [Status: Int] = [:]
+        var batch: [InputScanner.Item] = []
+
+        func flush() {
+            for outcome in runner.run(batch) {
+                if let error = outcome.error { Console.error(error) }
+                if var output = outcome.output {
+                    if format == .table {
+                        if printedTables > 0 { output = "\n" + output }
+                        printedTables += 1
                     }
-                case .json:
-                    Console.out(JSONRenderer.render(inspection, pretty: true) + "\n")
-                case .jsonl:
-                    Console.out(JSONRenderer.render(inspection, pretty: false) + "\n")
+                    Console.out(output)
                 }
+                counts[outcome.status, default: 0] += 1
+                if exitStatus == .success { exitStatus = ExitStatus(outcome.status) }
             }
-            if exitStatus == .success { exitStatus = ExitStatus(inspection.status) }
+            batch.removeAll(keepingCapacity: true)
         }
 
         let inputs = options.inputs.isEmpty ? ["-"] : options.inputs
         for (position, input) in inputs.enumerated() {
-            switch InputReader.read(input, position: position + 1) {
+            switch InputReader.open(input, position: position + 1) {
             case .unreadable(let message):
+                flush()
                 Console.error(message)
                 if exitStatus == .success { exitStatus = .unreadable }
-            case .items(let origin, let items):
-                if items.isEmpty {
-                    report(.malformed(source: origin, reason: "no JWS found (expected a compact JWS header.payload.signature, "
-                        + "a JSON document holding one, or lines of them)"))
+            case .stream(let origin, var stream):
+                var found = 0
+                while let items = stream.next() {
+                    found += items.count
+                    batch += items
+                    if batch.count >= BatchRunner.batchSize { flush() }
                 }
-                for item in items {
-                    switch item {
-                    case .token(let source, let token): report(verifier.inspect(token, source: source))
-                    case .malformed(let source, let reason): report(.malformed(source: source, reason: reason))
-                    }
+                if found == 0 { batch.append(InputReader.nothingFound(in: stream, origin: origin)) }
+                flush()
+                if let error = stream.readError {
+                    Console.error(error)
+                    if exitStatus == .success { exitStatus = .unreadable }
                 }
             }
         }
+        if options.summary {
+            reportSummary(counts, format: format, quiet: quiet)
+        }
         return exitStatus.rawValue
+    }
+
+    /// `--summary`: results counted by status, after everything else.
+    private static func reportSummary(_ counts: [Status: Int], format: Options.Format, quiet: Bool) {
+        let total = counts.values.reduce(0, +)
+        let ordered = Status.allCases.compactMap { status in counts[status].map { (status, $0) } }
+        if format == .table || quiet {
+            let parts = ordered.map { "\($0.1) \($0.0.rawValue)" }
+            Console.error("summary: \(total) result\(total == 1 ? "" : "s")" + (parts.isEmpty ? "" : ": " + parts.joined(separator: ", ")))
+        } else {
+            let object = OutputJSON.object([("summary", .object([("total", .integer(total))] + ordered.map { ($0.0.rawValue, .integer($0.1)) }))])
+            Console.out(object.serialized(pretty: format == .json) + "\n")
+        }
     }
 
     private struct Failure: Error {

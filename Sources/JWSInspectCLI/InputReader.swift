@@ -5,50 +5,83 @@ internal import Darwin
 #endif
 internal import JWSInspectCore
 
-/// Turns command-line inputs (tokens, paths, "-") into what the scanner found in them.
+/// Turns command-line inputs (tokens, paths, "-") into streams of what the scanner finds.
 enum InputReader {
-    /// What one command-line input yielded.
-    enum Outcome {
-        /// Items found (possibly none: the caller reports "no JWS found").
-        case items(origin: String, [InputScanner.Item])
-        /// The input could not be read (exit 66).
+    /// One command-line input, opened.
+    enum Opened {
+        /// Items come from the stream, record by record.
+        case stream(origin: String, InputStream)
+        /// The input cannot be read (exit 66).
         case unreadable(String)
     }
 
-    /// The largest input read whole (256 MiB).
-    static let maximumInputSize = 256 << 20
+    /// Bytes read from a file or stdin at a time.
+    static let chunkSize = 1 << 20
 
-    /// Reads and scans one input.
+    /// Opens one input.
     ///
     /// - Parameters:
     ///   - argument: a token, a file path, or "-" for standard input.
     ///   - position: 1-based position among the inputs, used to name inline tokens.
-    static func read(_ argument: String, position: Int) -> Outcome {
+    static func open(_ argument: String, position: Int) -> Opened {
         if argument == "-" {
             if isatty(STDIN_FILENO) == 1 {
                 Console.error("reading JWS from standard input (paste, then Ctrl-D; --help for usage)")
             }
-            return readDescriptor(STDIN_FILENO, origin: "<stdin>")
+            return .stream(origin: "<stdin>", stream(descriptor: STDIN_FILENO, origin: "<stdin>", closeAtEnd: false))
         }
         var info = stat()
         if stat(argument, &info) == 0 {
             if (info.st_mode & S_IFMT) == S_IFDIR {
                 return .unreadable("cannot read '\(argument)': it is a directory")
             }
-            let descriptor = open(argument, O_RDONLY)
+            let descriptor = Glibc.open(argument, O_RDONLY)
             guard descriptor >= 0 else {
                 return .unreadable("cannot read '\(argument)': \(String(cString: strerror(errno)))")
             }
-            defer { close(descriptor) }
-            return readDescriptor(descriptor, origin: argument)
+            return .stream(origin: argument, stream(descriptor: descriptor, origin: argument, closeAtEnd: true))
         }
         let bytes = Array(argument.utf8)
         let origin = "argument \(position)"
         if isInlineInput(bytes) {
-            return .items(origin: origin, scan(bytes, origin: origin, numberLines: bytes.contains(UInt8(ascii: "\n"))))
+            return .stream(origin: origin, InputStream(bytes: bytes, origin: origin, numberLines: bytes.contains(UInt8(ascii: "\n"))))
         }
         let reason = String(cString: strerror(errno))
         return .unreadable("cannot read '\(argument)': \(reason) (and it is not a JWS)")
+    }
+
+    /// What to report for an input in which the scanner found nothing.
+    static func nothingFound(in stream: InputStream, origin: String) -> InputScanner.Item {
+        if let record = stream.soleTextRecord, let token = soleBareToken(record) {
+            // Dot-separated base64url that the scanner passed over: decode it for a precise reason.
+            return .token(source: origin, token: token)
+        }
+        if let problem = stream.jsonProblem {
+            return .malformed(source: origin, reason: "no JWS found, and it is not a JSON document: \(problem)")
+        }
+        return .malformed(source: origin, reason: "no JWS found (expected a compact JWS header.payload.signature, "
+            + "a JSON document holding one, or lines of them)")
+    }
+
+    private static func stream(descriptor: Int32, origin: String, closeAtEnd: Bool) -> InputStream {
+        var closed = false
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 1)
+        return InputStream(origin: origin) { buffer in
+            guard !closed else { return (0, nil) }
+            while true {
+                let count = Glibc.read(descriptor, chunk.baseAddress, chunkSize)
+                if count < 0 && errno == EINTR { continue }
+                if count <= 0 {
+                    let error = count < 0 ? "cannot read '\(origin)': \(String(cString: strerror(errno)))" : nil
+                    if closeAtEnd { close(descriptor) }
+                    chunk.deallocate()
+                    closed = true
+                    return (0, error)
+                }
+                buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: chunk[0..<count]))
+                return (count, nil)
+            }
+        }
     }
 
     /// True when an argument that names no file is meant as data: JSON, or something JWS-shaped
@@ -57,6 +90,10 @@ enum InputReader {
         guard let first = bytes.first(where: { !InputScanner.isWhitespace($0) }) else { return false }
         if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") { return true }
         if InputScanner.looksLikeJWSHeader(bytes) { return true }
+        return isDottedBase64URL(bytes)
+    }
+
+    private static func isDottedBase64URL(_ bytes: [UInt8]) -> Bool {
         let dots = bytes.filter { $0 == UInt8(ascii: ".") }.count
         let base64URLOrDot = bytes.allSatisfy { byte in
             byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
@@ -66,46 +103,10 @@ enum InputReader {
         return dots >= 2 && base64URLOrDot
     }
 
-    private static func readDescriptor(_ descriptor: Int32, origin: String) -> Outcome {
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
-            if count == 0 { break }
-            if count < 0 {
-                if errno == EINTR { continue }
-                return .unreadable("cannot read '\(origin)': \(String(cString: strerror(errno)))")
-            }
-            bytes.append(contentsOf: chunk[0..<count])
-            if bytes.count > maximumInputSize {
-                return .items(origin: origin, [.malformed(source: origin, reason: "the input is over the \(maximumInputSize >> 20) MiB limit")])
-            }
-        }
-        return .items(origin: origin, scan(bytes, origin: origin))
-    }
-
-    /// Scans, and hands a lone dot-separated base64url word that the scanner passed over
-    /// (its header does not open a JSON object) to the decoder, so it gets a precise reason.
-    private static func scan(_ bytes: [UInt8], origin: String, numberLines: Bool = true) -> [InputScanner.Item] {
-        let items = InputScanner.scan(bytes, origin: origin, numberLines: numberLines)
-        guard items.isEmpty else { return items }
-        if let first = bytes.first(where: { !InputScanner.isWhitespace($0) }),
-           first == UInt8(ascii: "{") || first == UInt8(ascii: "["),
-           let problem = InputScanner.jsonProblem(bytes) {
-            return [.malformed(source: origin, reason: "no JWS found, and it is not a JSON document: \(problem)")]
-        }
-        if let token = soleBareToken(bytes) {
-            return [.token(source: origin, token: token)]
-        }
-        return items
-    }
-
-    /// The input's only word when it is dot-separated base64url with two dots (a JWS with a bad header).
+    /// The record's only word when it is dot-separated base64url with two dots (a JWS with a bad header).
     private static func soleBareToken(_ bytes: [UInt8]) -> String? {
         let words = bytes.split(whereSeparator: InputScanner.isWhitespace)
-        guard words.count == 1, words[0].first != UInt8(ascii: "{"), words[0].first != UInt8(ascii: "["),
-              isInlineInput(Array(words[0]))
-        else { return nil }
+        guard words.count == 1, isDottedBase64URL(Array(words[0])) else { return nil }
         return String(decoding: words[0], as: UTF8.self)
     }
 }

@@ -1,4 +1,7 @@
 internal import FoundationEssentials
+#if canImport(Glibc)
+internal import Glibc
+#endif
 internal import JWSInspectCore
 
 /// The command line, parsed.
@@ -21,6 +24,9 @@ struct Options {
     var accountToken: UUID?
     var deviceID: UUID?
     var requireActive = false
+    /// Verification threads; by default one per core.
+    var jobs = Options.defaultJobs
+    var summary = false
     var verify = true
     var strictX509 = false
     /// Inputs: tokens, file paths, or "-" for stdin; empty means stdin.
@@ -30,6 +36,9 @@ struct Options {
     struct UsageError: Error {
         let message: String
     }
+
+    /// The number of online processors.
+    static var defaultJobs: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
 
     /// Parses arguments (without the program name).
     ///
@@ -128,6 +137,15 @@ struct Options {
             case "--require-active":
                 try noValue()
                 options.requireActive = true
+            case "-j", "--jobs":
+                let text = try value()
+                guard let count = Int(text), (1...256).contains(count) else {
+                    throw UsageError(message: "--jobs must be a whole number from 1 to 256, not '\(text)'")
+                }
+                options.jobs = count
+            case "--summary":
+                try noValue()
+                options.summary = true
             case "--no-verify":
                 try noValue()
                 options.verify = false

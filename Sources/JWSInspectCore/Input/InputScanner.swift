@@ -19,25 +19,9 @@ public enum InputScanner {
     ///     given on the command line reads better without it.
     /// - Returns: what was found, in input order; empty when nothing looks like a JWS.
     public static func scan(_ bytes: [UInt8], origin: String, numberLines: Bool = true) -> [Item] {
-        let start = bytes.firstIndex { !isWhitespace($0) } ?? bytes.endIndex
-        if start < bytes.endIndex, bytes[start] == UInt8(ascii: "{") || bytes[start] == UInt8(ascii: "[") {
-            if let document = try? JSONValue.decode(bytes) {
-                return jsonTokens(document, origin: origin + ":", path: "")
-            }
-        }
-        // Not one JSON document: go line by line, so that JSON lines and logs work too.
+        var stream = InputStream(bytes: bytes, origin: origin, numberLines: numberLines)
         var items: [Item] = []
-        var lineNumber = 0
-        for line in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
-            lineNumber += 1
-            let lineOrigin = numberLines ? "\(origin):\(lineNumber)" : origin
-            let first = line.firstIndex { !isWhitespace($0) }
-            if let first, line[first] == UInt8(ascii: "{"), let document = try? JSONValue.decode(Array(line)) {
-                items += jsonTokens(document, origin: lineOrigin + ":", path: "")
-            } else {
-                items += textTokens(line, source: lineOrigin)
-            }
-        }
+        while let found = stream.next() { items += found }
         return items
     }
 

@@ -1,0 +1,185 @@
+/// Reads an input of any size as a stream of records and scans each for JWS, so
+/// memory stays bounded by the largest record, not by the input.
+///
+/// A record is one line, or a JSON document (a line that opens with `{` or `[`,
+/// continued over the following lines until its brackets close). One JWS or JSON
+/// document per line (webhook logs, exports) therefore streams; a pretty-printed
+/// API response is read as one document.
+public struct InputStream {
+    /// Reads more bytes into the buffer; returns the count read, 0 at the end, or -1 on error
+    /// (with a description).
+    public typealias Reader = (inout [UInt8]) -> (count: Int, error: String?)
+
+    /// The largest record (line or JSON document) read whole: 64 MiB.
+    public static let maximumRecordSize = 64 << 20
+
+    private let origin: String
+    private let numberLines: Bool
+    private let read: Reader
+    private var buffer: [UInt8] = []
+    private var position = 0
+    private var atEnd = false
+    private var lineNumber = 0
+    private var recordCount = 0
+    /// The first record's bytes, kept while it is the only one (for a lone bare token).
+    private var onlyRecord: [UInt8]?
+    /// Why the first JSON-looking record did not parse, for "no JWS found" messages.
+    public private(set) var jsonProblem: String?
+    /// Set when reading failed part-way.
+    public private(set) var readError: String?
+
+    /// - Parameters:
+    ///   - origin: the input's name ("file.json", "<stdin>", "argument 1"), prefixed to every source.
+    ///   - numberLines: whether text sources name the line ("file.jws:3").
+    ///   - read: appends the next bytes of the input.
+    public init(origin: String, numberLines: Bool = true, read: @escaping Reader) {
+        self.origin = origin
+        self.numberLines = numberLines
+        self.read = read
+    }
+
+    /// An in-memory input.
+    public init(bytes: [UInt8], origin: String, numberLines: Bool = true) {
+        var remaining: [UInt8]? = bytes
+        self.init(origin: origin, numberLines: numberLines) { buffer in
+            guard let bytes = remaining else { return (0, nil) }
+            remaining = nil
+            buffer.append(contentsOf: bytes)
+            return (bytes.count, nil)
+        }
+    }
+
+    /// The items found in the next record(s); nil once the input is exhausted.
+    /// May return an empty array for a record without JWS.
+    public mutating func next() -> [InputScanner.Item]? {
+        guard let (line, number) = nextLine(skippingBlank: true) else { return nil }
+        recordCount += 1
+        guard case .some(let bytes) = line else {
+            return [.malformed(source: "\(origin):\(number)", reason: "line \(number) is over the \(Self.maximumRecordSize >> 20) MiB limit")]
+        }
+        let first = bytes.first { !InputScanner.isWhitespace($0) }
+        guard first == UInt8(ascii: "{") || first == UInt8(ascii: "[") else {
+            onlyRecord = recordCount == 1 ? bytes : nil
+            return InputScanner.textTokens(bytes[...], source: numberLines ? "\(origin):\(number)" : origin)
+        }
+        onlyRecord = nil
+        // A JSON document: continue over the following lines until its brackets close.
+        var record = bytes
+        var lines = [(number, bytes.startIndex, bytes.endIndex)]
+        var depth = BracketDepth()
+        depth.feed(bytes)
+        while depth.isOpen, record.count <= Self.maximumRecordSize, let (next, nextNumber) = nextLine(skippingBlank: false) {
+            guard case .some(let more) = next else { break }
+            record.append(UInt8(ascii: "\n"))
+            let start = record.endIndex
+            record.append(contentsOf: more)
+            lines.append((nextNumber, start, record.endIndex))
+            depth.feed(more)
+        }
+        let whole = recordCount == 1 && number == 1 && restIsBlank()
+        do {
+            let document = try JSONValue.decode(record)
+            let prefix = whole ? "\(origin):" : numberLines ? "\(origin):\(number):" : "\(origin):"
+            return InputScanner.jsonTokens(document, origin: prefix, path: "")
+        } catch {
+            if jsonProblem == nil { jsonProblem = CompactJWS.describe(error) }
+            // Not JSON after all (a log line that starts with a brace): scan its lines as text.
+            return lines.flatMap { number, start, end in
+                InputScanner.textTokens(record[start..<end], source: numberLines ? "\(origin):\(number)" : origin)
+            }
+        }
+    }
+
+    /// The input's single record when it had exactly one text record, for a last-chance decode.
+    public var soleTextRecord: [UInt8]? { recordCount == 1 ? onlyRecord : nil }
+
+    // MARK: Lines
+
+    /// The next line (without its newline) and its number; the inner optional is nil for a
+    /// line over the record limit, which is skipped without being held in memory.
+    private mutating func nextLine(skippingBlank: Bool) -> (line: [UInt8]?, number: Int)? {
+        while true {
+            var scanFrom = position
+            var tooLong = false
+            while true {
+                if let newline = buffer[scanFrom...].firstIndex(of: UInt8(ascii: "\n")) {
+                    lineNumber += 1
+                    let line: [UInt8]? = tooLong ? nil : Array(buffer[position..<newline])
+                    position = newline + 1
+                    compact()
+                    if skippingBlank, let bytes = line, bytes.allSatisfy(InputScanner.isWhitespace) { break }
+                    return (line, lineNumber)
+                }
+                if buffer.count - position > Self.maximumRecordSize {
+                    // Drop what we have of an over-long line and keep looking for its end.
+                    tooLong = true
+                    position = buffer.count
+                    compact()
+                }
+                scanFrom = buffer.count
+                if !fill() {
+                    guard position < buffer.count || tooLong else { return nil }
+                    lineNumber += 1
+                    let line: [UInt8]? = tooLong ? nil : Array(buffer[position...])
+                    position = buffer.count
+                    if skippingBlank, let bytes = line, bytes.allSatisfy(InputScanner.isWhitespace) { return nil }
+                    return (line, lineNumber)
+                }
+            }
+        }
+    }
+
+    /// Reads more; false at the end of the input.
+    private mutating func fill() -> Bool {
+        guard !atEnd else { return false }
+        let (count, error) = read(&buffer)
+        if count <= 0 {
+            atEnd = true
+            if let error { readError = error }
+            return false
+        }
+        return true
+    }
+
+    private mutating func compact() {
+        if position > 1 << 20 || position == buffer.count {
+            buffer.removeSubrange(0..<position)
+            position = 0
+        }
+    }
+
+    /// True when nothing but whitespace remains (reads ahead without losing data).
+    private mutating func restIsBlank() -> Bool {
+        while true {
+            if buffer[position...].contains(where: { !InputScanner.isWhitespace($0) }) { return false }
+            guard fill() else { return true }
+        }
+    }
+}
+
+/// Tracks `{`/`[` nesting across lines, outside strings.
+struct BracketDepth {
+    private var depth = 0
+    private var inString = false
+    private var escaped = false
+    private(set) var broken = false
+
+    var isOpen: Bool { depth > 0 && !broken }
+
+    mutating func feed(_ bytes: [UInt8]) {
+        for byte in bytes {
+            if inString {
+                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                depth -= 1
+                if depth < 0 { broken = true }
+            default: break
+            }
+        }
+    }
+}
