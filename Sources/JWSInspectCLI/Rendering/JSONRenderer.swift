@@ -36,9 +36,10 @@ enum JSONRenderer {
         members.append(("header", inspection.jws.map { .raw($0.header.bytes) } ?? .null))
         members.append(("chain", .array(inspection.chain.map(certificate))))
         members.append(("payload", inspection.jws.map { .raw($0.payload.bytes) } ?? .null))
-        members.append(("display", inspection.display.map(display) ?? .null))
-        members.append(("unknownFields", .array((inspection.display?.unknownFields ?? []).map { .string($0) })))
-        members.append(("unknownValues", .array((inspection.display?.unknownValues ?? []).map { .string($0) })))
+        let shown = inspection.display
+        members.append(("display", shown.map(display) ?? .null))
+        members.append(("unknownFields", .array((shown?.unknownFields ?? []).map { .string($0) })))
+        members.append(("unknownValues", .array((shown?.unknownValues ?? []).map { .string($0) })))
         members.append(("nested", .object(inspection.nested.map { ($0.path, object($0.inspection)) })))
         return .object(members)
     }

@@ -62,22 +62,47 @@ public enum InputScanner {
 
     static func textTokens(_ line: ArraySlice<UInt8>, source: String) -> [Item] {
         var items: [Item] = []
-        var index = line.startIndex
-        while index < line.endIndex {
-            guard isTokenByte(line[index]) else {
-                index += 1
-                continue
+        // One pass over raw bytes finds each run of base64url characters and dots, counting
+        // its dots: this runs on every byte of every input.
+        line.withUnsafeBufferPointer { bytes in
+            var index = 0
+            while index < bytes.count {
+                guard tokenByteTable[Int(bytes[index])] != 0 else {
+                    index += 1
+                    continue
+                }
+                var end = index
+                var dots = 0
+                while end < bytes.count {
+                    let kind = tokenByteTable[Int(bytes[end])]
+                    if kind == 0 { break }
+                    if kind == 2 { dots += 1 }
+                    end += 1
+                }
+                var runEnd = end
+                while runEnd > index, bytes[runEnd - 1] == UInt8(ascii: ".") {  // a sentence's full stop
+                    runEnd -= 1
+                    dots -= 1
+                }
+                if runEnd - index >= minimumCandidateLength {
+                    let run = Array(UnsafeBufferPointer(rebasing: bytes[index..<runEnd]))
+                    if looksLikeJWSHeader(run) {
+                        if dots == 2 {
+                            items.append(.token(source: source, token: String(decoding: run, as: UTF8.self)))
+                        } else {
+                            for token in splitConcatenated(run) { items += classify(token, source: source) }
+                        }
+                    }
+                }
+                index = end
             }
-            var end = index
-            while end < line.endIndex, isTokenByte(line[end]) { end += 1 }
-            var run = Array(line[index..<end])
-            while run.last == UInt8(ascii: ".") { run.removeLast() }  // a sentence's full stop
-            if run.count >= minimumCandidateLength, looksLikeJWSHeader(run) {
-                for token in splitConcatenated(run) { items += classify(token, source: source) }
-            }
-            index = end
         }
         return items
+    }
+
+    /// 0: not part of a token; 1: a base64url character; 2: a dot.
+    private static let tokenByteTable: [UInt8] = (0..<256).map { byte in
+        byte == Int(UInt8(ascii: ".")) ? 2 : isBase64URLByte(UInt8(byte)) ? 1 : 0
     }
 
     /// The length of an ES256 signature segment: 64 bytes in unpadded base64url.

@@ -17,7 +17,18 @@ public struct CompactJWS: Sendable {
     /// A decoded JSON segment: the exact bytes and the object they hold.
     public struct DecodedSegment: Sendable {
         public let bytes: [UInt8]
-        public let object: [String: JSONValue]
+        /// The members verification reads (for a header: all of them). Decoding only these
+        /// keeps batch verification fast; `object` has everything.
+        let essentials: [String: JSONValue]
+        /// Whether `essentials` holds every member.
+        let isComplete: Bool
+
+        /// Every member, decoded on demand when `essentials` is a subset.
+        public var object: [String: JSONValue] {
+            guard !isComplete else { return essentials }
+            return ((try? JSONValue.decodeObject(bytes)) ?? nil) ?? essentials
+        }
+
         /// The object as a `JSONValue`.
         public var value: JSONValue { .object(object) }
     }
@@ -49,6 +60,12 @@ public struct CompactJWS: Sendable {
 
     /// Splits and decodes a compact JWS.
     public init(_ token: String) throws(FormatError) {
+        try self.init(token, decodedHeader: nil)
+    }
+
+    /// Splits and decodes a compact JWS whose header segment is already known decoded
+    /// (it is byte-identical to one decoded before).
+    init(_ token: String, decodedHeader: DecodedSegment?) throws(FormatError) {
         let bytes = Array(token.utf8)
         guard bytes.count <= Self.maximumTokenSize else { throw .tooLarge(bytes.count, limit: Self.maximumTokenSize) }
         let parts = bytes.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
@@ -59,16 +76,28 @@ public struct CompactJWS: Sendable {
         func decode(_ part: ArraySlice<UInt8>, _ name: String) throws(FormatError) -> [UInt8] {
             do { return try Base64URL.decode(part) } catch { throw .base64(segment: name, error) }
         }
-        func object(_ bytes: [UInt8], _ name: String) throws(FormatError) -> DecodedSegment {
-            let value: JSONValue
-            do { value = try JSONValue.decode(bytes) } catch { throw .notJSON(segment: name, Self.describe(error)) }
-            guard case .object(let object) = value else { throw .notObject(segment: name, value.kindDescription) }
-            return DecodedSegment(bytes: bytes, object: object)
+        func object(_ bytes: [UInt8], _ name: String, essentialsOnly: Bool) throws(FormatError) -> DecodedSegment {
+            let object: [String: JSONValue]?
+            do {
+                object = essentialsOnly ? try JSONValue.decodeObject(bytes, keys: PayloadKeys.essential)
+                    : try JSONValue.decodeObject(bytes)
+            } catch {
+                throw .notJSON(segment: name, Self.describe(error))
+            }
+            guard let object else {
+                let kind = (try? JSONValue.decode(bytes))?.kindDescription ?? "not an object"
+                throw .notObject(segment: name, kind)
+            }
+            return DecodedSegment(bytes: bytes, essentials: object, isComplete: !essentialsOnly)
         }
 
         self.token = token
-        self.header = try object(try decode(parts[0], "header"), "header")
-        self.payload = try object(try decode(parts[1], "payload"), "payload")
+        if let decodedHeader {
+            self.header = decodedHeader
+        } else {
+            self.header = try object(try decode(parts[0], "header"), "header", essentialsOnly: false)
+        }
+        self.payload = try object(try decode(parts[1], "payload"), "payload", essentialsOnly: true)
         self.signature = try decode(parts[2], "signature")
         self.signingInput = Array(bytes[..<(parts[1].endIndex)])
     }

@@ -16,35 +16,96 @@ public enum JSONValue: Sendable, Equatable, Decodable {
     case null
 
     public init(from decoder: any Decoder) throws {
-        if var array = try? decoder.unkeyedContainer() {
-            var values: [JSONValue] = []
-            while !array.isAtEnd { values.append(try array.decode(JSONValue.self)) }
-            self = .array(values)
-            return
-        }
-        if let object = try? decoder.container(keyedBy: AnyKey.self) {
-            var values: [String: JSONValue] = [:]
-            for key in object.allKeys { values[key.stringValue] = try object.decode(JSONValue.self, forKey: key) }
-            self = .object(values)
-            return
-        }
+        // Each failed attempt throws (and errors are costly), so the common kinds go first:
+        // payload fields are mostly strings and integers.
         let single = try decoder.singleValueContainer()
         if single.decodeNil() {
             self = .null
-        } else if let value = try? single.decode(Bool.self) {
-            self = .bool(value)
+        } else if let value = try? single.decode(String.self) {
+            self = .string(value)
         } else if let value = try? single.decode(Int64.self) {
             self = .integer(value)
+        } else if let object = try? decoder.container(keyedBy: AnyKey.self) {
+            self = .object(try Self.members(of: object))
+        } else if let value = try? single.decode(Bool.self) {
+            self = .bool(value)
         } else if let value = try? single.decode(Double.self) {
             self = .double(value)
         } else {
-            self = .string(try single.decode(String.self))
+            var array = try decoder.unkeyedContainer()
+            var values: [JSONValue] = []
+            while !array.isAtEnd { values.append(try array.decode(JSONValue.self)) }
+            self = .array(values)
         }
     }
 
     /// Decodes a JSON text; throws Foundation's error for anything that is not JSON.
     public static func decode(_ bytes: [UInt8]) throws -> JSONValue {
         try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+    }
+
+    /// Decodes a JSON text that should be an object (a JWS header or payload), the fast way:
+    /// nil when it is valid JSON of another kind; throws Foundation's error when it is not JSON.
+    public static func decodeObject(_ bytes: [UInt8]) throws -> [String: JSONValue]? {
+        let data = Data(bytes)
+        let decoder = JSONDecoder()
+        if let object = try? decoder.decode(ObjectMembers.self, from: data) { return object.values }
+        guard case .object(let object) = try decoder.decode(JSONValue.self, from: data) else { return nil }
+        return object
+    }
+
+    /// Like `decodeObject(_:)`, but decodes only the members named in `keys` (the whole
+    /// text is still parsed, so malformed JSON is still refused).
+    public static func decodeObject(_ bytes: [UInt8], keys: [String]) throws -> [String: JSONValue]? {
+        let data = Data(bytes)
+        let decoder = JSONDecoder()
+        decoder.userInfo[SelectedMembers.keysInfo] = keys
+        if let object = try? decoder.decode(SelectedMembers.self, from: data) { return object.values }
+        guard case .object(let object) = try JSONDecoder().decode(JSONValue.self, from: data) else { return nil }
+        return object.filter { keys.contains($0.key) }
+    }
+
+    /// One member decoded as the type Apple uses for that field name, else as any kind.
+    fileprivate static func member(_ key: AnyKey, of object: KeyedDecodingContainer<AnyKey>) throws -> JSONValue {
+        let value: JSONValue?
+        switch expectedKind(of: key.stringValue) {
+        case .integer: value = (try? object.decode(Int64.self, forKey: key)).map(JSONValue.integer)
+        case .bool: value = (try? object.decode(Bool.self, forKey: key)).map(JSONValue.bool)
+        case .object: value = (try? object.decode(ObjectMembers.self, forKey: key)).map { .object($0.values) }
+        case .string: value = (try? object.decode(String.self, forKey: key)).map(JSONValue.string)
+        }
+        return try value ?? object.decode(JSONValue.self, forKey: key)
+    }
+
+    /// An object's members. Every failed decoding attempt throws, and throwing is costly, so
+    /// each member is first decoded as the type Apple uses for that field name (integers for
+    /// dates and prices, booleans for flags, objects for `data`…), strings otherwise; only a
+    /// surprise falls back to trying every kind.
+    fileprivate static func members(of object: KeyedDecodingContainer<AnyKey>) throws -> [String: JSONValue] {
+        var values: [String: JSONValue] = [:]
+        values.reserveCapacity(object.allKeys.count)
+        for key in object.allKeys {
+            values[key.stringValue] = try member(key, of: object)
+        }
+        return values
+    }
+
+    private enum ExpectedKind { case string, integer, bool, object }
+
+    private static let integerFields: Set<String> = [
+        "price", "renewalPrice", "quantity", "appAppleId", "status", "offerType", "revocationReason", "autoRenewStatus",
+        "expirationIntent", "priceIncreaseStatus", "revocationPercentage", "succeededCount", "failedCount",
+    ]
+    private static let boolFields: Set<String> = ["isUpgraded", "isInBillingRetryPeriod"]
+    private static let objectFields: Set<String> = [
+        "data", "summary", "externalPurchaseToken", "appData", "advancedCommerceInfo", "commitmentInfo",
+    ]
+
+    private static func expectedKind(of name: String) -> ExpectedKind {
+        if name.hasSuffix("Date") || integerFields.contains(name) { return .integer }
+        if boolFields.contains(name) { return .bool }
+        if objectFields.contains(name) { return .object }
+        return .string
     }
 
     public subscript(key: String) -> JSONValue? {
@@ -83,10 +144,37 @@ public enum JSONValue: Sendable, Equatable, Decodable {
         }
     }
 
-    private struct AnyKey: CodingKey {
+    fileprivate struct AnyKey: CodingKey {
         var stringValue: String
         var intValue: Int? { nil }
         init(stringValue: String) { self.stringValue = stringValue }
         init?(intValue: Int) { nil }
+    }
+}
+
+/// A JSON object decoded straight into members (no attempt at other kinds first).
+private struct ObjectMembers: Decodable {
+    let values: [String: JSONValue]
+
+    init(from decoder: any Decoder) throws {
+        values = try JSONValue.members(of: decoder.container(keyedBy: JSONValue.AnyKey.self))
+    }
+}
+
+/// Only the members named in the decoder's user info.
+private struct SelectedMembers: Decodable {
+    static let keysInfo = CodingUserInfoKey(rawValue: "jwsinspect.keys")!
+    let values: [String: JSONValue]
+
+    init(from decoder: any Decoder) throws {
+        let object = try decoder.container(keyedBy: JSONValue.AnyKey.self)
+        let keys = decoder.userInfo[Self.keysInfo] as? [String] ?? []
+        var values: [String: JSONValue] = [:]
+        for name in keys {
+            let key = JSONValue.AnyKey(stringValue: name)
+            guard object.contains(key) else { continue }
+            values[name] = try JSONValue.member(key, of: object)
+        }
+        self.values = values
     }
 }

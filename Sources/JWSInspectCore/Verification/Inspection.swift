@@ -25,10 +25,21 @@ public struct Inspection: Sendable {
     public var isXcode = false
     /// Every JWS nested in the payload, decoded and verified too, in payload order.
     public var nested: [Nested] = []
-    /// The payload's fields rendered for reading (nil when malformed).
-    public var display: PayloadDisplay?
-    /// One plain-language line for support staff (nil when malformed).
-    public var summary: String?
+    /// The moment relative phrases are measured from ("3 years ago").
+    public var now = Date()
+    /// The moment access is decided at, for the summary (`--at`, else now).
+    public var accessTime = Date()
+
+    /// The payload's fields rendered for reading (nil when malformed); computed on
+    /// demand, so `--quiet` runs never pay for it.
+    public var display: PayloadDisplay? {
+        jws.map { PayloadDisplay(kind: kind, payload: $0.payload.object, now: now) }
+    }
+
+    /// One plain-language line for support staff (nil when malformed); computed on demand.
+    public var summary: String? {
+        jws.map { Entitlement.summary(kind: kind, payload: $0.payload.object, now: accessTime) }
+    }
 
     /// A JWS found inside the payload (`data.signedTransactionInfo`, …) and its own inspection.
     public struct Nested: Sendable {

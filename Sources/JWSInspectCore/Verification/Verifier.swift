@@ -7,9 +7,16 @@ internal import FoundationEssentials
 /// check is recorded with the values involved instead of one coarse error.
 public struct Verifier: Sendable {
     public let options: VerificationOptions
+    /// What this verifier has learned so far (headers, certificates, validated chains).
+    let cache: VerificationCache
 
     public init(options: VerificationOptions) {
+        self.init(options: options, cache: VerificationCache())
+    }
+
+    init(options: VerificationOptions, cache: VerificationCache) {
         self.options = options
+        self.cache = cache
     }
 
     /// Inspects one compact JWS.
@@ -20,14 +27,25 @@ public struct Verifier: Sendable {
     /// - Returns: the inspection; never throws: undecodable input is a `malformed` result.
     public func inspect(_ token: String, source: String) -> Inspection {
         let jws: CompactJWS
+        let chain: ParsedChain
         do {
-            jws = try CompactJWS(token)
+            // Tokens of one chain share their header byte for byte: decode it and its x5c once.
+            let utf8 = token.utf8
+            let segment = String(token[..<(utf8.firstIndex(of: UInt8(ascii: ".")) ?? utf8.endIndex)])
+            if let known = cache.header(segment) {
+                jws = try CompactJWS(token, decodedHeader: known.header)
+                chain = known.chain
+            } else {
+                jws = try CompactJWS(token)
+                chain = ParsedChain(header: jws.header.object, trustStore: options.trustStore, cache: cache)
+                cache.store(header: .init(header: jws.header, chain: chain), for: segment)
+            }
         } catch {
             return .malformed(source: source, reason: error.description)
         }
-        var run = Run(jws: jws, options: options)
+        var run = Run(jws: jws, chain: chain, options: options, cache: cache)
         run.execute()
-        let nested = inspectNested(jws.payload.object, kind: run.kind, source: source)
+        let nested = inspectNested(jws.payload.essentials, kind: run.kind, source: source)
         run.checkBackendExpectations(nested: nested)
 
         let status: Status
@@ -50,12 +68,10 @@ public struct Verifier: Sendable {
             reason = text + " (certificates checked at \(run.checkTime.basis) \(ISO8601.string(run.checkTime.date)))"
             status = .valid
         }
-        let payload = jws.payload.object
         return Inspection(source: source, kind: run.kind, status: status, reason: reason, checks: run.checks,
                           notes: run.notes, jws: jws, chain: run.chain, checkTime: run.checkTime, validNow: run.validNow,
                           isXcode: run.isXcode, nested: nested,
-                          display: PayloadDisplay(kind: run.kind, payload: payload, now: options.now),
-                          summary: Entitlement.summary(kind: run.kind, payload: payload, now: options.accessTime))
+                          now: options.now, accessTime: options.accessTime)
     }
 
     /// Where notifications nest signed data, and what each holds.
@@ -85,16 +101,19 @@ public struct Verifier: Sendable {
             nestedOptions.expectedAccountToken = nil
             nestedOptions.deviceVerificationID = nil
             nestedOptions.requireActive = false
-            nested.append(.init(path: path, inspection: Verifier(options: nestedOptions).inspect(token, source: nestedSource)))
+            let verifier = Verifier(options: nestedOptions, cache: cache)
+            nested.append(.init(path: path, inspection: verifier.inspect(token, source: nestedSource)))
         }
         return nested
     }
 }
 
 /// The state of one verification while its checks run.
-private struct Run {
+struct Run {
     let jws: CompactJWS
+    let parsedChain: ParsedChain
     let options: VerificationOptions
+    let cache: VerificationCache
     let kind: PayloadKind
     let checkTime: Inspection.CheckTime
     var checks: [Check] = []
@@ -105,10 +124,12 @@ private struct Run {
     /// A StoreKit Testing in Xcode token: one self-signed certificate, not the App Store's chain.
     var isXcode = false
 
-    init(jws: CompactJWS, options: VerificationOptions) {
+    init(jws: CompactJWS, chain: ParsedChain, options: VerificationOptions, cache: VerificationCache) {
         self.jws = jws
+        self.parsedChain = chain
         self.options = options
-        let payload = jws.payload.object
+        self.cache = cache
+        let payload = jws.payload.essentials
         self.kind = options.kindOverride ?? PayloadKind.recognise(payload)
         var notes: [String] = []
         switch options.timePolicy {
@@ -158,49 +179,19 @@ private struct Run {
         }
     }
 
-    /// Decodes and parses `x5c`, filling the chain report.
+    /// The `x5c` check on the parsed chain, filling the chain report.
     ///
     /// - Returns: the certificates (nil when `x5c` is unusable) and the `x5c` check's outcome.
     private mutating func readChain() -> ([Certificate]?, Check) {
         func record(_ name: Check.Name, _ passed: Bool, _ detail: String) -> Check { Check(name, passed: passed, detail) }
-        guard let x5c = jws.header.object["x5c"] else {
-            return (nil, record(.x5c, false, "the header has no x5c certificate chain"))
-        }
-        guard case .array(let entries) = x5c else {
-            return (nil, record(.x5c, false, "x5c is \(x5c.kindDescription), expected an array of base64 certificates"))
-        }
-        guard entries.count <= 8 else {
-            return (nil, record(.x5c, false, "x5c has \(entries.count) entries; App Store chains have exactly 3 (leaf, intermediate, root)"))
-        }
-        var certificates: [Certificate] = []
-        var problems: [String] = []
-        for (index, entry) in entries.enumerated() {
-            let role = Self.role(index: index, count: entries.count)
-            guard case .string(let text) = entry else {
-                problems.append("x5c[\(index)] is \(entry.kindDescription), expected a base64 string")
-                chain.append(CertificateSummary(index: index, role: role, error: "not a string"))
-                continue
-            }
-            guard let data = Data(base64Encoded: text) else {
-                problems.append("x5c[\(index)] is not standard base64")
-                chain.append(CertificateSummary(index: index, role: role, error: "not standard base64"))
-                continue
-            }
-            do {
-                let certificate = try Certificate(derBytes: Array(data))
-                certificates.append(certificate)
-                chain.append(CertificateSummary(index: index, role: role, certificate: certificate,
-                                                trustedRoots: options.trustStore.roots))
-            } catch {
-                problems.append("x5c[\(index)] is \(error)")
-                chain.append(CertificateSummary(index: index, role: role, error: error.description))
-            }
-        }
-        if let problem = problems.first {
+        chain = parsedChain.summaries
+        if let problem = parsedChain.problem {
             return (nil, record(.x5c, false, problem))
         }
-        if entries.count == 1, let only = certificates.first {
-            isXcode = Self.looksLikeXcode(header: jws.header.object, payload: jws.payload.object, certificate: only)
+        let certificates = parsedChain.certificates
+        let count = parsedChain.count
+        if count == 1, let only = certificates.first {
+            isXcode = Self.looksLikeXcode(header: jws.header.object, payload: jws.payload.essentials, certificate: only)
             if options.trustStore.roots.contains(where: { $0.derBytes == only.derBytes }) {
                 return (certificates, record(.x5c, true, "1 certificate, identical to a trusted root (--root)"))
             }
@@ -210,8 +201,8 @@ private struct Run {
                     + "certificate from Xcode (Editor > Save Public Certificate) and pass --root StoreKitTestCertificate.cer"))
             }
         }
-        guard entries.count == 3 else {
-            return (nil, record(.x5c, false, "x5c has \(entries.count) certificate\(entries.count == 1 ? "" : "s"); "
+        guard count == 3 else {
+            return (nil, record(.x5c, false, "x5c has \(count) certificate\(count == 1 ? "" : "s"); "
                    + "App Store chains have exactly 3 (leaf, intermediate, root)"))
         }
         return (certificates, record(.x5c, true, "3 certificates (leaf, intermediate, root); x5c[2] is never trusted, only the configured roots are"))
@@ -223,16 +214,6 @@ private struct Run {
             || payload["environment"] == .string("Xcode") || payload["receiptType"] == .string("Xcode")
     }
 
-    private static func role(index: Int, count: Int) -> String {
-        if count == 1 { return "self-signed certificate" }
-        switch index {
-        case 0: return "leaf"
-        case 1: return "intermediate"
-        case 2: return "root (in the message, never trusted)"
-        default: return "extra"
-        }
-    }
-
     // MARK: Chain
 
     private mutating func checkChain(_ certificates: [Certificate]) {
@@ -240,40 +221,44 @@ private struct Run {
         let leaf = certificates[0]
         let intermediate = certificates[1]
         let store = options.trustStore
-        let result = store.validate(leaf: leaf, intermediates: [intermediate], at: checkTime.date, strict: options.strictX509)
+        let entry = cache.chain(leaf: leaf, intermediate: intermediate)
         let when = "at \(checkTime.basis) \(ISO8601.string(checkTime.date))"
-        if result.isValid {
-            let anchor = result.path.last.map { Self.name($0) } ?? "a trusted root"
+
+        // A validated pair whose path is in date at the check time needs no new validation.
+        var path = entry.validated.flatMap { $0.covers(checkTime.date) ? $0.path : nil }
+        if path == nil {
+            let result = store.validate(leaf: leaf, intermediates: [intermediate], at: checkTime.date, strict: options.strictX509)
+            if result.isValid {
+                path = result.path
+                cache.storeValidated(result.path, leaf: leaf, intermediate: intermediate)
+            } else {
+                record(.chain, false, explain(result, certificates: certificates, when: when))
+            }
+        }
+        if let path {
+            let anchor = path.last.map { Self.name($0) } ?? "a trusted root"
             record(.chain, true, "leaf -> intermediate -> trusted root \(anchor), valid \(when)")
-            let followsX5C = result.path.count == 3 && result.path[0] === leaf && result.path[1] === intermediate
-            if followsX5C {
+            if path.count == 3 && path[0] === leaf && path[1] === intermediate {
                 record(.chainPath, true, "the validated path is x5c[0] -> x5c[1] -> trusted root")
             } else {
-                let names = result.path.map { Self.name($0) }.joined(separator: " -> ")
+                let names = path.map { Self.name($0) }.joined(separator: " -> ")
                 record(.chainPath, false, "the validated path \(names) does not run x5c[0] -> x5c[1] -> trusted root")
             }
-        } else {
-            record(.chain, false, explain(result, certificates: certificates, when: when))
         }
-        checkMarker(.leafOID, leaf, AppleCertificates.leafMarkerOID, "leaf")
-        checkMarker(.intermediateOID, intermediate, AppleCertificates.intermediateMarkerOID, "intermediate")
+        checks.append(entry.leafMarker)
+        checks.append(entry.intermediateMarker)
 
         if checkTime.basis != "now" {
             let nowText = "now (\(ISO8601.string(options.now)))"
-            // Without revocation data, a path's validity depends on the time only through the
-            // certificates' validity periods: a path valid at the check time whose certificates
-            // are all within their dates now is valid now, without a second (P-384) validation.
-            let inDatesNow = result.path.allSatisfy { certificate in
-                guard let notBefore = certificate.notBefore, let notAfter = certificate.notAfter else { return false }
-                return notBefore <= options.now && options.now <= notAfter
-            }
-            if result.isValid && inDatesNow {
+            let validated = path.flatMap { _ in cache.chain(leaf: leaf, intermediate: intermediate).validated }
+            if let validated, validated.covers(options.now) {
                 validNow = .init(date: options.now, valid: true, detail: "the chain is also valid \(nowText)")
             } else {
                 let now = store.validate(leaf: leaf, intermediates: [intermediate], at: options.now, strict: options.strictX509)
                 validNow = .init(date: options.now, valid: now.isValid,
                                  detail: now.isValid ? "the chain is also valid \(nowText)"
                                      : explain(now, certificates: certificates, when: nowText))
+                if now.isValid { cache.storeValidated(now.path, leaf: leaf, intermediate: intermediate) }
             }
         }
     }
@@ -296,15 +281,6 @@ private struct Run {
             validNow = .init(date: options.now, valid: now.isValid,
                              detail: now.isValid ? "the certificate is also valid \(nowText)"
                                  : explain(now, certificates: [certificate], when: nowText))
-        }
-    }
-
-    private mutating func checkMarker(_ name: Check.Name, _ certificate: Certificate, _ oid: String, _ role: String) {
-        if let value = certificate.extensionValue(oid: oid) {
-            let shown = value == [0x05, 0x00] ? "NULL" : "0x" + value.hexString()
-            record(name, true, "the \(role) carries \(oid) (value \(shown))")
-        } else {
-            record(name, false, "the \(role) \(Self.name(certificate)) lacks Apple's marker extension \(oid)")
         }
     }
 
@@ -340,7 +316,9 @@ private struct Run {
             notes.append("signature not checked: no usable leaf certificate")
             return
         }
-        guard let key = leaf.publicKey else {
+        let key = parsedChain.certificates.count >= 2
+            ? cache.chain(leaf: leaf, intermediate: parsedChain.certificates[1]).leafKey : leaf.publicKey
+        guard let key else {
             record(.signature, false, "the leaf's public key cannot be decoded")
             return
         }
@@ -354,7 +332,7 @@ private struct Run {
     // MARK: Expectations
 
     private mutating func checkExpectations() {
-        let identity = AppIdentity(kind: kind, payload: jws.payload.object)
+        let identity = AppIdentity(kind: kind, payload: jws.payload.essentials)
         if let expected = options.expectedBundleId {
             expectationsChecked = true
             if !identity.carriesBundleId {
@@ -402,11 +380,11 @@ private struct Run {
         var subjects: [(label: String, payload: [String: JSONValue], kind: PayloadKind)] = []
         if kind == .notification {
             for item in nested {
-                guard let payload = item.inspection.jws?.payload.object else { continue }
+                guard let payload = item.inspection.jws?.payload.essentials else { continue }
                 subjects.append((item.path + " ", payload, item.inspection.kind))
             }
         } else {
-            subjects.append(("", jws.payload.object, kind))
+            subjects.append(("", jws.payload.essentials, kind))
         }
 
         if let expected = options.expectedAccountToken {
@@ -451,7 +429,7 @@ private struct Run {
                 let access = Entitlement.access(kind: decisive.kind, payload: decisive.payload, at: at)
                 record(.active, access.grantsAccess == true, "\(decisive.label)\(access.explanation) (access checked \(when))")
             } else {
-                let access = Entitlement.access(kind: kind, payload: jws.payload.object, at: at)
+                let access = Entitlement.access(kind: kind, payload: jws.payload.essentials, at: at)
                 record(.active, false, access.explanation)
             }
         }

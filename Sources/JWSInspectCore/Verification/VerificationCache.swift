@@ -1,0 +1,141 @@
+internal import FoundationEssentials
+internal import Synchronization
+
+/// What one run has already learned, shared by every thread: decoded headers, parsed
+/// certificates and validated chains. Real traffic repeats a handful of chains, so
+/// after the first token of a chain each token costs one ES256 verification plus decoding.
+///
+/// Correctness first: a chain is validated once *together with the window of time in
+/// which its validated path is within every certificate's dates*. Without revocation
+/// data, time enters path validation only through those dates, so a later token whose
+/// check time lies strictly inside the window gets the same answer a fresh validation
+/// would give; any other time is validated afresh. The trusted roots and the strict
+/// flag are fixed for the cache's lifetime (one cache per `Verifier`).
+final class VerificationCache: Sendable {
+    /// A header segment decoded, with its `x5c` parsed.
+    struct HeaderEntry: Sendable {
+        let header: CompactJWS.DecodedSegment
+        let chain: ParsedChain
+    }
+
+    /// What is known about one (leaf, intermediate) pair.
+    struct ChainEntry: Sendable {
+        let leaf: Certificate
+        let intermediate: Certificate
+        let leafMarker: Check
+        let intermediateMarker: Check
+        let leafKey: PublicKey?
+        /// Set once the pair validated: the validated path and when all of it is in date.
+        var validated: ValidatedPath?
+    }
+
+    struct ValidatedPath: Sendable {
+        let path: [Certificate]
+        /// Seconds since 1970: the latest notBefore and earliest notAfter along the path.
+        let notBefore: Double
+        let notAfter: Double
+
+        /// Strictly inside the window, at OpenSSL's one-second resolution.
+        func covers(_ date: Date) -> Bool {
+            let seconds = date.timeIntervalSince1970.rounded(.down)
+            return notBefore < seconds && seconds < notAfter
+        }
+    }
+
+    private struct ChainKey: Hashable {
+        let leaf: ObjectIdentifier
+        let intermediate: ObjectIdentifier
+    }
+
+    private struct State: ~Copyable {
+        /// The header seen last: consecutive tokens usually share it, and comparing bytes is
+        /// cheaper than hashing a 5 KB key.
+        var recent: (segment: String, entry: HeaderEntry)?
+        var headers: [String: HeaderEntry] = [:]
+        var certificates: [[UInt8]: Certificate] = [:]
+        var chains: [ChainKey: ChainEntry] = [:]
+    }
+
+    /// Entries kept before the cache starts over (hostile input cannot grow it without bound).
+    static let capacity = 4096
+
+    private let state = Mutex(State())
+
+    // MARK: Headers
+
+    func header(_ segment: String) -> HeaderEntry? {
+        state.withLock { state in
+            if let recent = state.recent, recent.segment == segment { return recent.entry }
+            guard let entry = state.headers[segment] else { return nil }
+            state.recent = (segment, entry)
+            return entry
+        }
+    }
+
+    func store(header entry: HeaderEntry, for segment: String) {
+        state.withLock { state in
+            if state.headers.count >= Self.capacity { state.headers.removeAll() }
+            state.headers[segment] = entry
+            state.recent = (segment, entry)
+        }
+    }
+
+    // MARK: Certificates
+
+    /// The one parsed `Certificate` for these DER bytes, parsing them on first sight.
+    func certificate(der: [UInt8]) throws(Certificate.ParseError) -> Certificate {
+        if let known = state.withLock({ $0.certificates[der] }) { return known }
+        let parsed = try Certificate(derBytes: der)
+        return state.withLock { state in
+            if let raced = state.certificates[der] { return raced }
+            if state.certificates.count >= Self.capacity {
+                // Start over; chains keyed by certificate identity go with them.
+                state.certificates.removeAll()
+                state.chains.removeAll()
+            }
+            state.certificates[der] = parsed
+            return parsed
+        }
+    }
+
+    // MARK: Chains
+
+    /// The entry for a pair, computing its per-certificate facts on first sight.
+    func chain(leaf: Certificate, intermediate: Certificate) -> ChainEntry {
+        let key = ChainKey(leaf: ObjectIdentifier(leaf), intermediate: ObjectIdentifier(intermediate))
+        if let known = state.withLock({ $0.chains[key] }), known.leaf === leaf, known.intermediate === intermediate {
+            return known
+        }
+        let entry = ChainEntry(
+            leaf: leaf, intermediate: intermediate,
+            leafMarker: Self.marker(.leafOID, leaf, AppleCertificates.leafMarkerOID, "leaf"),
+            intermediateMarker: Self.marker(.intermediateOID, intermediate, AppleCertificates.intermediateMarkerOID, "intermediate"),
+            leafKey: leaf.publicKey, validated: nil)
+        state.withLock { state in
+            if state.chains.count >= Self.capacity { state.chains.removeAll() }
+            if state.chains[key] == nil { state.chains[key] = entry }
+        }
+        return entry
+    }
+
+    /// Records that a pair validated along `path`.
+    func storeValidated(_ path: [Certificate], leaf: Certificate, intermediate: Certificate) {
+        let starts = path.compactMap { $0.notBefore?.timeIntervalSince1970 }
+        let ends = path.compactMap { $0.notAfter?.timeIntervalSince1970 }
+        guard starts.count == path.count, ends.count == path.count, let start = starts.max(), let end = ends.min() else { return }
+        let key = ChainKey(leaf: ObjectIdentifier(leaf), intermediate: ObjectIdentifier(intermediate))
+        state.withLock { state in
+            guard var entry = state.chains[key], entry.leaf === leaf, entry.intermediate === intermediate else { return }
+            entry.validated = ValidatedPath(path: path, notBefore: start, notAfter: end)
+            state.chains[key] = entry
+        }
+    }
+
+    private static func marker(_ name: Check.Name, _ certificate: Certificate, _ oid: String, _ role: String) -> Check {
+        if let value = certificate.extensionValue(oid: oid) {
+            let shown = value == [0x05, 0x00] ? "NULL" : "0x" + value.hexString()
+            return Check(name, passed: true, "the \(role) carries \(oid) (value \(shown))")
+        }
+        return Check(name, passed: false, "the \(role) \(Run.name(certificate)) lacks Apple's marker extension \(oid)")
+    }
+}
