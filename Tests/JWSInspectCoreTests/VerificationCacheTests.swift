@@ -1,0 +1,96 @@
+import Foundation
+import Testing
+@testable import JWSInspectCore
+import TestPKI
+
+/// A cache hit must never accept what a fresh check would refuse.
+@Suite struct VerificationCacheTests {
+    let pki = Fixtures.pki
+
+    /// The same verifier (one cache) and a fresh verifier per token must agree on everything.
+    func agree(_ tokens: [String], _ configure: (inout VerificationOptions) -> Void = { _ in }) -> [Inspection] {
+        let shared = Verifier(options: Fixtures.options(configure))
+        return tokens.map { token in
+            let cached = shared.inspect(token, source: "t")
+            let fresh = Verifier(options: Fixtures.options(configure)).inspect(token, source: "t")
+            #expect(cached.status == fresh.status, "\(cached.reason) vs \(fresh.reason)")
+            #expect(cached.checks == fresh.checks)
+            #expect(cached.validNow?.valid == fresh.validNow?.valid)
+            return cached
+        }
+    }
+
+    @Test func sameChainOtherValidityTime() {
+        // Leaf valid 2024-01-01 .. 2026-01-01: inside, then after it expired, then before it began, then inside again.
+        let times: [Int64] = [1_735_689_600_000, 1_780_000_000_000, 1_700_000_000_000, 1_740_000_000_000]
+        let tokens = times.map { pki.sign(payloadJSON: TestPayloads.transaction(signedDate: $0)) }
+        let results = agree(tokens)
+        #expect(results.map(\.status) == [.valid, .invalidChain, .invalidChain, .valid])
+    }
+
+    @Test func validityBoundariesAreValidatedAfresh() {
+        // Exactly at the leaf's notAfter and one second past it.
+        let end = Int64(AppleShapedChain.leafNotAfter.timeIntervalSince1970) * 1000
+        let tokens = [TestPayloads.signedDate, end, end + 1000, end - 1000].map {
+            pki.sign(payloadJSON: TestPayloads.transaction(signedDate: $0))
+        }
+        let results = agree(tokens)
+        #expect(results[0].status == .valid)
+        #expect(results[2].status == .invalidChain)
+        #expect(results[3].status == .valid)
+    }
+
+    @Test func sameLeafOtherIntermediate() {
+        // A second intermediate under an untrusted root, with the same name as the real one.
+        let other = AppleShapedChain(rootCN: "Other Root")
+        let genuine = pki.sign(payloadJSON: TestPayloads.transaction())
+        let swapped = pki.sign(payloadJSON: TestPayloads.transaction(), x5c: [pki.x5c[0], other.x5c[1], pki.x5c[2]])
+        let results = agree([genuine, swapped, genuine])
+        #expect(results.map(\.status) == [.valid, .invalidChain, .valid])
+    }
+
+    @Test func sameIntermediateOtherLeafKeepsEachLeafsOwnChecks() {
+        let noOID = AppleShapedChain(root: pki.root, leafHasOID: false)
+        // Reuse the genuine intermediate for the OID-less leaf's chain? It has its own; both share the root.
+        let tokens = [pki.sign(payloadJSON: TestPayloads.transaction()), noOID.sign(payloadJSON: TestPayloads.transaction()),
+                      pki.sign(payloadJSON: TestPayloads.transaction())]
+        #expect(agree(tokens).map(\.status) == [.valid, .invalidChain, .valid])
+    }
+
+    @Test func validNowIsNotTakenFromTheCacheOutsideTheWindow() {
+        // Fixtures.now is inside the leaf's validity; at 2027 it is not.
+        let token = pki.sign(payloadJSON: TestPayloads.transaction())
+        let shared = Verifier(options: Fixtures.options())
+        #expect(shared.inspect(token, source: "t").validNow?.valid == true)
+        let later = Verifier(options: Fixtures.options { $0.now = Date(timeIntervalSince1970: 1_800_000_000) })
+        #expect(later.inspect(token, source: "t").validNow?.valid == false)
+    }
+
+    @Test func headersSharedByTokensAreDecodedOnce() throws {
+        let shared = Verifier(options: Fixtures.options())
+        let first = shared.inspect(pki.sign(payloadJSON: TestPayloads.transaction()), source: "a")
+        let second = shared.inspect(pki.sign(payloadJSON: TestPayloads.renewalInfo()), source: "b")
+        #expect(first.status == .valid && second.status == .valid)
+        // The parsed certificates are the very same objects: parsed once.
+        let segment = String(first.jws!.token.prefix { $0 != "." })
+        let entry = try #require(shared.cache.header(segment))
+        #expect(entry.chain.certificates.count == 3)
+        let again = try #require(shared.cache.header(segment))
+        #expect(zip(entry.chain.certificates, again.chain.certificates).allSatisfy { $0 === $1 })
+    }
+
+    @Test func concurrentUseAgreesWithSequentialUse() async {
+        let times: [Int64] = [1_735_689_600_000, 1_780_000_000_000, 1_700_000_000_000]
+        let tokens = (0..<60).map { pki.sign(payloadJSON: TestPayloads.transaction(signedDate: times[$0 % 3])) }
+        let shared = Verifier(options: Fixtures.options())
+        let statuses = await withTaskGroup(of: (Int, Status).self) { group in
+            for (index, token) in tokens.enumerated() {
+                group.addTask { (index, shared.inspect(token, source: "t").status) }
+            }
+            var result = [Status](repeating: .malformed, count: tokens.count)
+            for await (index, status) in group { result[index] = status }
+            return result
+        }
+        #expect(statuses == tokens.indices.map { [.valid, .invalidChain, .invalidChain][$0 % 3] })
+    }
+}
