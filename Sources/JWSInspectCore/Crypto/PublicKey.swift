@@ -1,4 +1,5 @@
 internal import COpenSSL
+internal import Synchronization
 
 /// A public key taken from a certificate (an owned `EVP_PKEY`).
 ///
@@ -6,13 +7,27 @@ internal import COpenSSL
 /// allows concurrent verifications with one `EVP_PKEY`.
 public final class PublicKey: @unchecked Sendable {
     let pointer: OpaquePointer
+    /// Verification contexts initialised for this key, reused across calls (one per
+    /// concurrent user): setting one up costs more than a few microseconds.
+    private let contexts = Mutex<[VerifyContext]>([])
+
+    /// An `EVP_PKEY_CTX*` set up for verification. Only one thread uses it at a time (it is
+    /// out of the pool while in use), which is what makes passing it between threads safe.
+    private struct VerifyContext: @unchecked Sendable {
+        let pointer: OpaquePointer
+    }
+
+    /// The named curve of an EC key ("prime256v1" for P-256), or nil.
+    public let curveName: String?
 
     /// Takes ownership of an `EVP_PKEY*` (one reference is released in deinit).
     init(taking pointer: OpaquePointer) {
         self.pointer = pointer
+        self.curveName = Self.groupName(pointer)
     }
 
     deinit {
+        contexts.withLock { pool in pool.forEach { EVP_PKEY_CTX_free($0.pointer) } }
         EVP_PKEY_free(pointer)
     }
 
@@ -22,8 +37,7 @@ public final class PublicKey: @unchecked Sendable {
         return String(cString: name)
     }
 
-    /// The named curve of an EC key ("prime256v1" for P-256), or nil.
-    public var curveName: String? {
+    private static func groupName(_ pointer: OpaquePointer) -> String? {
         var buffer = [CChar](repeating: 0, count: 64)
         var length = 0
         guard EVP_PKEY_get_group_name(pointer, &buffer, buffer.count, &length) == 1 else {
@@ -100,6 +114,46 @@ extension PublicKey {
             return .mismatch
         }
         return nil
+    }
+
+    /// Verifies an ES256 signature over a message whose SHA-256 `digest` is already known.
+    ///
+    /// - Parameters:
+    ///   - signature: the raw 64 bytes `r || s`.
+    ///   - digest: SHA-256 of the signing input (32 bytes).
+    func verifyES256(signature: [UInt8], digest: [UInt8]) -> SignatureFailure? {
+        guard curveName == "prime256v1" else { return .wrongKeyType(summary) }
+        guard signature.count == 64 else { return .length(signature.count) }
+        guard digest.count == 32 else { return .encoding("a SHA-256 digest is 32 bytes") }
+        guard let der = Self.derSignature(rawRS: signature) else {
+            return .encoding(OpenSSLError.describe(or: "r or s is invalid"))
+        }
+        guard let context = takeContext()?.pointer else {
+            return .encoding(OpenSSLError.describe(or: "EVP_PKEY_verify_init failed"))
+        }
+        let result = der.withUnsafeBufferPointer { sig in
+            digest.withUnsafeBufferPointer { EVP_PKEY_verify(context, sig.baseAddress, sig.count, $0.baseAddress, $0.count) }
+        }
+        let done = VerifyContext(pointer: context)
+        contexts.withLock { $0.append(done) }
+        // Only 1 is success: 0 is a wrong signature, a negative value malformed input.
+        guard result == 1 else {
+            OpenSSLError.drain()
+            return .mismatch
+        }
+        return nil
+    }
+
+    private func takeContext() -> VerifyContext? {
+        if let pooled = contexts.withLock({ $0.popLast() }) { return pooled }
+        guard let context = EVP_PKEY_CTX_new(pointer, nil) else { return nil }
+        guard EVP_PKEY_verify_init(context) == 1,
+              EVP_PKEY_CTX_set_signature_md(context, OpenSSLAlgorithms.shared.sha256) == 1
+        else {
+            EVP_PKEY_CTX_free(context)
+            return nil
+        }
+        return VerifyContext(pointer: context)
     }
 
     /// Converts raw `r || s` (32 + 32 bytes, big-endian) to the DER `ECDSA-Sig-Value` OpenSSL expects.

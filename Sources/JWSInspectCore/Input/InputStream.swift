@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+internal import Glibc
+#elseif canImport(Darwin)
+internal import Darwin
+#endif
+
 /// Reads an input of any size as a stream of records and scans each for JWS, so
 /// memory stays bounded by the largest record, not by the input.
 ///
@@ -102,7 +108,7 @@ public struct InputStream {
             var scanFrom = position
             var tooLong = false
             while true {
-                if let newline = buffer[scanFrom...].firstIndex(of: UInt8(ascii: "\n")) {
+                if let newline = Self.newline(in: buffer, from: scanFrom) {
                     lineNumber += 1
                     let line: [UInt8]? = tooLong ? nil : Array(buffer[position..<newline])
                     position = newline + 1
@@ -126,6 +132,15 @@ public struct InputStream {
                     return (line, lineNumber)
                 }
             }
+        }
+    }
+
+    /// The offset of the next newline at or after `start` (memchr: this scans every byte of the input).
+    private static func newline(in buffer: [UInt8], from start: Int) -> Int? {
+        guard start < buffer.count else { return nil }
+        return buffer.withUnsafeBufferPointer { bytes in
+            guard let base = bytes.baseAddress, let found = memchr(base + start, 0x0a, bytes.count - start) else { return nil }
+            return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
         }
     }
 

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+internal import Glibc
+#elseif canImport(Darwin)
+internal import Darwin
+#endif
+
 /// A compact-serialized JWS split into its three segments and decoded.
 ///
 /// Decoding only: nothing here is verified. The signing input is kept exactly
@@ -60,16 +66,19 @@ public struct CompactJWS: Sendable {
 
     /// Splits and decodes a compact JWS.
     public init(_ token: String) throws(FormatError) {
-        try self.init(token, decodedHeader: nil)
+        try self.init(token, decodedHeader: nil, payloadKeys: .all)
     }
 
     /// Splits and decodes a compact JWS whose header segment is already known decoded
     /// (it is byte-identical to one decoded before).
-    init(_ token: String, decodedHeader: DecodedSegment?) throws(FormatError) {
+    ///
+    /// - Parameter payloadKeys: the payload members decoded into `essentials`.
+    init(_ token: String, decodedHeader: DecodedSegment?, payloadKeys: PayloadKeys) throws(FormatError) {
         let bytes = Array(token.utf8)
         guard bytes.count <= Self.maximumTokenSize else { throw .tooLarge(bytes.count, limit: Self.maximumTokenSize) }
-        let parts = bytes.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
-        guard parts.count == 3 else { throw .segmentCount(parts.count) }
+        let dots = Self.dotPositions(bytes)
+        guard dots.count == 2 else { throw .segmentCount(dots.count + 1) }
+        let parts = [bytes[..<dots[0]], bytes[(dots[0] + 1)..<dots[1]], bytes[(dots[1] + 1)...]]
         let names = ["header", "payload", "signature"]
         for (part, name) in zip(parts, names) where part.isEmpty { throw .emptySegment(name) }
 
@@ -79,7 +88,7 @@ public struct CompactJWS: Sendable {
         func object(_ bytes: [UInt8], _ name: String, essentialsOnly: Bool) throws(FormatError) -> DecodedSegment {
             let object: [String: JSONValue]?
             do {
-                object = essentialsOnly ? try JSONValue.decodeObject(bytes, keys: PayloadKeys.essential)
+                object = essentialsOnly ? try JSONValue.decodeObject(bytes, values: payloadKeys.values, presence: payloadKeys.presence)
                     : try JSONValue.decodeObject(bytes)
             } catch {
                 throw .notJSON(segment: name, Self.describe(error))
@@ -100,6 +109,21 @@ public struct CompactJWS: Sendable {
         self.payload = try object(try decode(parts[1], "payload"), "payload", essentialsOnly: true)
         self.signature = try decode(parts[2], "signature")
         self.signingInput = Array(bytes[..<(parts[1].endIndex)])
+    }
+
+    /// Offsets of the dots in `bytes` (all of them when there are more than two: for the error).
+    private static func dotPositions(_ bytes: [UInt8]) -> [Int] {
+        bytes.withUnsafeBufferPointer { buffer -> [Int] in
+            guard let base = buffer.baseAddress else { return [] }
+            var positions: [Int] = []
+            var offset = 0
+            while offset < buffer.count, let found = memchr(base + offset, Int32(UInt8(ascii: ".")), buffer.count - offset) {
+                let position = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+                positions.append(position)
+                offset = position + 1
+            }
+            return positions
+        }
     }
 
     /// A one-line description of a Foundation decoding error.

@@ -54,15 +54,19 @@ public enum JSONValue: Sendable, Equatable, Decodable {
         return object
     }
 
-    /// Like `decodeObject(_:)`, but decodes only the members named in `keys` (the whole
-    /// text is still parsed, so malformed JSON is still refused).
-    public static func decodeObject(_ bytes: [UInt8], keys: [String]) throws -> [String: JSONValue]? {
+    /// Like `decodeObject(_:)`, but decodes only the members named in `values`, and records
+    /// those named in `presence` as `null` when present (the whole text is still parsed, so
+    /// malformed JSON is still refused).
+    static func decodeObject(_ bytes: [UInt8], values: [String], presence: [String]) throws -> [String: JSONValue]? {
         let data = Data(bytes)
         let decoder = JSONDecoder()
-        decoder.userInfo[SelectedMembers.keysInfo] = keys
+        decoder.userInfo[SelectedMembers.selectionInfo] = SelectedMembers.Selection(values: values, presence: presence)
         if let object = try? decoder.decode(SelectedMembers.self, from: data) { return object.values }
         guard case .object(let object) = try JSONDecoder().decode(JSONValue.self, from: data) else { return nil }
-        return object.filter { keys.contains($0.key) }
+        var selected: [String: JSONValue] = [:]
+        for key in values { selected[key] = object[key] }
+        for key in presence where object[key] != nil { selected[key] = JSONValue.null }
+        return selected
     }
 
     /// One member decoded as the type Apple uses for that field name, else as any kind.
@@ -163,17 +167,28 @@ private struct ObjectMembers: Decodable {
 
 /// Only the members named in the decoder's user info.
 private struct SelectedMembers: Decodable {
-    static let keysInfo = CodingUserInfoKey(rawValue: "jwsinspect.keys")!
+    struct Selection: Sendable {
+        let values: [String]
+        let presence: [String]
+    }
+
+    static let selectionInfo = CodingUserInfoKey(rawValue: "jwsinspect.selection")!
     let values: [String: JSONValue]
 
     init(from decoder: any Decoder) throws {
         let object = try decoder.container(keyedBy: JSONValue.AnyKey.self)
-        let keys = decoder.userInfo[Self.keysInfo] as? [String] ?? []
+        guard let selection = decoder.userInfo[Self.selectionInfo] as? Selection else {
+            values = [:]
+            return
+        }
         var values: [String: JSONValue] = [:]
-        for name in keys {
+        for name in selection.values {
             let key = JSONValue.AnyKey(stringValue: name)
             guard object.contains(key) else { continue }
             values[name] = try JSONValue.member(key, of: object)
+        }
+        for name in selection.presence where object.contains(JSONValue.AnyKey(stringValue: name)) {
+            values[name] = JSONValue.null
         }
         self.values = values
     }

@@ -16,6 +16,9 @@ final class VerificationCache: Sendable {
     struct HeaderEntry: Sendable {
         let header: CompactJWS.DecodedSegment
         let chain: ParsedChain
+        /// SHA-256 state after the header segment's whole blocks: every signing input of
+        /// tokens with this header starts with them.
+        let signingPrefix: SHA256Prefix?
     }
 
     /// What is known about one (leaf, intermediate) pair.

@@ -1,4 +1,9 @@
 internal import FoundationEssentials
+#if canImport(Glibc)
+internal import Glibc
+#elseif canImport(Darwin)
+internal import Darwin
+#endif
 
 /// Verifies App Store JWS the way Apple's libraries do, reporting every check.
 ///
@@ -9,14 +14,17 @@ public struct Verifier: Sendable {
     public let options: VerificationOptions
     /// What this verifier has learned so far (headers, certificates, validated chains).
     let cache: VerificationCache
+    /// The payload members decoded for verification.
+    let payloadKeys: PayloadKeys
 
     public init(options: VerificationOptions) {
-        self.init(options: options, cache: VerificationCache())
+        self.init(options: options, cache: VerificationCache(), payloadKeys: PayloadKeys(for: options))
     }
 
-    init(options: VerificationOptions, cache: VerificationCache) {
+    init(options: VerificationOptions, cache: VerificationCache, payloadKeys: PayloadKeys) {
         self.options = options
         self.cache = cache
+        self.payloadKeys = payloadKeys
     }
 
     /// Inspects one compact JWS.
@@ -28,22 +36,24 @@ public struct Verifier: Sendable {
     public func inspect(_ token: String, source: String) -> Inspection {
         let jws: CompactJWS
         let chain: ParsedChain
+        let signingPrefix: SHA256Prefix?
         do {
             // Tokens of one chain share their header byte for byte: decode it and its x5c once.
-            let utf8 = token.utf8
-            let segment = String(token[..<(utf8.firstIndex(of: UInt8(ascii: ".")) ?? utf8.endIndex)])
+            let segment = Self.headerSegment(of: token)
             if let known = cache.header(segment) {
-                jws = try CompactJWS(token, decodedHeader: known.header)
+                jws = try CompactJWS(token, decodedHeader: known.header, payloadKeys: payloadKeys)
                 chain = known.chain
+                signingPrefix = known.signingPrefix
             } else {
-                jws = try CompactJWS(token)
+                jws = try CompactJWS(token, decodedHeader: nil, payloadKeys: payloadKeys)
                 chain = ParsedChain(header: jws.header.object, trustStore: options.trustStore, cache: cache)
-                cache.store(header: .init(header: jws.header, chain: chain), for: segment)
+                signingPrefix = SHA256Prefix(Array(segment.utf8)[...])
+                cache.store(header: .init(header: jws.header, chain: chain, signingPrefix: signingPrefix), for: segment)
             }
         } catch {
             return .malformed(source: source, reason: error.description)
         }
-        var run = Run(jws: jws, chain: chain, options: options, cache: cache)
+        var run = Run(jws: jws, chain: chain, signingPrefix: signingPrefix, options: options, cache: cache)
         run.execute()
         let nested = inspectNested(jws.payload.essentials, kind: run.kind, source: source)
         run.checkBackendExpectations(nested: nested)
@@ -74,6 +84,17 @@ public struct Verifier: Sendable {
                           now: options.now, accessTime: options.accessTime)
     }
 
+    /// The text before the first dot (memchr: this runs for every token).
+    static func headerSegment(of token: String) -> String {
+        var token = token
+        return token.withUTF8 { bytes in
+            guard let base = bytes.baseAddress else { return "" }
+            let end = memchr(base, Int32(UInt8(ascii: ".")), bytes.count)
+                .map { base.distance(to: $0.assumingMemoryBound(to: UInt8.self)) } ?? bytes.count
+            return String(decoding: UnsafeBufferPointer(start: base, count: end), as: UTF8.self)
+        }
+    }
+
     /// Where notifications nest signed data, and what each holds.
     static let nestedPaths: [(object: String, field: String, kind: PayloadKind)] = [
         ("data", "signedTransactionInfo", .transaction),
@@ -101,7 +122,8 @@ public struct Verifier: Sendable {
             nestedOptions.expectedAccountToken = nil
             nestedOptions.deviceVerificationID = nil
             nestedOptions.requireActive = false
-            let verifier = Verifier(options: nestedOptions, cache: cache)
+            // The parent's key selection: the parent decides backend expectations on nested payloads.
+            let verifier = Verifier(options: nestedOptions, cache: cache, payloadKeys: payloadKeys)
             nested.append(.init(path: path, inspection: verifier.inspect(token, source: nestedSource)))
         }
         return nested
@@ -112,6 +134,7 @@ public struct Verifier: Sendable {
 struct Run {
     let jws: CompactJWS
     let parsedChain: ParsedChain
+    let signingPrefix: SHA256Prefix?
     let options: VerificationOptions
     let cache: VerificationCache
     let kind: PayloadKind
@@ -124,9 +147,11 @@ struct Run {
     /// A StoreKit Testing in Xcode token: one self-signed certificate, not the App Store's chain.
     var isXcode = false
 
-    init(jws: CompactJWS, chain: ParsedChain, options: VerificationOptions, cache: VerificationCache) {
+    init(jws: CompactJWS, chain: ParsedChain, signingPrefix: SHA256Prefix?, options: VerificationOptions,
+         cache: VerificationCache) {
         self.jws = jws
         self.parsedChain = chain
+        self.signingPrefix = signingPrefix
         self.options = options
         self.cache = cache
         let payload = jws.payload.essentials
@@ -322,7 +347,8 @@ struct Run {
             record(.signature, false, "the leaf's public key cannot be decoded")
             return
         }
-        if let failure = key.verifyES256(signature: jws.signature, message: jws.signingInput) {
+        let digest = signingPrefix?.digest(of: jws.signingInput) ?? Digest.sha256(jws.signingInput)
+        if let failure = key.verifyES256(signature: jws.signature, digest: digest) {
             record(.signature, false, failure.description)
         } else {
             record(.signature, true, "ES256 signature over header.payload verified with the leaf's \(key.summary) key")
