@@ -1,20 +1,11 @@
 /// The payload members verification reads. Batch verification decodes only these
 /// (each decoded member costs about a microsecond in `JSONDecoder`); displays decode
 /// everything, on demand.
-struct PayloadKeys: Sendable, Equatable {
-    /// Members whose values are decoded.
-    let values: [String]
-    /// Members only tested for presence (recognising the payload kind); they are
-    /// recorded as `null` in `CompactJWS.DecodedSegment.essentials`.
-    let presence: [String]
-
-    /// What `PayloadKind.recognise` looks at.
-    static let recognition = [
-        "notificationType", "receiptType", "receiptCreationDate", "applicationVersion", "originalApplicationVersion",
-        "deviceVerification", "transactionId", "productId", "purchaseDate", "userLocale", "requestIdentifier",
-        "originalTransactionId", "autoRenewStatus", "autoRenewProductId", "expirationIntent", "isInBillingRetryPeriod",
-        "priceIncreaseStatus", "gracePeriodExpiresDate", "renewalDate", "renewalPrice",
-    ]
+struct PayloadKeys: Sendable {
+    /// Members whose values are decoded; the members `PayloadKind.recognise` needs are
+    /// recorded too, as `null`, in `CompactJWS.DecodedSegment.essentials`.
+    let selection: MemberSelection
+    var values: [String] { selection.values }
 
     /// The members needed under `options`: always the signing time, the environment
     /// fields (Xcode recognition) and a notification's bodies (nested tokens); the compared
@@ -30,17 +21,17 @@ struct PayloadKeys: Sendable, Equatable {
         if options.requireActive {
             values += ["revocationDate", "revocationReason", "revocationType", "isUpgraded", "type", "expiresDate"]
         }
-        self.values = values
-        self.presence = Self.recognition.filter { !values.contains($0) }
+        self.selection = MemberSelection(values: values, recognition: true)
     }
 
-    /// Everything either list names.
-    static let all = PayloadKeys(values: recognition + ["signedDate", "environment", "data", "summary",
-        "externalPurchaseToken", "appData", "bundleId", "appAppleId", "appAccountToken", "deviceVerificationNonce",
-        "revocationDate", "revocationReason", "revocationType", "isUpgraded", "type", "expiresDate"], presence: [])
+    /// Every member any check reads.
+    static let all = PayloadKeys(values: PayloadKind.recognitionRules.flatMap { $0.alternatives.flatMap { $0 } } + [
+        "signedDate", "environment", "data", "summary", "externalPurchaseToken", "appData", "bundleId", "appAppleId",
+        "appAccountToken", "deviceVerificationNonce", "revocationDate", "revocationReason", "revocationType",
+        "isUpgraded", "type", "expiresDate",
+    ])
 
-    private init(values: [String], presence: [String]) {
-        self.values = values
-        self.presence = presence
+    private init(values: [String]) {
+        self.selection = MemberSelection(values: values, recognition: false)
     }
 }

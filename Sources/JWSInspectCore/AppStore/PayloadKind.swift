@@ -12,19 +12,28 @@ public enum PayloadKind: String, Sendable, CaseIterable {
     ///
     /// Fields that only one kind carries decide; Apple's payloads do not name their type.
     public static func recognise(_ payload: [String: JSONValue]) -> PayloadKind {
-        func has(_ keys: String...) -> Bool { keys.contains { payload[$0] != nil } }
-        if has("notificationType") { return .notification }
-        if has("receiptType", "receiptCreationDate", "applicationVersion", "originalApplicationVersion", "deviceVerification") {
-            return .appTransaction
-        }
-        if has("transactionId") || (has("productId") && has("purchaseDate")) { return .transaction }
-        if has("userLocale") || (has("requestIdentifier") && has("originalTransactionId")) { return .realtimeRequest }
-        if has("autoRenewStatus", "autoRenewProductId", "expirationIntent", "isInBillingRetryPeriod",
-               "priceIncreaseStatus", "gracePeriodExpiresDate", "renewalDate", "renewalPrice") {
-            return .renewalInfo
+        recognise { payload[$0] != nil }
+    }
+
+    /// Recognises the kind from which members are present, asking about as few as possible.
+    static func recognise(has: (String) -> Bool) -> PayloadKind {
+        for rule in recognitionRules where rule.alternatives.contains(where: { $0.allSatisfy(has) }) {
+            return rule.kind
         }
         return .unknown
     }
+
+    /// In order: the first kind with an alternative whose members are all present wins.
+    /// Fields that only one kind carries decide; Apple's payloads do not name their type.
+    static let recognitionRules: [(kind: PayloadKind, alternatives: [[String]])] = [
+        (.notification, [["notificationType"]]),
+        (.appTransaction, [["receiptType"], ["receiptCreationDate"], ["applicationVersion"], ["originalApplicationVersion"],
+                           ["deviceVerification"]]),
+        (.transaction, [["transactionId"], ["productId", "purchaseDate"]]),
+        (.realtimeRequest, [["userLocale"], ["requestIdentifier", "originalTransactionId"]]),
+        (.renewalInfo, [["autoRenewStatus"], ["autoRenewProductId"], ["expirationIntent"], ["isInBillingRetryPeriod"],
+                        ["priceIncreaseStatus"], ["gracePeriodExpiresDate"], ["renewalDate"], ["renewalPrice"]]),
+    ]
 
     /// A readable name ("renewal info").
     public var displayName: String {

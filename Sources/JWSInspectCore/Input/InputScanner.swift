@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+internal import Glibc
+#elseif canImport(Darwin)
+internal import Darwin
+#endif
+
 /// Finds compact JWS in what a user hands over: a bare token, many tokens separated
 /// by whitespace, a JSON document (a webhook body, an API response), JSON lines,
 /// or tokens inside quotes and log lines.
@@ -62,47 +68,57 @@ public enum InputScanner {
 
     static func textTokens(_ line: ArraySlice<UInt8>, source: String) -> [Item] {
         var items: [Item] = []
-        // One pass over raw bytes finds each run of base64url characters and dots, counting
-        // its dots: this runs on every byte of every input.
+        // This runs over every byte of every input: runs are measured with libc's strspn
+        // (vectorised) over a NUL-terminated copy, their dots counted with memchr.
         line.withUnsafeBufferPointer { bytes in
-            var index = 0
-            while index < bytes.count {
-                guard tokenByteTable[Int(bytes[index])] != 0 else {
-                    index += 1
-                    continue
-                }
-                var end = index
-                var dots = 0
-                while end < bytes.count {
-                    let kind = tokenByteTable[Int(bytes[end])]
-                    if kind == 0 { break }
-                    if kind == 2 { dots += 1 }
-                    end += 1
-                }
-                var runEnd = end
-                while runEnd > index, bytes[runEnd - 1] == UInt8(ascii: ".") {  // a sentence's full stop
-                    runEnd -= 1
-                    dots -= 1
-                }
-                if runEnd - index >= minimumCandidateLength {
-                    let run = Array(UnsafeBufferPointer(rebasing: bytes[index..<runEnd]))
-                    if looksLikeJWSHeader(run) {
-                        if dots == 2 {
-                            items.append(.token(source: source, token: String(decoding: run, as: UTF8.self)))
-                        } else {
-                            for token in splitConcatenated(run) { items += classify(token, source: source) }
+            let count = bytes.count
+            withUnsafeTemporaryAllocation(of: CChar.self, capacity: count + 1) { copy in
+                guard let base = copy.baseAddress else { return }
+                if count > 0 { UnsafeMutableRawPointer(base).copyMemory(from: bytes.baseAddress!, byteCount: count) }
+                base[count] = 0
+                tokenCharacters.withUnsafeBufferPointer { accept in
+                    var index = 0
+                    while index < count {
+                        let length = strspn(base + index, accept.baseAddress!)
+                        guard length > 0 else {
+                            index += 1
+                            continue
                         }
+                        var runEnd = index + length
+                        while runEnd > index, bytes[runEnd - 1] == UInt8(ascii: ".") { runEnd -= 1 }  // a sentence's full stop
+                        if runEnd - index >= minimumCandidateLength {
+                            let run = Array(UnsafeBufferPointer(rebasing: bytes[index..<runEnd]))
+                            if looksLikeJWSHeader(run) {
+                                if dotCount(run) == 2 {
+                                    items.append(.token(source: source, token: String(decoding: run, as: UTF8.self)))
+                                } else {
+                                    for token in splitConcatenated(run) { items += classify(token, source: source) }
+                                }
+                            }
+                        }
+                        index += length
                     }
                 }
-                index = end
             }
         }
         return items
     }
 
-    /// 0: not part of a token; 1: a base64url character; 2: a dot.
-    private static let tokenByteTable: [UInt8] = (0..<256).map { byte in
-        byte == Int(UInt8(ascii: ".")) ? 2 : isBase64URLByte(UInt8(byte)) ? 1 : 0
+    /// The characters of a compact JWS, NUL-terminated for strspn.
+    private static let tokenCharacters: [CChar] =
+        Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.".utf8CString)
+
+    private static func dotCount(_ run: [UInt8]) -> Int {
+        run.withUnsafeBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return 0 }
+            var dots = 0
+            var offset = 0
+            while offset < buffer.count, let found = memchr(base + offset, Int32(UInt8(ascii: ".")), buffer.count - offset) {
+                dots += 1
+                offset = base.distance(to: found.assumingMemoryBound(to: UInt8.self)) + 1
+            }
+            return dots
+        }
     }
 
     /// The length of an ES256 signature segment: 64 bytes in unpadded base64url.

@@ -32,26 +32,66 @@ public enum Base64URL {
 
     /// Decodes unpadded base64url.
     public static func decode<Bytes: Collection>(_ text: Bytes) throws(DecodingError) -> [UInt8] where Bytes.Element == UInt8 {
-        let count = text.count
-        var out: [UInt8] = []
-        out.reserveCapacity(count * 3 / 4)
-        var accumulator: UInt32 = 0
-        var bits = 0
-        var offset = 0
-        for byte in text {
-            let value = decodeTable[Int(byte)]
-            guard value != 0xff else { throw .invalidCharacter(byte, offset: offset) }
-            accumulator = (accumulator << 6) | UInt32(value)
-            bits += 6
-            if bits >= 8 {
-                bits -= 8
-                out.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
-            }
-            offset += 1
+        if let result = text.withContiguousStorageIfAvailable({ decode($0) }) {
+            return try result.get()
         }
-        guard count % 4 != 1 else { throw .impossibleLength(count) }
-        guard accumulator & ((1 << UInt32(bits)) - 1) == 0 else { throw .nonCanonical }
-        return out
+        return try Array(text).withUnsafeBufferPointer { decode($0) }.get()
+    }
+
+    /// Decodes four characters at a time into three bytes (this runs over every token's
+    /// payload and signature, so it works on raw buffers).
+    private static func decode(_ input: UnsafeBufferPointer<UInt8>) -> Result<[UInt8], DecodingError> {
+        let count = input.count
+        let whole = count / 4
+        let rest = count % 4
+        let outputCount = whole * 3 + (rest == 0 ? 0 : rest - 1)
+        return decodeTable.withUnsafeBufferPointer { table -> Result<[UInt8], DecodingError> in
+            var failure: DecodingError?
+            let output = [UInt8](unsafeUninitializedCapacity: max(outputCount, 1)) { out, initialized in
+                initialized = 0
+                var o = 0
+                var i = 0
+                func value(_ offset: Int) -> UInt32? {
+                    let v = table[Int(input[offset])]
+                    if v == 0xff {
+                        failure = .invalidCharacter(input[offset], offset: offset)
+                        return nil
+                    }
+                    return UInt32(v)
+                }
+                while i + 4 <= count {
+                    guard let a = value(i), let b = value(i + 1), let c = value(i + 2), let d = value(i + 3) else { return }
+                    let chunk = a << 18 | b << 12 | c << 6 | d
+                    out[o] = UInt8(truncatingIfNeeded: chunk >> 16)
+                    out[o + 1] = UInt8(truncatingIfNeeded: chunk >> 8)
+                    out[o + 2] = UInt8(truncatingIfNeeded: chunk)
+                    o += 3
+                    i += 4
+                }
+                var chunk: UInt32 = 0
+                for offset in i..<count {
+                    guard let v = value(offset) else { return }
+                    chunk = chunk << 6 | v
+                }
+                if rest == 1 {
+                    failure = .impossibleLength(count)
+                    return
+                }
+                if rest == 2 {
+                    guard chunk & 0xf == 0 else { failure = .nonCanonical; return }
+                    out[o] = UInt8(truncatingIfNeeded: chunk >> 4)
+                    o += 1
+                } else if rest == 3 {
+                    guard chunk & 0x3 == 0 else { failure = .nonCanonical; return }
+                    out[o] = UInt8(truncatingIfNeeded: chunk >> 10)
+                    out[o + 1] = UInt8(truncatingIfNeeded: chunk >> 2)
+                    o += 2
+                }
+                initialized = o
+            }
+            if let failure { return .failure(failure) }
+            return .success(output)
+        }
     }
 
     /// Encodes bytes as unpadded base64url.

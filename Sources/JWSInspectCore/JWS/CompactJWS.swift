@@ -88,7 +88,7 @@ public struct CompactJWS: Sendable {
         func object(_ bytes: [UInt8], _ name: String, essentialsOnly: Bool) throws(FormatError) -> DecodedSegment {
             let object: [String: JSONValue]?
             do {
-                object = essentialsOnly ? try JSONValue.decodeObject(bytes, values: payloadKeys.values, presence: payloadKeys.presence)
+                object = essentialsOnly ? try JSONValue.decodeObject(bytes, selection: payloadKeys.selection)
                     : try JSONValue.decodeObject(bytes)
             } catch {
                 throw .notJSON(segment: name, Self.describe(error))

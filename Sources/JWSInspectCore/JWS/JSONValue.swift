@@ -54,18 +54,25 @@ public enum JSONValue: Sendable, Equatable, Decodable {
         return object
     }
 
-    /// Like `decodeObject(_:)`, but decodes only the members named in `values`, and records
-    /// those named in `presence` as `null` when present (the whole text is still parsed, so
-    /// malformed JSON is still refused).
-    static func decodeObject(_ bytes: [UInt8], values: [String], presence: [String]) throws -> [String: JSONValue]? {
+    /// Like `decodeObject(_:)`, but decodes only the members the selection names, and
+    /// records the members that recognise the kind as `null` (the whole text is still
+    /// parsed, so malformed JSON is still refused).
+    static func decodeObject(_ bytes: [UInt8], selection: MemberSelection) throws -> [String: JSONValue]? {
+        let values = selection.values
         let data = Data(bytes)
         let decoder = JSONDecoder()
-        decoder.userInfo[SelectedMembers.selectionInfo] = SelectedMembers.Selection(values: values, presence: presence)
+        decoder.userInfo[SelectedMembers.selectionInfo] = selection
         if let object = try? decoder.decode(SelectedMembers.self, from: data) { return object.values }
         guard case .object(let object) = try JSONDecoder().decode(JSONValue.self, from: data) else { return nil }
         var selected: [String: JSONValue] = [:]
         for key in values { selected[key] = object[key] }
-        for key in presence where object[key] != nil { selected[key] = JSONValue.null }
+        if selection.recognition {
+            _ = PayloadKind.recognise { name in
+                guard object[name] != nil else { return false }
+                if selected[name] == nil { selected[name] = JSONValue.null }
+                return true
+            }
+        }
         return selected
     }
 
@@ -167,17 +174,12 @@ private struct ObjectMembers: Decodable {
 
 /// Only the members named in the decoder's user info.
 private struct SelectedMembers: Decodable {
-    struct Selection: Sendable {
-        let values: [String]
-        let presence: [String]
-    }
-
     static let selectionInfo = CodingUserInfoKey(rawValue: "jwsinspect.selection")!
     let values: [String: JSONValue]
 
     init(from decoder: any Decoder) throws {
         let object = try decoder.container(keyedBy: JSONValue.AnyKey.self)
-        guard let selection = decoder.userInfo[Self.selectionInfo] as? Selection else {
+        guard let selection = decoder.userInfo[Self.selectionInfo] as? MemberSelection else {
             values = [:]
             return
         }
@@ -187,9 +189,28 @@ private struct SelectedMembers: Decodable {
             guard object.contains(key) else { continue }
             values[name] = try JSONValue.member(key, of: object)
         }
-        for name in selection.presence where object.contains(JSONValue.AnyKey(stringValue: name)) {
-            values[name] = JSONValue.null
+        // Presence for recognising the kind, asked in recognition order and only until it is decided.
+        if selection.recognition {
+            _ = PayloadKind.recognise { name in
+                if values[name] != nil { return true }
+                guard object.contains(JSONValue.AnyKey(stringValue: name)) else { return false }
+                values[name] = JSONValue.null
+                return true
+            }
         }
         self.values = values
+    }
+}
+
+/// Which members of an object to decode (`values`), and whether to note, as `null`, the
+/// members that recognise the payload kind (only as many as recognition needs). Built once,
+/// reused for every payload.
+final class MemberSelection: Sendable {
+    let values: [String]
+    let recognition: Bool
+
+    init(values: [String], recognition: Bool) {
+        self.values = values
+        self.recognition = recognition
     }
 }
