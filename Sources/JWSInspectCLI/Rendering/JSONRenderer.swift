@@ -1,5 +1,6 @@
 internal import FoundationEssentials
 internal import JWSInspectCore
+internal import Synchronization
 
 /// `--format json|jsonl`: one object per JWS with stable keys.
 ///
@@ -10,10 +11,14 @@ internal import JWSInspectCore
 /// payload with rendered values; `nested` maps field paths to full results.
 enum JSONRenderer {
     static func render(_ inspection: Inspection, pretty: Bool) -> String {
-        object(inspection).serialized(pretty: pretty)
+        object(inspection, pretty: pretty, level: 0).serialized(pretty: pretty)
     }
 
-    static func object(_ inspection: Inspection) -> OutputJSON {
+    /// - Parameters:
+    ///   - pretty, level: how and at what depth the object will be serialized (the header and
+    ///     chain fragments, identical for every token of one chain, are serialized once).
+    static func object(_ inspection: Inspection, pretty: Bool, level: Int) -> OutputJSON {
+        let (shown, summary) = inspection.presentation
         var members: [(String, OutputJSON)] = [
             ("source", .string(inspection.source)),
             ("type", .string(inspection.kind.rawValue)),
@@ -21,7 +26,7 @@ enum JSONRenderer {
             ("reason", .string(inspection.reason)),
             ("verified", .bool(inspection.status == .valid)),
             ("xcode", .bool(inspection.isXcode)),
-            ("summary", inspection.summary.map { .string($0) } ?? .null),
+            ("summary", summary.map { .string($0) } ?? .null),
         ]
         members.append(("checkTime", inspection.checkTime.map { time in
             .object([("time", .string(ISO8601.string(time.date))), ("basis", .string(time.basis))])
@@ -33,14 +38,21 @@ enum JSONRenderer {
             .object([("name", .string(check.name.rawValue)), ("passed", .bool(check.passed)), ("detail", .string(check.detail))])
         })))
         members.append(("notes", .array(inspection.notes.map { .string($0) })))
-        members.append(("header", inspection.jws.map { .raw($0.header.bytes) } ?? .null))
-        members.append(("chain", .array(inspection.chain.map(certificate))))
+        if let jws = inspection.jws {
+            let fragments = ChainFragments.shared.fragments(header: jws.header.bytes, pretty: pretty, level: level + 1) {
+                (OutputJSON.raw(jws.header.bytes), OutputJSON.array(inspection.chain.map(certificate)))
+            }
+            members.append(("header", .preformatted(fragments.header)))
+            members.append(("chain", .preformatted(fragments.chain)))
+        } else {
+            members.append(("header", .null))
+            members.append(("chain", .array(inspection.chain.map(certificate))))
+        }
         members.append(("payload", inspection.jws.map { .raw($0.payload.bytes) } ?? .null))
-        let shown = inspection.display
         members.append(("display", shown.map(display) ?? .null))
         members.append(("unknownFields", .array((shown?.unknownFields ?? []).map { .string($0) })))
         members.append(("unknownValues", .array((shown?.unknownValues ?? []).map { .string($0) })))
-        members.append(("nested", .object(inspection.nested.map { ($0.path, object($0.inspection)) })))
+        members.append(("nested", .object(inspection.nested.map { ($0.path, object($0.inspection, pretty: pretty, level: level + 2)) })))
         return .object(members)
     }
 
@@ -93,5 +105,35 @@ enum JSONRenderer {
             ("trustedRoot", .bool(summary.isTrustedRoot)),
         ]
         return .object(members)
+    }
+}
+
+/// The `header` and `chain` members serialized once per distinct header: every token of
+/// one chain shares them, and they are most of each result's bytes.
+final class ChainFragments: Sendable {
+    static let shared = ChainFragments()
+
+    private struct Key: Hashable {
+        /// The header as text: String hashing works on whole buffers, [UInt8] hashing byte by byte.
+        let header: String
+        let pretty: Bool
+        let level: Int
+    }
+
+    private let cache = Mutex<[Key: (header: String, chain: String)]>([:])
+
+    /// The serialized fragments for `header` at `level`, built by `make` on first sight.
+    func fragments(header: [UInt8], pretty: Bool, level: Int,
+                   make: () -> (header: OutputJSON, chain: OutputJSON)) -> (header: String, chain: String) {
+        let key = Key(header: String(decoding: header, as: UTF8.self), pretty: pretty, level: level)
+        if let known = cache.withLock({ $0[key] }) { return known }
+        let (headerJSON, chainJSON) = make()
+        let made = (header: headerJSON.serialized(pretty: pretty, level: level),
+                    chain: chainJSON.serialized(pretty: pretty, level: level))
+        cache.withLock { cache in
+            if cache.count >= 1024 { cache.removeAll() }
+            cache[key] = made
+        }
+        return made
     }
 }

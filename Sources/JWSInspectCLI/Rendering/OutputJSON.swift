@@ -9,11 +9,13 @@ indirect enum OutputJSON {
     case null
     /// A JSON text (already validated) inserted as is, re-indented.
     case raw([UInt8])
+    /// Text already serialized for the place it is written at (same mode and depth).
+    case preformatted(String)
 
     /// Serializes: `pretty` uses two-space indentation, otherwise no insignificant whitespace.
-    func serialized(pretty: Bool) -> String {
+    func serialized(pretty: Bool, level: Int = 0) -> String {
         var out: [UInt8] = []
-        write(into: &out, pretty: pretty, level: 0)
+        write(into: &out, pretty: pretty, level: level)
         return String(decoding: out, as: UTF8.self)
     }
 
@@ -51,6 +53,8 @@ indirect enum OutputJSON {
             out.append(contentsOf: "null".utf8)
         case .raw(let bytes):
             Self.reformat(bytes, into: &out, pretty: pretty, level: level)
+        case .preformatted(let text):
+            out.append(contentsOf: text.utf8)
         }
     }
 
@@ -62,20 +66,29 @@ indirect enum OutputJSON {
 
     static func writeString(_ string: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
-        for byte in string.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): out.append(contentsOf: "\\\"".utf8)
-            case UInt8(ascii: "\\"): out.append(contentsOf: "\\\\".utf8)
-            case 0x0a: out.append(contentsOf: "\\n".utf8)
-            case 0x0d: out.append(contentsOf: "\\r".utf8)
-            case 0x09: out.append(contentsOf: "\\t".utf8)
-            case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                out.append(contentsOf: "\\u00".utf8)
-                out.append(hex[Int(byte >> 4)])
-                out.append(hex[Int(byte & 0xf)])
-            default: out.append(byte)
+        var string = string
+        string.withUTF8 { bytes in
+            // Most strings need no escaping: copy runs of plain bytes whole.
+            var start = 0
+            for index in 0..<bytes.count {
+                let byte = bytes[index]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
+                switch byte {
+                case UInt8(ascii: "\""): out.append(contentsOf: "\\\"".utf8)
+                case UInt8(ascii: "\\"): out.append(contentsOf: "\\\\".utf8)
+                case 0x0a: out.append(contentsOf: "\\n".utf8)
+                case 0x0d: out.append(contentsOf: "\\r".utf8)
+                case 0x09: out.append(contentsOf: "\\t".utf8)
+                default:
+                    let hex = Array("0123456789abcdef".utf8)
+                    out.append(contentsOf: "\\u00".utf8)
+                    out.append(hex[Int(byte >> 4)])
+                    out.append(hex[Int(byte & 0xf)])
+                }
+                start = index + 1
             }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...]))
         }
         out.append(UInt8(ascii: "\""))
     }
@@ -98,6 +111,12 @@ indirect enum OutputJSON {
                     escaped = true
                 } else if byte == UInt8(ascii: "\"") {
                     inString = false
+                } else {
+                    // Copy the rest of a plain string run at once (base64 certificates are kilobytes).
+                    var end = index
+                    while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\") { end += 1 }
+                    out.append(contentsOf: bytes[index..<end])
+                    index = end
                 }
                 continue
             }

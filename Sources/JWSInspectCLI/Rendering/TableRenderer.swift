@@ -18,7 +18,8 @@ struct TableRenderer {
         if inspection.isXcode {
             lines.append("  " + paint("StoreKit Testing in Xcode token: NOT signed by the App Store; it proves nothing about payment", .yellow))
         }
-        if let summary = inspection.summary {
+        let (shown, summary) = inspection.presentation
+        if let summary {
             lines.append("  " + TerminalText.safe(summary))
         }
         if let now = inspection.validNow, inspection.status == .valid || inspection.status == .unverified {
@@ -55,7 +56,7 @@ struct TableRenderer {
 
         lines.append("")
         lines.append(heading("PAYLOAD") + "  (\(inspection.kind.displayName))")
-        lines += table(payloadRows(inspection.display))
+        lines += table(payloadRows(shown))
 
         for nested in inspection.nested {
             lines.append("")

@@ -113,7 +113,7 @@ public enum JSONValue: Sendable, Equatable, Decodable {
     ]
 
     private static func expectedKind(of name: String) -> ExpectedKind {
-        if name.hasSuffix("Date") || integerFields.contains(name) { return .integer }
+        if PayloadFields.isTimestamp(name) || integerFields.contains(name) { return .integer }
         if boolFields.contains(name) { return .bool }
         if objectFields.contains(name) { return .object }
         return .string

@@ -41,6 +41,14 @@ public struct Inspection: Sendable {
         jws.map { Entitlement.summary(kind: kind, payload: $0.payload.object, now: accessTime) }
     }
 
+    /// `display` and `summary` together, decoding the payload once.
+    public var presentation: (display: PayloadDisplay?, summary: String?) {
+        guard let jws else { return (nil, nil) }
+        let payload = jws.payload.object
+        return (PayloadDisplay(kind: kind, payload: payload, now: now),
+                Entitlement.summary(kind: kind, payload: payload, now: accessTime))
+    }
+
     /// A JWS found inside the payload (`data.signedTransactionInfo`, …) and its own inspection.
     public struct Nested: Sendable {
         /// Field path in the parent payload, e.g. "data.signedTransactionInfo".
