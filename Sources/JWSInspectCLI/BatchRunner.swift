@@ -18,8 +18,21 @@ final class BatchRunner: Sendable {
     let jobs: Int
     let render: @Sendable (Inspection) -> Outcome
 
-    /// Items gathered before a batch is verified: enough to keep every core busy,
-    /// few enough that memory stays small.
+    /// What a worker takes: a record still to be scanned, or an item already found.
+    enum Work: Sendable {
+        case record(InputStream.Record)
+        case item(InputScanner.Item)
+    }
+
+    /// What one piece of work produced.
+    struct Result: Sendable {
+        let outcomes: [Outcome]
+        /// Why a JSON-looking record was not JSON (for "no JWS found" messages).
+        let jsonProblem: String?
+    }
+
+    /// Records gathered before a batch is scanned and verified: enough to keep every core
+    /// busy, few enough that memory stays small.
     static let batchSize = 2048
 
     init(verifier: Verifier, jobs: Int, render: @escaping @Sendable (Inspection) -> Outcome) {
@@ -28,19 +41,43 @@ final class BatchRunner: Sendable {
         self.render = render
     }
 
-    /// Verifies and renders `items`, returning outcomes in the same order.
-    func run(_ items: [InputScanner.Item]) -> [Outcome] {
-        guard !items.isEmpty else { return [] }
-        let slots = Slots(count: items.count)
+    /// Scans, verifies and renders `work` on all workers, returning results in the same order.
+    ///
+    /// Two parallel phases: scanning the records (so the reading thread only splits lines),
+    /// then verifying every item found (so one large JSON document, an API response with
+    /// thousands of transactions, is verified on every core too).
+    func run(_ work: [Work]) -> [Result] {
+        guard !work.isEmpty else { return [] }
+        let scanned = parallelMap(work) { work -> (items: [InputScanner.Item], jsonProblem: String?) in
+            switch work {
+            case .item(let item): return ([item], nil)
+            case .record(let record): return record.scan()
+            }
+        }
+        let outcomes = parallelMap(scanned.flatMap(\.items)) { outcome($0) }
+        var results: [Result] = []
+        results.reserveCapacity(work.count)
+        var next = 0
+        for (items, problem) in scanned {
+            results.append(Result(outcomes: Array(outcomes[next..<(next + items.count)]), jsonProblem: problem))
+            next += items.count
+        }
+        return results
+    }
+
+    /// `transform` applied to every element on `jobs` threads, results in order.
+    private func parallelMap<Input: Sendable, Output: Sendable>(_ inputs: [Input],
+                                                               _ transform: @Sendable (Input) -> Output) -> [Output] {
+        guard !inputs.isEmpty else { return [] }
+        let slots = Slots<Output>(count: inputs.count)
         defer { slots.buffer.deallocate() }
         let next = Atomic<Int>(0)
-        let workers = min(jobs, items.count)
-        DispatchQueue.concurrentPerform(iterations: workers) { _ in
-            // Workers take the next unclaimed item, so a slow token never idles the others.
+        DispatchQueue.concurrentPerform(iterations: min(jobs, inputs.count)) { _ in
+            // Workers take the next unclaimed element, so a slow one never idles the others.
             while true {
                 let index = next.add(1, ordering: .relaxed).oldValue
-                guard index < items.count else { return }
-                slots.buffer[index] = outcome(items[index])
+                guard index < inputs.count else { return }
+                slots.buffer[index] = transform(inputs[index])
             }
         }
         return slots.buffer.map { $0! }
@@ -48,8 +85,8 @@ final class BatchRunner: Sendable {
 
     /// One result slot per item; each is written by exactly one worker and read only after
     /// `concurrentPerform` returns, which is why sharing the buffer is safe.
-    private struct Slots: @unchecked Sendable {
-        let buffer: UnsafeMutableBufferPointer<Outcome?>
+    private struct Slots<Element>: @unchecked Sendable {
+        let buffer: UnsafeMutableBufferPointer<Element?>
 
         init(count: Int) {
             buffer = .allocate(capacity: count)

@@ -77,22 +77,31 @@ public enum Command {
         var exitStatus = ExitStatus.success
         var printedTables = 0
         var counts: [Status: Int] = [:]
-        var batch: [InputScanner.Item] = []
+        var batch: [BatchRunner.Work] = []
 
-        func flush() {
-            for outcome in runner.run(batch) {
-                if let error = outcome.error { Console.error(error) }
-                if var output = outcome.output {
-                    if format == .table {
-                        if printedTables > 0 { output = "\n" + output }
-                        printedTables += 1
+        /// Verifies the batch; returns how many results it had and the first JSON problem seen.
+        @discardableResult
+        func flush() -> (results: Int, jsonProblem: String?) {
+            var results = 0
+            var problem: String?
+            for result in runner.run(batch) {
+                if problem == nil { problem = result.jsonProblem }
+                for outcome in result.outcomes {
+                    results += 1
+                    if let error = outcome.error { Console.error(error) }
+                    if var output = outcome.output {
+                        if format == .table {
+                            if printedTables > 0 { output = "\n" + output }
+                            printedTables += 1
+                        }
+                        Console.out(output)
                     }
-                    Console.out(output)
+                    counts[outcome.status, default: 0] += 1
+                    if exitStatus == .success { exitStatus = ExitStatus(outcome.status) }
                 }
-                counts[outcome.status, default: 0] += 1
-                if exitStatus == .success { exitStatus = ExitStatus(outcome.status) }
             }
             batch.removeAll(keepingCapacity: true)
+            return (results, problem)
         }
 
         let inputs = options.inputs.isEmpty ? ["-"] : options.inputs
@@ -104,13 +113,21 @@ public enum Command {
                 if exitStatus == .success { exitStatus = .unreadable }
             case .stream(let origin, var stream):
                 var found = 0
-                while let items = stream.next() {
-                    found += items.count
-                    batch += items
-                    if batch.count >= BatchRunner.batchSize { flush() }
+                while let record = stream.nextRecord() {
+                    batch.append(.record(record))
+                    if batch.count >= BatchRunner.batchSize {
+                        let (results, problem) = flush()
+                        found += results
+                        stream.noteJSONProblem(problem)
+                    }
                 }
-                if found == 0 { batch.append(InputReader.nothingFound(in: stream, origin: origin)) }
-                flush()
+                let (results, problem) = flush()
+                found += results
+                stream.noteJSONProblem(problem)
+                if found == 0 {
+                    batch.append(.item(InputReader.nothingFound(in: stream, origin: origin)))
+                    flush()
+                }
                 if let error = stream.readError {
                     Console.error(error)
                     if exitStatus == .success { exitStatus = .unreadable }

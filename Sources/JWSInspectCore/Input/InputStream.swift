@@ -55,23 +55,78 @@ public struct InputStream {
         }
     }
 
-    /// The items found in the next record(s); nil once the input is exhausted.
+    /// One record of the input, read but not yet scanned. Scanning is a pure function of
+    /// the record (`scan()`), so it can run on any thread, in parallel with others.
+    public struct Record: Sendable {
+        enum Content: Sendable {
+            /// A line over the record limit (not kept).
+            case overLimit
+            /// One line of text.
+            case text([UInt8])
+            /// A JSON-looking record: the bytes, and each line's number and range in them.
+            case json([UInt8], lines: [(number: Int, start: Int, end: Int)], whole: Bool)
+        }
+
+        let origin: String
+        let numberLines: Bool
+        let number: Int
+        let content: Content
+
+        /// The JWS found in the record, and why it is not JSON when it looked like JSON.
+        public func scan() -> (items: [InputScanner.Item], jsonProblem: String?) {
+            let source = numberLines ? "\(origin):\(number)" : origin
+            switch content {
+            case .overLimit:
+                return ([.malformed(source: source, reason: "line \(number) is over the \(InputStream.maximumRecordSize >> 20) MiB limit")], nil)
+            case .text(let bytes):
+                return (InputScanner.textTokens(bytes[...], source: source), nil)
+            case .json(let record, let lines, let whole):
+                do {
+                    let document = try JSONValue.decode(record)
+                    let prefix = whole ? "\(origin):" : numberLines ? "\(origin):\(number):" : "\(origin):"
+                    return (InputScanner.jsonTokens(document, origin: prefix, path: ""), nil)
+                } catch {
+                    // Not JSON after all (a log line that starts with a brace): scan its lines as text.
+                    let items = lines.flatMap { number, start, end in
+                        InputScanner.textTokens(record[start..<end], source: numberLines ? "\(origin):\(number)" : origin)
+                    }
+                    return (items, CompactJWS.describe(error))
+                }
+            }
+        }
+    }
+
+    /// The items found in the next record; nil once the input is exhausted.
     /// May return an empty array for a record without JWS.
     public mutating func next() -> [InputScanner.Item]? {
+        guard let record = nextRecord() else { return nil }
+        let (items, problem) = record.scan()
+        noteJSONProblem(problem)
+        return items
+    }
+
+    /// Records a JSON-looking record's parse problem (the first one is kept), for the
+    /// "no JWS found" message; callers that scan records themselves report it here.
+    public mutating func noteJSONProblem(_ problem: String?) {
+        if jsonProblem == nil, let problem { jsonProblem = problem }
+    }
+
+    /// The next record, read but not scanned; nil once the input is exhausted.
+    public mutating func nextRecord() -> Record? {
         guard let (line, number) = nextLine(skippingBlank: true) else { return nil }
         recordCount += 1
         guard case .some(let bytes) = line else {
-            return [.malformed(source: "\(origin):\(number)", reason: "line \(number) is over the \(Self.maximumRecordSize >> 20) MiB limit")]
+            return Record(origin: origin, numberLines: true, number: number, content: .overLimit)
         }
         let first = bytes.first { !InputScanner.isWhitespace($0) }
         guard first == UInt8(ascii: "{") || first == UInt8(ascii: "[") else {
             onlyRecord = recordCount == 1 ? bytes : nil
-            return InputScanner.textTokens(bytes[...], source: numberLines ? "\(origin):\(number)" : origin)
+            return Record(origin: origin, numberLines: numberLines, number: number, content: .text(bytes))
         }
         onlyRecord = nil
         // A JSON document: continue over the following lines until its brackets close.
         var record = bytes
-        var lines = [(number, bytes.startIndex, bytes.endIndex)]
+        var lines = [(number: number, start: bytes.startIndex, end: bytes.endIndex)]
         var depth = BracketDepth()
         depth.feed(bytes)
         while depth.isOpen, record.count <= Self.maximumRecordSize, let (next, nextNumber) = nextLine(skippingBlank: false) {
@@ -83,17 +138,7 @@ public struct InputStream {
             depth.feed(more)
         }
         let whole = recordCount == 1 && number == 1 && restIsBlank()
-        do {
-            let document = try JSONValue.decode(record)
-            let prefix = whole ? "\(origin):" : numberLines ? "\(origin):\(number):" : "\(origin):"
-            return InputScanner.jsonTokens(document, origin: prefix, path: "")
-        } catch {
-            if jsonProblem == nil { jsonProblem = CompactJWS.describe(error) }
-            // Not JSON after all (a log line that starts with a brace): scan its lines as text.
-            return lines.flatMap { number, start, end in
-                InputScanner.textTokens(record[start..<end], source: numberLines ? "\(origin):\(number)" : origin)
-            }
-        }
+        return Record(origin: origin, numberLines: numberLines, number: number, content: .json(record, lines: lines, whole: whole))
     }
 
     /// The input's single record when it had exactly one text record, for a last-chance decode.
