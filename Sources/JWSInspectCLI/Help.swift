@@ -52,6 +52,10 @@ enum Help {
                             JWS; or one compact JSON object per line
       --json                short for --format json
       -q, --quiet           print nothing on stdout; the exit status says it all
+      --summary             after everything, count results by status (stderr in
+                            table mode and with -q; a last JSON object otherwise)
+      -j, --jobs N          verification threads (default: one per core); output
+                            stays in input order
       --color, --no-color   force colours on or off (default: on for a terminal
                             unless NO_COLOR is set)
       -h, --help            this help
@@ -74,6 +78,7 @@ enum Help {
       jwsinspect "$(pbpaste)"                          inspect a pasted token
       jwsinspect notification.json --environment Production --bundle-id com.example.app
       jwsinspect --format jsonl history.json | jq -r 'select(.status != "valid") | .reason'
+      zcat webhooks.log.gz | jwsinspect -q --summary   a day of webhook logs, streamed
       jwsinspect --at now -q transaction.jws && echo "valid right now"
       jwsinspect --no-verify token.jws                 just decode
       jwsinspect --require-active --account-token "$UUID" transaction.jws
