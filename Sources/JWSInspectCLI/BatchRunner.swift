@@ -70,7 +70,11 @@ final class BatchRunner: Sendable {
                                                                _ transform: @Sendable (Input) -> Output) -> [Output] {
         guard !inputs.isEmpty else { return [] }
         let slots = Slots<Output>(count: inputs.count)
-        defer { slots.buffer.deallocate() }
+        defer {
+            // Release what the slots hold (tokens, rendered output), then the buffer itself.
+            slots.buffer.deinitialize()
+            slots.buffer.deallocate()
+        }
         let next = Atomic<Int>(0)
         DispatchQueue.concurrentPerform(iterations: min(jobs, inputs.count)) { _ in
             // Workers take the next unclaimed element, so a slow one never idles the others.
