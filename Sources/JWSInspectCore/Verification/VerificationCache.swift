@@ -34,6 +34,8 @@ final class VerificationCache: Sendable {
 
     struct ValidatedPath: Sendable {
         let path: [Certificate]
+        /// The trusted root's name as messages show it (reading names from OpenSSL costs).
+        let anchorName: String
         /// Seconds since 1970: the latest notBefore and earliest notAfter along the path.
         let notBefore: Double
         let notAfter: Double
@@ -122,16 +124,21 @@ final class VerificationCache: Sendable {
     }
 
     /// Records that a pair validated along `path`.
-    func storeValidated(_ path: [Certificate], leaf: Certificate, intermediate: Certificate) {
+    /// - Returns: the stored record, or nil when the path's dates cannot be read.
+    @discardableResult
+    func storeValidated(_ path: [Certificate], leaf: Certificate, intermediate: Certificate) -> ValidatedPath? {
         let starts = path.compactMap { $0.notBefore?.timeIntervalSince1970 }
         let ends = path.compactMap { $0.notAfter?.timeIntervalSince1970 }
-        guard starts.count == path.count, ends.count == path.count, let start = starts.max(), let end = ends.min() else { return }
+        guard starts.count == path.count, ends.count == path.count, let start = starts.max(), let end = ends.min() else { return nil }
+        let validated = ValidatedPath(path: path, anchorName: path.last.map { Run.name($0) } ?? "a trusted root",
+                                      notBefore: start, notAfter: end)
         let key = ChainKey(leaf: ObjectIdentifier(leaf), intermediate: ObjectIdentifier(intermediate))
         state.withLock { state in
             guard var entry = state.chains[key], entry.leaf === leaf, entry.intermediate === intermediate else { return }
-            entry.validated = ValidatedPath(path: path, notBefore: start, notAfter: end)
+            entry.validated = validated
             state.chains[key] = entry
         }
+        return validated
     }
 
     private static func marker(_ name: Check.Name, _ certificate: Certificate, _ oid: String, _ role: String) -> Check {

@@ -250,19 +250,20 @@ struct Run {
         let when = "at \(checkTime.basis) \(ISO8601.string(checkTime.date))"
 
         // A validated pair whose path is in date at the check time needs no new validation.
-        var path = entry.validated.flatMap { $0.covers(checkTime.date) ? $0.path : nil }
-        if path == nil {
+        var validated = entry.validated.flatMap { $0.covers(checkTime.date) ? $0 : nil }
+        if validated == nil {
             let result = store.validate(leaf: leaf, intermediates: [intermediate], at: checkTime.date, strict: options.strictX509)
             if result.isValid {
-                path = result.path
-                cache.storeValidated(result.path, leaf: leaf, intermediate: intermediate)
+                validated = cache.storeValidated(result.path, leaf: leaf, intermediate: intermediate)
+                    ?? .init(path: result.path, anchorName: result.path.last.map { Self.name($0) } ?? "a trusted root",
+                             notBefore: .infinity, notAfter: -.infinity)
             } else {
                 record(.chain, false, explain(result, certificates: certificates, when: when))
             }
         }
-        if let path {
-            let anchor = path.last.map { Self.name($0) } ?? "a trusted root"
-            record(.chain, true, "leaf -> intermediate -> trusted root \(anchor), valid \(when)")
+        if let validated {
+            let path = validated.path
+            record(.chain, true, "leaf -> intermediate -> trusted root \(validated.anchorName), valid \(when)")
             if path.count == 3 && path[0] === leaf && path[1] === intermediate {
                 record(.chainPath, true, "the validated path is x5c[0] -> x5c[1] -> trusted root")
             } else {
@@ -275,7 +276,6 @@ struct Run {
 
         if checkTime.basis != "now" {
             let nowText = "now (\(ISO8601.string(options.now)))"
-            let validated = path.flatMap { _ in cache.chain(leaf: leaf, intermediate: intermediate).validated }
             if let validated, validated.covers(options.now) {
                 validNow = .init(date: options.now, valid: true, detail: "the chain is also valid \(nowText)")
             } else {
