@@ -24,6 +24,7 @@ public final class PublicKey: @unchecked Sendable {
     init(taking pointer: OpaquePointer) {
         self.pointer = pointer
         self.curveName = Self.groupName(pointer)
+        self.summary = describe
     }
 
     deinit {
@@ -51,7 +52,9 @@ public final class PublicKey: @unchecked Sendable {
     public var bits: Int { Int(EVP_PKEY_get_bits(pointer)) }
 
     /// A short description such as "EC P-256" or "RSA 2048".
-    public var summary: String {
+    public private(set) var summary = ""
+
+    private var describe: String {
         switch curveName {
         case "prime256v1": return "EC P-256"
         case "secp384r1": return "EC P-384"

@@ -87,11 +87,12 @@ public enum InputScanner {
                         var runEnd = index + length
                         while runEnd > index, bytes[runEnd - 1] == UInt8(ascii: ".") { runEnd -= 1 }  // a sentence's full stop
                         if runEnd - index >= minimumCandidateLength {
-                            let run = Array(UnsafeBufferPointer(rebasing: bytes[index..<runEnd]))
-                            if looksLikeJWSHeader(run) {
-                                if dotCount(run) == 2 {
-                                    items.append(.token(source: source, token: String(decoding: run, as: UTF8.self)))
+                            let runBytes = UnsafeBufferPointer(rebasing: bytes[index..<runEnd])
+                            if looksLikeJWSHeader(runBytes) {
+                                if dotCount(runBytes) == 2 {
+                                    items.append(.token(source: source, token: String(decoding: runBytes, as: UTF8.self)))
                                 } else {
+                                    let run = Array(runBytes)
                                     for token in splitConcatenated(run) { items += classify(token, source: source) }
                                 }
                             }
@@ -108,8 +109,8 @@ public enum InputScanner {
     private static let tokenCharacters: [CChar] =
         Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.".utf8CString)
 
-    private static func dotCount(_ run: [UInt8]) -> Int {
-        run.withUnsafeBufferPointer { buffer in
+    private static func dotCount(_ buffer: UnsafeBufferPointer<UInt8>) -> Int {
+        do {
             guard let base = buffer.baseAddress else { return 0 }
             var dots = 0
             var offset = 0
@@ -155,6 +156,10 @@ public enum InputScanner {
     /// True when the text before the first dot is base64url of a JSON object's start:
     /// `{` possibly after whitespace ("eyJ" is `{"`, "ewo" `{\n`, "eyA" `{ `).
     public static func looksLikeJWSHeader(_ run: [UInt8]) -> Bool {
+        run.withUnsafeBufferPointer { looksLikeJWSHeader($0) }
+    }
+
+    static func looksLikeJWSHeader(_ run: UnsafeBufferPointer<UInt8>) -> Bool {
         // The first four characters decode to three bytes; the first non-whitespace one must be `{`.
         guard run.count >= 4 else { return false }
         var values: [UInt8] = [0, 0, 0, 0]

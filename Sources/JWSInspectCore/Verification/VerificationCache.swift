@@ -1,5 +1,10 @@
 internal import FoundationEssentials
 internal import Synchronization
+#if canImport(Glibc)
+internal import Glibc
+#elseif canImport(Darwin)
+internal import Darwin
+#endif
 
 /// What one run has already learned, shared by every thread: decoded headers, parsed
 /// certificates and validated chains. Real traffic repeats a handful of chains, so
@@ -67,6 +72,22 @@ final class VerificationCache: Sendable {
     private let state = Mutex(State())
 
     // MARK: Headers
+
+    /// The entry for the header of `token` when it is the header seen last, compared in
+    /// place (no copy of the ~5 KB segment).
+    func recentHeader(of token: String) -> HeaderEntry? {
+        var token = token
+        return token.withUTF8 { bytes in
+            state.withLock { state -> HeaderEntry? in
+                guard var recent = state.recent?.segment else { return nil }
+                let entry = state.recent?.entry
+                let length = recent.utf8.count
+                guard bytes.count > length, bytes[length] == UInt8(ascii: ".") else { return nil }
+                let same = recent.withUTF8 { memcmp($0.baseAddress!, bytes.baseAddress!, length) == 0 }
+                return same ? entry : nil
+            }
+        }
+    }
 
     func header(_ segment: String) -> HeaderEntry? {
         state.withLock { state in

@@ -39,14 +39,14 @@ public struct Verifier: Sendable {
         let signingPrefix: SHA256Prefix?
         do {
             // Tokens of one chain share their header byte for byte: decode it and its x5c once.
-            let segment = Self.headerSegment(of: token)
-            if let known = cache.header(segment) {
+            if let known = cache.recentHeader(of: token) ?? cache.header(Self.headerSegment(of: token)) {
                 jws = try CompactJWS(token, decodedHeader: known.header, payloadKeys: payloadKeys)
                 chain = known.chain
                 signingPrefix = known.signingPrefix
             } else {
                 jws = try CompactJWS(token, decodedHeader: nil, payloadKeys: payloadKeys)
                 chain = ParsedChain(header: jws.header.object, trustStore: options.trustStore, cache: cache)
+                let segment = Self.headerSegment(of: token)
                 signingPrefix = SHA256Prefix(Array(segment.utf8)[...])
                 cache.store(header: .init(header: jws.header, chain: chain, signingPrefix: signingPrefix), for: segment)
             }
@@ -351,7 +351,8 @@ struct Run {
         if let failure = key.verifyES256(signature: jws.signature, digest: digest) {
             record(.signature, false, failure.description)
         } else {
-            record(.signature, true, "ES256 signature over header.payload verified with the leaf's \(key.summary) key")
+            record(.signature, true, key.summary == "EC P-256" ? Self.signatureVerified
+                   : "ES256 signature over header.payload verified with the leaf's \(key.summary) key")
         }
     }
 
@@ -470,6 +471,8 @@ struct Run {
     private mutating func record(_ name: Check.Name, _ passed: Bool, _ detail: String) {
         checks.append(Check(name, passed: passed, detail))
     }
+
+    static let signatureVerified = "ES256 signature over header.payload verified with the leaf's EC P-256 key"
 
     /// A short name for messages: the common name in quotes, else the subject.
     static func name(_ certificate: Certificate) -> String {
