@@ -187,3 +187,26 @@ extension PublicKey {
         return der
     }
 }
+
+extension PublicKey {
+    /// Parses a DER SubjectPublicKeyInfo (as in a certificate, or Wycheproof's `publicKeyDer`).
+    ///
+    /// - Returns: nil when OpenSSL cannot decode it (a malformed key or a point not on its curve).
+    public convenience init?(subjectPublicKeyInfo der: [UInt8]) {
+        let key: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
+            var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
+            let key = d2i_PUBKEY(nil, &cursor, buffer.count)
+            let consumed = cursor.map { $0 - buffer.baseAddress! } ?? 0
+            guard consumed == buffer.count else {
+                EVP_PKEY_free(key)
+                return nil
+            }
+            return key
+        }
+        guard let key else {
+            OpenSSLError.drain()
+            return nil
+        }
+        self.init(taking: key)
+    }
+}
