@@ -39,7 +39,13 @@ import TestPKI
     @Test func deeplyNestedPayloadDoesNotCrash() {
         let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
         let token = "\(Self.header).\(Base64URL.encode(Array(#"{"a":\#(deep)}"#.utf8))).c2ln"
-        #expect(Fixtures.inspect(token).status == .malformed)
+        let result = Fixtures.inspect(token)
+        #expect(result.status == .malformed)
+        #expect(result.reason == "the payload is not valid JSON: objects and arrays nested 100001 levels deep, over the 512-level limit")
+        // Just inside the limit is fine.
+        let inside = String(repeating: "[", count: 510) + String(repeating: "]", count: 510)
+        let ok = Fixtures.inspect("\(Self.header).\(Base64URL.encode(Array(#"{"a":\#(inside)}"#.utf8))).c2ln")
+        #expect(ok.status != .malformed, "\(ok.reason)")
     }
 
     @Test func base64URLRoundTripsAndRejectsNonCanonical() throws {

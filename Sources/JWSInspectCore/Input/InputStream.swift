@@ -90,7 +90,7 @@ public struct InputStream {
                     let items = lines.flatMap { number, start, end in
                         InputScanner.textTokens(record[start..<end], source: numberLines ? "\(origin):\(number)" : origin)
                     }
-                    return (items, CompactJWS.describe(error))
+                    return (items, JSONValue.describeFailure(error, bytes: record))
                 }
             }
         }

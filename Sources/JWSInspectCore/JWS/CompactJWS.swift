@@ -91,7 +91,7 @@ public struct CompactJWS: Sendable {
                 object = essentialsOnly ? try JSONValue.decodeObject(bytes, selection: payloadKeys.selection)
                     : try JSONValue.decodeObject(bytes)
             } catch {
-                throw .notJSON(segment: name, Self.describe(error))
+                throw .notJSON(segment: name, JSONValue.describeFailure(error, bytes: bytes))
             }
             guard let object else {
                 let kind = (try? JSONValue.decode(bytes))?.kindDescription ?? "not an object"

@@ -39,6 +39,40 @@ public enum JSONValue: Sendable, Equatable, Decodable {
         }
     }
 
+    /// The deepest nesting of objects and arrays in `bytes`, outside strings. Foundation's
+    /// parser refuses more than `maximumDepth` levels; this names that limit in messages.
+    static func nestingDepth(_ bytes: [UInt8]) -> Int {
+        var depth = 0, deepest = 0
+        var inString = false, escaped = false
+        for byte in bytes {
+            if inString {
+                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                depth += 1
+                deepest = max(deepest, depth)
+            case UInt8(ascii: "}"), UInt8(ascii: "]"): depth -= 1
+            default: break
+            }
+        }
+        return deepest
+    }
+
+    /// The deepest nesting Foundation's JSON parser accepts.
+    public static let maximumDepth = 512
+
+    /// Why `bytes` failed to decode, in one line, naming the nesting limit when that is the cause.
+    static func describeFailure(_ error: any Error, bytes: [UInt8]) -> String {
+        let depth = nestingDepth(bytes)
+        if depth > maximumDepth {
+            return "objects and arrays nested \(depth) levels deep, over the \(maximumDepth)-level limit"
+        }
+        return CompactJWS.describe(error)
+    }
+
     /// Decodes a JSON text; throws Foundation's error for anything that is not JSON.
     public static func decode(_ bytes: [UInt8]) throws -> JSONValue {
         try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
