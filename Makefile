@@ -11,7 +11,7 @@ BINDIR  ?= $(PREFIX)/bin
 RELEASE := .build/release/jwsinspect
 SAMPLE  := Samples/transaction-sandbox-2022.jws
 
-.PHONY: all build run test install uninstall bench roots clean deps
+.PHONY: all build run test install uninstall bench roots clean deps sanitize fuzz leakcheck
 
 all: build
 
@@ -43,6 +43,27 @@ bench: build
 
 roots:
 	./scripts/embed-roots.sh
+
+# The whole suite under AddressSanitizer (with LeakSanitizer) and under
+# UndefinedBehaviorSanitizer, each in its own build folder.
+sanitize: deps
+	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/sanitizers/lsan.supp \
+		$(SWIFT) test --sanitize=address --scratch-path .build/asan
+	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+		$(SWIFT) test --sanitize=undefined --scratch-path .build/ubsan
+
+# libFuzzer over the scanner and the decode/verify/display path (Tests/Fuzz/README.md).
+FUZZ_SECONDS ?= 300
+fuzz: deps
+	$(SWIFT) build --product fuzz-jwsinspect --scratch-path .build/fuzz \
+		-Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING
+	mkdir -p .build/fuzz-corpus
+	.build/fuzz/debug/fuzz-jwsinspect -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+		-artifact_prefix=.build/fuzz- .build/fuzz-corpus Tests/Fuzz/corpus
+
+# valgrind's leak check over a batch through the release binary (OpenSSL objects included).
+leakcheck: build
+	./scripts/leakcheck.sh
 
 clean:
 	rm -rf .build

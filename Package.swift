@@ -28,7 +28,9 @@ let package = Package(
         // An Apple-shaped test PKI minted with OpenSSL, for tests and benchmarks.
         .target(name: "TestPKI", dependencies: ["COpenSSL"], swiftSettings: strictSettings),
         .executableTarget(name: "mint-test-tokens", dependencies: ["TestPKI"]),
+        // libFuzzer target (make fuzz); built normally, it replays a corpus (make test does).
+        .executableTarget(name: "fuzz-jwsinspect", dependencies: ["JWSInspectCore"]),
         .testTarget(name: "JWSInspectCoreTests", dependencies: ["JWSInspectCore", "TestPKI"]),
-        .testTarget(name: "JWSInspectCLITests", dependencies: ["jwsinspect", "JWSInspectCore", "TestPKI"]),
+        .testTarget(name: "JWSInspectCLITests", dependencies: ["jwsinspect", "fuzz-jwsinspect", "JWSInspectCore", "TestPKI"]),
     ]
 )

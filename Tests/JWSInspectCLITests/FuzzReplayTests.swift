@@ -1,0 +1,24 @@
+import Foundation
+import Testing
+
+/// The fuzz corpus and every input that ever crashed the fuzz target, replayed through
+/// the same harness (built without libFuzzer): none may crash again.
+@Suite struct FuzzReplayTests {
+    @Test func corpusAndRegressionsReplayCleanly() throws {
+        let harness = CLI.executable.deletingLastPathComponent().appendingPathComponent("fuzz-jwsinspect")
+        let process = Process()
+        process.executableURL = harness
+        let fuzz = CLI.packageRoot.appendingPathComponent("Tests/Fuzz")
+        process.arguments = [fuzz.appendingPathComponent("corpus").path, fuzz.appendingPathComponent("regressions").path]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(text)")
+        let corpus = try FileManager.default.contentsOfDirectory(atPath: fuzz.appendingPathComponent("corpus").path).count
+        let regressions = try FileManager.default.contentsOfDirectory(atPath: fuzz.appendingPathComponent("regressions").path)
+            .filter { $0 != ".gitkeep" }.count
+        #expect(text == "replayed \(corpus + regressions) inputs\n")
+    }
+}
