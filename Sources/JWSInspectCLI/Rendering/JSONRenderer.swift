@@ -1,6 +1,5 @@
 internal import FoundationEssentials
 internal import JWSInspectCore
-internal import Synchronization
 
 /// `--format json|jsonl`: one object per JWS with stable keys.
 ///
@@ -120,7 +119,7 @@ final class ChainFragments: Sendable {
         let level: Int
     }
 
-    private let cache = Mutex<[Key: (header: String, chain: String)]>([:])
+    private let cache = Locked<[Key: (header: String, chain: String)]>([:])
 
     /// The serialized fragments for `header` at `level`, built by `make` on first sight.
     func fragments(header: [UInt8], pretty: Bool, level: Int,

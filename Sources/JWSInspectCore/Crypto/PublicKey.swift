@@ -1,5 +1,4 @@
 internal import COpenSSL
-internal import Synchronization
 
 /// A public key taken from a certificate (an owned `EVP_PKEY`).
 ///
@@ -9,7 +8,7 @@ public final class PublicKey: @unchecked Sendable {
     let pointer: OpaquePointer
     /// Verification contexts initialised for this key, reused across calls (one per
     /// concurrent user): setting one up costs more than a few microseconds.
-    private let contexts = Mutex<[VerifyContext]>([])
+    private let contexts = Locked<[VerifyContext]>([])
 
     /// An `EVP_PKEY_CTX*` set up for verification. Only one thread uses it at a time (it is
     /// out of the pool while in use), which is what makes passing it between threads safe.

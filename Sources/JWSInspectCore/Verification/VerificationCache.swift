@@ -1,5 +1,4 @@
 internal import FoundationEssentials
-internal import Synchronization
 #if canImport(Glibc)
 internal import Glibc
 #elseif canImport(Darwin)
@@ -57,7 +56,7 @@ final class VerificationCache: Sendable {
         let intermediate: ObjectIdentifier
     }
 
-    private struct State: ~Copyable {
+    private struct State {
         /// The header seen last: consecutive tokens usually share it, and comparing bytes is
         /// cheaper than hashing a 5 KB key.
         var recent: (segment: String, entry: HeaderEntry)?
@@ -69,7 +68,7 @@ final class VerificationCache: Sendable {
     /// Entries kept before the cache starts over (hostile input cannot grow it without bound).
     static let capacity = 4096
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     // MARK: Headers
 
