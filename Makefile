@@ -11,7 +11,7 @@ BINDIR  ?= $(PREFIX)/bin
 RELEASE := .build/release/jwsinspect
 SAMPLE  := Samples/transaction-sandbox-2022.jws
 
-.PHONY: all build run test install uninstall bench roots clean deps sanitize fuzz leakcheck
+.PHONY: all build run test install uninstall bench roots clean deps sanitize fuzz leakcheck difftest
 
 all: build
 
@@ -60,6 +60,14 @@ fuzz: deps
 	mkdir -p .build/fuzz-corpus
 	.build/fuzz/debug/fuzz-jwsinspect -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
 		-artifact_prefix=.build/fuzz- .build/fuzz-corpus Tests/Fuzz/corpus
+
+# Differential test against Apple's app-store-server-library (PyPI), in a local venv.
+DIFFTEST_VENV := .build/difftest-venv
+difftest: build
+	@command -v python3 >/dev/null 2>&1 || { echo "error: python3 is required for make difftest" >&2; exit 1; }
+	@test -x $(DIFFTEST_VENV)/bin/python || python3 -m venv $(DIFFTEST_VENV) || { echo "error: python3 -m venv failed: run 'apt-get install python3-venv'" >&2; exit 1; }
+	$(DIFFTEST_VENV)/bin/pip install --quiet --disable-pip-version-check -r scripts/difftest/requirements.txt
+	$(DIFFTEST_VENV)/bin/python scripts/difftest/difftest.py $(RELEASE)
 
 # valgrind's leak check over a batch through the release binary (OpenSSL objects included).
 leakcheck: build

@@ -65,6 +65,22 @@ import TestPKI
         #expect(result.check(.signature) == nil, "no ES256 check under another alg")
     }
 
+    @Test func criticalHeaderExtensionsAreRefused() {
+        let header = #"{"alg":"ES256","crit":["exp"],"x5c":["\#(pki.x5c[0])","\#(pki.x5c[1])","\#(pki.x5c[2])"]}"#
+        let result = Fixtures.inspect(TestPKI.compactJWS(headerJSON: header, payloadJSON: TestPayloads.transaction(), key: pki.leaf.key))
+        #expect(result.status == .invalidSignature)
+        #expect(result.failedCheck == .crit)
+        #expect(result.check(.signature)?.passed == true, "everything else holds")
+    }
+
+    @Test func appTransactionUsesSignedDateFirstLikeApple() {
+        // Apple's verifier takes signedDate when present, receiptCreationDate otherwise.
+        let payload = TestPayloads.appTransaction().replacingOccurrences(of: "{", with: #"{"signedDate":1780000000000,"#)
+        let result = Fixtures.inspect(pki.sign(payloadJSON: payload))
+        #expect(result.checkTime?.basis == "signedDate")
+        #expect(result.status == .invalidChain, "signed after the leaf expired")
+    }
+
     @Test func algFailureWinsOverAChainFailure() {
         // An attacker's chain and alg HS256: the status is the alg's (checked first).
         let result = Fixtures.inspect(Fixtures.attacker.sign(payloadJSON: TestPayloads.transaction(), alg: "HS256"))

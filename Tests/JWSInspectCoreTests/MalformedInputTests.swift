@@ -29,6 +29,15 @@ import TestPKI
         #expect(!result.reason.contains("\n"))
     }
 
+    @Test func invalidUTF8IsMalformedEvenInsideAString() {
+        let payload = Array(#"{"transactionId":"1","s":""#.utf8) + [0xff, 0xfe] + Array(#""}"#.utf8)
+        let token = TestPKI.compactJWS(headerJSON: Fixtures.pki.headerJSON(), payloadJSON: "{}", key: Fixtures.pki.leaf.key)
+        let parts = token.split(separator: ".")
+        let result = Fixtures.inspect("\(parts[0]).\(Base64URL.encode(payload)).\(parts[2])")
+        #expect(result.status == .malformed)
+        #expect(result.reason == "the payload is not valid JSON: it is not valid UTF-8")
+    }
+
     @Test func hugeTokenIsRefusedByLimit() {
         let huge = String(repeating: "A", count: CompactJWS.maximumTokenSize + 1)
         let result = Fixtures.inspect(huge)

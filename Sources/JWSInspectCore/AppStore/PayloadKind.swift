@@ -47,7 +47,8 @@ public enum PayloadKind: String, Sendable, CaseIterable {
         }
     }
 
-    /// The payload field whose time is used to check certificate validity.
+    /// The payload field whose time is used to check certificate validity when the payload
+    /// has no `signedDate` (Apple uses `signedDate` first, for every kind).
     public var signingTimeField: String {
         self == .appTransaction ? "receiptCreationDate" : "signedDate"
     }

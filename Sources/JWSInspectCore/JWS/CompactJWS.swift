@@ -86,6 +86,11 @@ public struct CompactJWS: Sendable {
             do { return try Base64URL.decode(part) } catch { throw .base64(segment: name, error) }
         }
         func object(_ bytes: [UInt8], _ name: String, essentialsOnly: Bool) throws(FormatError) -> DecodedSegment {
+            // JSON text is UTF-8 (RFC 8259); Foundation's parser lets invalid bytes through, and
+            // they could not be shown "exactly as signed" in JSON output.
+            guard String(validating: bytes, as: UTF8.self) != nil else {
+                throw .notJSON(segment: name, "it is not valid UTF-8")
+            }
             let object: [String: JSONValue]?
             do {
                 object = essentialsOnly ? try JSONValue.decodeObject(bytes, selection: payloadKeys.selection)

@@ -3,6 +3,7 @@ public struct Check: Sendable, Equatable {
     /// Stable identifiers, as they appear in JSON output.
     public enum Name: String, Sendable, CaseIterable {
         case alg
+        case crit
         case x5c
         case chain
         case chainPath = "chain-path"
@@ -19,7 +20,7 @@ public struct Check: Sendable, Equatable {
         /// The status an input gets when this check fails.
         public var failureStatus: Status {
             switch self {
-            case .alg, .signature: .invalidSignature
+            case .alg, .crit, .signature: .invalidSignature
             case .x5c, .chain, .chainPath, .leafOID, .intermediateOID: .invalidChain
             case .bundleId, .appAppleId, .accountToken, .deviceVerification: .wrongApp
             case .environment: .wrongEnvironment

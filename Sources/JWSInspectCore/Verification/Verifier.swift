@@ -163,7 +163,8 @@ struct Run {
         case .fixed(let date):
             checkTime = .init(date: date, basis: "--at")
         case .signingTime:
-            let field = kind.signingTimeField
+            // Apple's rule: signedDate, else receiptCreationDate (app transactions), else now.
+            let field = ["signedDate", "receiptCreationDate"].first { payload[$0] != nil } ?? kind.signingTimeField
             if let milliseconds = payload[field]?.numberValue {
                 checkTime = .init(date: Date(timeIntervalSince1970: milliseconds / 1000), basis: field)
             } else {
@@ -201,6 +202,12 @@ struct Run {
             checks.append(Check(.alg, passed: false, "alg is \(other.kindDescription), expected the string \"ES256\""))
         case nil:
             checks.append(Check(.alg, passed: false, "the header has no alg; expected \"ES256\""))
+        }
+        // RFC 7515 §4.1.11: extensions marked critical must be understood, and jwsinspect
+        // understands none (App Store data never uses crit).
+        if let critical = jws.header.object["crit"] {
+            checks.append(Check(.crit, passed: false, "the header marks extensions critical (crit: \(PayloadDisplay.rawText(critical))) "
+                                + "that jwsinspect does not understand; RFC 7515 requires refusing the token"))
         }
     }
 
