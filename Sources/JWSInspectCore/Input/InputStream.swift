@@ -223,6 +223,8 @@ struct BracketDepth {
     private var inString = false
     private var escaped = false
     private(set) var broken = false
+    /// The deepest nesting seen so far.
+    private(set) var deepest = 0
 
     var isOpen: Bool { depth > 0 && !broken }
 
@@ -234,7 +236,9 @@ struct BracketDepth {
             }
             switch byte {
             case UInt8(ascii: "\""): inString = true
-            case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                depth += 1
+                deepest = max(deepest, depth)
             case UInt8(ascii: "}"), UInt8(ascii: "]"):
                 depth -= 1
                 if depth < 0 { broken = true }

@@ -42,23 +42,9 @@ public enum JSONValue: Sendable, Equatable, Decodable {
     /// The deepest nesting of objects and arrays in `bytes`, outside strings. Foundation's
     /// parser refuses more than `maximumDepth` levels; this names that limit in messages.
     static func nestingDepth(_ bytes: [UInt8]) -> Int {
-        var depth = 0, deepest = 0
-        var inString = false, escaped = false
-        for byte in bytes {
-            if inString {
-                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
-                continue
-            }
-            switch byte {
-            case UInt8(ascii: "\""): inString = true
-            case UInt8(ascii: "{"), UInt8(ascii: "["):
-                depth += 1
-                deepest = max(deepest, depth)
-            case UInt8(ascii: "}"), UInt8(ascii: "]"): depth -= 1
-            default: break
-            }
-        }
-        return deepest
+        var depth = BracketDepth()
+        depth.feed(bytes)
+        return depth.deepest
     }
 
     /// The deepest nesting Foundation's JSON parser accepts.
