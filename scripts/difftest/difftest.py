@@ -186,8 +186,12 @@ def corpus(rng):
         pb = b64u(json.dumps(payload, separators=(",", ":")).encode())
         padded = lambda s: s + "=" * (-len(s) % 4)
         add("base64-padding", kind, sign(pki.leaf_key, padded(hb), padded(pb)))
-        std = base64.b64encode(json.dumps(payload, separators=(",", ":")).encode() + b"\xfb\xff").decode().rstrip("=")
+        # A member whose bytes encode to '+' and '/' in the standard alphabet ('-' and '_' in base64url).
+        with_symbols = json.dumps({**payload, "note": "~~~???>>>"}, separators=(",", ":")).encode()
+        std = base64.b64encode(with_symbols).decode().rstrip("=")
+        assert "+" in std or "/" in std
         add("base64-standard-alphabet", kind, sign(pki.leaf_key, hb, std))
+        add("base64url-symbols", kind, sign(pki.leaf_key, hb, b64u(with_symbols)))
         t = valid.split(".")
         add("base64-whitespace", kind, f"{t[0]}.{t[1][:10]} {t[1][10:]}.{t[2]}")
         if len(pb) % 4 in (2, 3):
