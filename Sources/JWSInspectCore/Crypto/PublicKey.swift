@@ -22,8 +22,9 @@ public final class PublicKey: @unchecked Sendable {
     /// Takes ownership of an `EVP_PKEY*` (one reference is released in deinit).
     init(taking pointer: OpaquePointer) {
         self.pointer = pointer
-        self.curveName = Self.groupName(pointer)
-        self.summary = describe
+        let curve = Self.groupName(pointer)
+        self.curveName = curve
+        self.summary = Self.describe(curve: curve, pointer: pointer)
     }
 
     deinit {
@@ -50,16 +51,18 @@ public final class PublicKey: @unchecked Sendable {
     /// The key size in bits.
     public var bits: Int { Int(EVP_PKEY_get_bits(pointer)) }
 
-    /// A short description such as "EC P-256" or "RSA 2048".
-    public private(set) var summary = ""
+    /// A short description such as "EC P-256" or "RSA 2048" (computed once: every token's report uses it).
+    public let summary: String
 
-    private var describe: String {
-        switch curveName {
+    private static func describe(curve: String?, pointer: OpaquePointer) -> String {
+        switch curve {
         case "prime256v1": return "EC P-256"
         case "secp384r1": return "EC P-384"
         case "secp521r1": return "EC P-521"
         case let curve?: return "EC \(curve)"
-        case nil: return "\(algorithmName) \(bits)"
+        case nil:
+            let name = EVP_PKEY_get0_type_name(pointer).map { String(cString: $0) } ?? "unknown"
+            return "\(name) \(EVP_PKEY_get_bits(pointer))"
         }
     }
 }
