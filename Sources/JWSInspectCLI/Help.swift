@@ -20,8 +20,8 @@ enum Help {
 
     Verification (the verdict):
       --at now|DATE         check certificate validity at this time instead of the
-                            payload's signedDate (receiptCreationDate for app
-                            transactions); DATE is ISO-8601 (2024-05-01,
+                            payload's signedDate (else receiptCreationDate, for
+                            app transactions); DATE is ISO-8601 (2024-05-01,
                             2024-05-01T12:00:00Z) or milliseconds since 1970.
                             Validity now is always reported beside the verdict.
       --root FILE           trust this root certificate (DER or PEM) instead of the
