@@ -16,6 +16,8 @@ public struct Verifier: Sendable {
     let cache: VerificationCache
     /// The payload members decoded for verification.
     let payloadKeys: PayloadKeys
+    /// "now (…)" for messages; the verifier's now never changes.
+    let nowText: String
 
     public init(options: VerificationOptions) {
         self.init(options: options, cache: VerificationCache(), payloadKeys: PayloadKeys(for: options))
@@ -25,6 +27,7 @@ public struct Verifier: Sendable {
         self.options = options
         self.cache = cache
         self.payloadKeys = payloadKeys
+        self.nowText = "now (\(ISO8601.string(options.now)))"
     }
 
     /// Inspects one compact JWS.
@@ -53,7 +56,7 @@ public struct Verifier: Sendable {
         } catch {
             return .malformed(source: source, reason: error.description)
         }
-        var run = Run(jws: jws, chain: chain, signingPrefix: signingPrefix, options: options, cache: cache)
+        var run = Run(jws: jws, chain: chain, signingPrefix: signingPrefix, options: options, cache: cache, nowText: nowText)
         run.execute()
         let nested = inspectNested(jws.payload.essentials, kind: run.kind, source: source)
         run.checkBackendExpectations(nested: nested)
@@ -75,7 +78,7 @@ public struct Verifier: Sendable {
                 + "the trusted Xcode certificate" : "signature and certificate chain verified"
             if !nested.isEmpty { text += ", nested \(nested.map(\.path).joined(separator: " and ")) too" }
             if run.expectationsChecked { text += ", expectations met" }
-            reason = text + " (certificates checked at \(run.checkTime.basis) \(ISO8601.string(run.checkTime.date)))"
+            reason = text + " (certificates checked \(run.checkTimeText))"
             status = .valid
         }
         return Inspection(source: source, kind: run.kind, status: status, reason: reason, checks: run.checks,
@@ -146,9 +149,14 @@ struct Run {
     var expectationsChecked = false
     /// A StoreKit Testing in Xcode token: one self-signed certificate, not the App Store's chain.
     var isXcode = false
+    /// "at signedDate 2025-01-01T00:00:00.000Z", formatted once per token.
+    private(set) lazy var checkTimeText = "at \(checkTime.basis) \(ISO8601.string(checkTime.date))"
+    /// "now (2026-…)", formatted once per run by the verifier.
+    let nowText: String
 
     init(jws: CompactJWS, chain: ParsedChain, signingPrefix: SHA256Prefix?, options: VerificationOptions,
-         cache: VerificationCache) {
+         cache: VerificationCache, nowText: String) {
+        self.nowText = nowText
         self.jws = jws
         self.parsedChain = chain
         self.signingPrefix = signingPrefix
@@ -254,7 +262,7 @@ struct Run {
         let intermediate = certificates[1]
         let store = options.trustStore
         let entry = cache.chain(leaf: leaf, intermediate: intermediate)
-        let when = "at \(checkTime.basis) \(ISO8601.string(checkTime.date))"
+        let when = checkTimeText
 
         // A validated pair whose path is in date at the check time needs no new validation.
         var validated = entry.validated.flatMap { $0.covers(checkTime.date) ? $0 : nil }
@@ -282,7 +290,6 @@ struct Run {
         checks.append(entry.intermediateMarker)
 
         if checkTime.basis != "now" {
-            let nowText = "now (\(ISO8601.string(options.now)))"
             if let validated, validated.covers(options.now) {
                 validNow = .init(date: options.now, valid: true, detail: "the chain is also valid \(nowText)")
             } else {
@@ -298,7 +305,7 @@ struct Run {
     /// A one-certificate chain identical to a trusted root (the certificate Xcode exports):
     /// its own validity at the check time is checked; Apple's OIDs are not required for it.
     private mutating func checkTrustedSingleCertificate(_ certificate: Certificate) {
-        let when = "at \(checkTime.basis) \(ISO8601.string(checkTime.date))"
+        let when = checkTimeText
         let result = options.trustStore.validate(leaf: certificate, intermediates: [], at: checkTime.date, strict: options.strictX509)
         if result.isValid {
             record(.chain, true, "the certificate \(Self.name(certificate)) is itself a trusted root, valid \(when)")
@@ -309,7 +316,6 @@ struct Run {
                      + (isXcode ? " (StoreKit Testing in Xcode)" : ""))
         if checkTime.basis != "now" {
             let now = options.trustStore.validate(leaf: certificate, intermediates: [], at: options.now, strict: options.strictX509)
-            let nowText = "now (\(ISO8601.string(options.now)))"
             validNow = .init(date: options.now, valid: now.isValid,
                              detail: now.isValid ? "the certificate is also valid \(nowText)"
                                  : explain(now, certificates: [certificate], when: nowText))
