@@ -188,18 +188,4 @@ public enum InputScanner {
     public static func isWhitespace(_ byte: UInt8) -> Bool {
         byte == 0x20 || byte == 0x0a || byte == 0x0d || byte == 0x09
     }
-
-    private static func isBase64URLByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-             UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
-            true
-        default:
-            false
-        }
-    }
-
-    private static func isTokenByte(_ byte: UInt8) -> Bool {
-        isBase64URLByte(byte) || byte == UInt8(ascii: ".")
-    }
 }
