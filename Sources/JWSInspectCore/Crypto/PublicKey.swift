@@ -96,29 +96,7 @@ extension PublicKey {
     ///   - message: the exact signing input, the ASCII bytes of `header.payload`.
     /// - Returns: nil when the signature is valid, otherwise why not.
     public func verifyES256(signature: [UInt8], message: [UInt8]) -> SignatureFailure? {
-        guard curveName == "prime256v1" else { return .wrongKeyType(summary) }
-        guard signature.count == 64 else { return .length(signature.count) }
-        guard let der = Self.derSignature(rawRS: signature) else {
-            return .encoding(OpenSSLError.describe(or: "r or s is invalid"))
-        }
-        guard let context = EVP_MD_CTX_new() else {
-            preconditionFailure("EVP_MD_CTX_new failed: out of memory")
-        }
-        defer { EVP_MD_CTX_free(context) }
-        guard EVP_DigestVerifyInit(context, nil, EVP_sha256(), nil, pointer) == 1 else {
-            return .encoding(OpenSSLError.describe(or: "EVP_DigestVerifyInit failed"))
-        }
-        let result = der.withUnsafeBufferPointer { sig in
-            message.withUnsafeBufferPointer { msg in
-                EVP_DigestVerify(context, sig.baseAddress, sig.count, msg.baseAddress, msg.count)
-            }
-        }
-        // Only 1 is success: 0 is a wrong signature, a negative value malformed input.
-        guard result == 1 else {
-            OpenSSLError.drain()
-            return .mismatch
-        }
-        return nil
+        verifyES256(signature: signature, digest: Digest.sha256(message))
     }
 
     /// Verifies an ES256 signature over a message whose SHA-256 `digest` is already known.
