@@ -44,7 +44,7 @@ struct TableRenderer {
 
         lines.append("")
         lines.append(heading("HEADER"))
-        lines += table(headerRows(jws.header.object))
+        lines += table(headerRows(jws.header.object, now: inspection.now))
 
         if !inspection.chain.isEmpty {
             lines.append("")
@@ -79,14 +79,14 @@ struct TableRenderer {
         return "\(word)\(kind)  \(TerminalText.safe(inspection.source))"
     }
 
-    private func headerRows(_ header: [String: JSONValue]) -> [(String, String)] {
+    private func headerRows(_ header: [String: JSONValue], now: Date) -> [(String, String)] {
         let order = ["alg", "kid", "typ", "x5c"]
         let keys = order.filter { header[$0] != nil } + header.keys.filter { !order.contains($0) }.sorted()
         return keys.map { key in
             if key == "x5c", case .array(let entries) = header[key]! {
                 return (key, "\(entries.count) certificate\(entries.count == 1 ? "" : "s") (see CHAIN)")
             }
-            return (key, describe(header[key]!, field: key))
+            return (key, PayloadDisplay.text(key, header[key]!, in: header, now: now))
         }
     }
 
@@ -133,35 +133,6 @@ struct TableRenderer {
             if let flag = field.flag { text += "  [\(flag)]" }
             return (field.dottedPath, text)
         }
-    }
-
-    /// One value as shown in a table: raw, with ISO-8601 next to millisecond dates.
-    private func describe(_ value: JSONValue, field: String) -> String {
-        switch value {
-        case .string(let string):
-            if InputScanner.looksLikeJWSHeader(Array(string.utf8)), string.split(separator: ".").count == 3 {
-                return "JWS, \(string.utf8.count) characters: \(string.prefix(24))…"
-            }
-            return string
-        case .integer(let number):
-            return PayloadFields.isTimestamp(field) ? "\(number)  \(timestamp(Double(number)))" : "\(number)"
-        case .double(let number):
-            return PayloadFields.isTimestamp(field) ? "\(number)  \(timestamp(number))" : "\(number)"
-        case .bool(let flag):
-            return flag ? "true" : "false"
-        case .null:
-            return "null"
-        case .array(let values):
-            return "[" + values.map { describe($0, field: "") }.joined(separator: ", ") + "]"
-        case .object(let object):
-            return object.isEmpty ? "{}" : "{…}"
-        }
-    }
-
-    private func timestamp(_ milliseconds: Double) -> String {
-        // Dates beyond what Date can format sensibly are shown raw only.
-        guard milliseconds.isFinite, abs(milliseconds) < 253_402_300_800_000 * 2 else { return "(out of range)" }
-        return ISO8601.string(Date(timeIntervalSince1970: milliseconds / 1000))
     }
 
     // MARK: Layout

@@ -62,6 +62,13 @@ public struct PayloadDisplay: Sendable {
         }
     }
 
+    /// One member as text: its rendering when there is one, else the raw value (tables use
+    /// this for header members, which are not a payload).
+    public static func text(_ key: String, _ value: JSONValue, in object: [String: JSONValue], now: Date) -> String {
+        let field = render(key, value, in: object, now: now)
+        return field.rendered ?? field.raw
+    }
+
     /// Renders one value; `object` is the object holding it (for `currency` beside `price`).
     static func render(_ key: String, _ value: JSONValue, in object: [String: JSONValue], now: Date) -> Field {
         let raw = rawText(value)
