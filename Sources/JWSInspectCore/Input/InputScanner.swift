@@ -164,25 +164,12 @@ public enum InputScanner {
         guard run.count >= 4 else { return false }
         var values: [UInt8] = [0, 0, 0, 0]
         for index in 0..<4 {
-            let value = base64URLValues[Int(run[index])]
+            let value = Base64URL.decodeTable[Int(run[index])]
             guard value != 0xff else { return false }
             values[index] = value
         }
         let decoded = [values[0] << 2 | values[1] >> 4, values[1] << 4 | values[2] >> 2, values[2] << 6 | values[3]]
         return decoded.first { !isWhitespace($0) } == UInt8(ascii: "{")
-    }
-
-    /// base64url character values; 0xff for anything else.
-    private static let base64URLValues: [UInt8] = (0..<256).map { byte in
-        let character = UInt8(byte)
-        switch character {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"): return character - UInt8(ascii: "A")
-        case UInt8(ascii: "a")...UInt8(ascii: "z"): return character - UInt8(ascii: "a") + 26
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return character - UInt8(ascii: "0") + 52
-        case UInt8(ascii: "-"): return 62
-        case UInt8(ascii: "_"): return 63
-        default: return 0xff
-        }
     }
 
     public static func isWhitespace(_ byte: UInt8) -> Bool {

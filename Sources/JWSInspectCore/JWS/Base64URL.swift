@@ -24,7 +24,8 @@ public enum Base64URL {
 
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
-    private static let decodeTable: [UInt8] = {
+    /// Each byte's base64url value; 0xff for bytes outside the alphabet.
+    static let decodeTable: [UInt8] = {
         var table = [UInt8](repeating: 0xff, count: 256)
         for (index, byte) in alphabet.enumerated() { table[Int(byte)] = UInt8(index) }
         return table
