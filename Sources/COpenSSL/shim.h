@@ -29,4 +29,53 @@ static inline void COpenSSL_free(void *pointer) { OPENSSL_free(pointer); }
 
 static inline long COpenSSL_BIO_get_mem_data(BIO *bio, char **data) { return BIO_get_mem_data(bio, data); }
 
+/// ES256 verification of a raw `r || s` signature (`half` bytes each) over a digest, through
+/// the EC_KEY interface: the path `openssl speed ecdsap256` measures, without the DER
+/// encoding and decoding that EVP_PKEY_verify needs. Returns 1 valid, 0 invalid, -1 error.
+/// The EC_KEY interface is deprecated in OpenSSL 3 but present in every 3.x release;
+/// builds without it (OPENSSL_NO_DEPRECATED_3_0) return -2 so the caller uses EVP.
+static inline int COpenSSL_ECDSA_verify_raw(EC_KEY *key, const unsigned char *digest, int digestLength,
+                                            const unsigned char *rs, int half) {
+#ifndef OPENSSL_NO_DEPRECATED_3_0
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wdeprecated-declarations"
+    ECDSA_SIG *sig = ECDSA_SIG_new();
+    BIGNUM *r = BN_bin2bn(rs, half, NULL);
+    BIGNUM *s = BN_bin2bn(rs + half, half, NULL);
+    if (sig == NULL || r == NULL || s == NULL || ECDSA_SIG_set0(sig, r, s) != 1) {
+        ECDSA_SIG_free(sig);
+        BN_free(r);
+        BN_free(s);
+        return -1;
+    }
+    int result = ECDSA_do_verify(digest, digestLength, sig, key);
+    ECDSA_SIG_free(sig);
+    return result;
+#pragma clang diagnostic pop
+#else
+    return -2;
+#endif
+}
+
+/// The EC_KEY inside an EVP_PKEY (a new reference), or NULL.
+static inline EC_KEY *COpenSSL_EVP_PKEY_get1_EC_KEY(EVP_PKEY *key) {
+#ifndef OPENSSL_NO_DEPRECATED_3_0
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wdeprecated-declarations"
+    return EVP_PKEY_get1_EC_KEY(key);
+#pragma clang diagnostic pop
+#else
+    return NULL;
+#endif
+}
+
+static inline void COpenSSL_EC_KEY_free(EC_KEY *key) {
+#ifndef OPENSSL_NO_DEPRECATED_3_0
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wdeprecated-declarations"
+    EC_KEY_free(key);
+#pragma clang diagnostic pop
+#endif
+}
+
 #endif

@@ -55,10 +55,14 @@ import Testing
                 default:
                     break  // "acceptable": either answer is allowed
                 }
-                // The digest path used for tokens gives the same answer.
+                // The digest path used for tokens, and the EVP_PKEY_verify path used where
+                // OpenSSL lacks the EC_KEY interface, give the same answer.
                 if let key {
-                    let viaDigest = key.verifyES256(signature: Self.hex(test.sig), digest: Digest.sha256(Self.hex(test.msg)))
+                    let digest = Digest.sha256(Self.hex(test.msg))
+                    let viaDigest = key.verifyES256(signature: Self.hex(test.sig), digest: digest)
                     #expect((viaDigest == nil) == (failure == nil), "tcId \(test.tcId)")
+                    let viaEVP = key.verifyES256ThroughEVP(signature: Self.hex(test.sig), digest: digest)
+                    #expect((viaEVP == nil) == (failure == nil), "tcId \(test.tcId) through EVP")
                 }
             }
         }
