@@ -7,17 +7,24 @@ public enum Digest {
         digest(bytes, EVP_sha256(), length: 32)
     }
 
+    /// SHA-256 of bytes read in place.
+    static func sha256(_ bytes: UnsafeRawBufferPointer) -> [UInt8] {
+        digest(bytes, EVP_sha256(), length: 32)
+    }
+
     /// SHA-384 of `bytes` (48 bytes).
     public static func sha384(_ bytes: [UInt8]) -> [UInt8] {
         digest(bytes, EVP_sha384(), length: 48)
     }
 
     private static func digest(_ bytes: [UInt8], _ md: OpaquePointer?, length: Int) -> [UInt8] {
+        bytes.withUnsafeBytes { digest($0, md, length: length) }
+    }
+
+    private static func digest(_ input: UnsafeRawBufferPointer, _ md: OpaquePointer?, length: Int) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var outLength: UInt32 = 0
-        let ok = bytes.withUnsafeBytes { input in
-            EVP_Digest(input.baseAddress, input.count, &out, &outLength, md, nil)
-        }
+        let ok = EVP_Digest(input.baseAddress, input.count, &out, &outLength, md, nil)
         // EVP_Digest with a built-in algorithm fails only when memory runs out.
         precondition(ok == 1 && Int(outLength) == length, "EVP_Digest failed: \(OpenSSLError.describe(or: "no detail"))")
         return Array(out.prefix(length))

@@ -41,16 +41,16 @@ final class SHA256Prefix: @unchecked Sendable {
 
     /// SHA-256 of `message`, continuing from the absorbed state; nil when `message` does
     /// not start with the absorbed bytes.
-    func digest(of message: [UInt8]) -> [UInt8]? {
+    func digest(of message: UnsafeRawBufferPointer) -> [UInt8]? {
         guard message.count >= length,
-              message.withUnsafeBytes({ m in absorbed.withUnsafeBytes { memcmp(m.baseAddress!, $0.baseAddress!, length) } }) == 0
+              absorbed.withUnsafeBytes({ memcmp(message.baseAddress!, $0.baseAddress!, length) }) == 0
         else { return nil }
         guard let copy = EVP_MD_CTX_new() else { return nil }
         defer { EVP_MD_CTX_free(copy) }
         var out = [UInt8](repeating: 0, count: 32)
         var outLength: UInt32 = 0
         let ok = EVP_MD_CTX_copy_ex(copy, context) == 1
-            && message.withUnsafeBytes { EVP_DigestUpdate(copy, $0.baseAddress! + length, $0.count - length) } == 1
+            && EVP_DigestUpdate(copy, message.baseAddress! + length, message.count - length) == 1
             && EVP_DigestFinal_ex(copy, &out, &outLength) == 1
         guard ok, outLength == 32 else {
             OpenSSLError.drain()

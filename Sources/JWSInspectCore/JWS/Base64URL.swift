@@ -33,15 +33,20 @@ public enum Base64URL {
 
     /// Decodes unpadded base64url.
     public static func decode<Bytes: Collection>(_ text: Bytes) throws(DecodingError) -> [UInt8] where Bytes.Element == UInt8 {
-        if let result = text.withContiguousStorageIfAvailable({ decode($0) }) {
+        if let result = text.withContiguousStorageIfAvailable({ decoding($0) }) {
             return try result.get()
         }
-        return try Array(text).withUnsafeBufferPointer { decode($0) }.get()
+        return try Array(text).withUnsafeBufferPointer { decoding($0) }.get()
+    }
+
+    /// Decodes unpadded base64url read in place.
+    static func decode(_ text: UnsafeBufferPointer<UInt8>) throws(DecodingError) -> [UInt8] {
+        try decoding(text).get()
     }
 
     /// Decodes four characters at a time into three bytes (this runs over every token's
     /// payload and signature, so it works on raw buffers).
-    private static func decode(_ input: UnsafeBufferPointer<UInt8>) -> Result<[UInt8], DecodingError> {
+    private static func decoding(_ input: UnsafeBufferPointer<UInt8>) -> Result<[UInt8], DecodingError> {
         let count = input.count
         let whole = count / 4
         let rest = count % 4

@@ -360,7 +360,7 @@ struct Run {
             record(.signature, false, "the leaf's public key cannot be decoded")
             return
         }
-        let digest = signingPrefix?.digest(of: jws.signingInput) ?? Digest.sha256(jws.signingInput)
+        let digest = jws.withSigningInput { signingPrefix?.digest(of: $0) ?? Digest.sha256($0) }
         if let failure = key.verifyES256(signature: jws.signature, digest: digest) {
             record(.signature, false, failure.description)
         } else {
