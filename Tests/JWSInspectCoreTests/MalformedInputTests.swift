@@ -38,6 +38,18 @@ import TestPKI
         #expect(result.reason == "the payload is not valid JSON: it is not valid UTF-8")
     }
 
+    @Test func utf8IsCheckedWordByWordAndToTheLastByte() {
+        // ASCII is confirmed eight bytes at a time; any other byte sends the text to the full check.
+        for text in ["a", "abcdefg", "abcdefgh", "abcdefghi", "Café ☕ 日本", "𝄞"] {
+            #expect(CompactJWS.isValidUTF8(Array(text.utf8)), "\(text)")
+        }
+        for bytes: [UInt8] in [[0xff], [0x61, 0x62, 0x63, 0x64, 0x65, 0x66, 0x67, 0x68, 0xc3], [0xc3, 0x28], Array("abcdefgh".utf8) + [0xed, 0xa0, 0x80]] {
+            #expect(!CompactJWS.isValidUTF8(bytes), "\(bytes)")
+        }
+        let signed = Fixtures.inspect(Fixtures.pki.sign(payloadJSON: #"{"transactionId":"1","signedDate":1735689600000,"note":"Café ☕"}"#))
+        #expect(signed.status == .valid, "\(signed.reason)")
+    }
+
     @Test func hugeTokenIsRefusedByLimit() {
         let huge = String(repeating: "A", count: CompactJWS.maximumTokenSize + 1)
         let result = Fixtures.inspect(huge)
