@@ -60,6 +60,22 @@ import TestPKI
         #expect(missing.status == .wrongApp)
     }
 
+    @Test func onDeviceTransactionWithDeviceVerificationIsATransaction() {
+        // StoreKit's jwsRepresentation carries deviceVerification too: it must not make a
+        // transaction look like an app transaction (whose environment is receiptType).
+        let expected = DeviceVerification.expected(nonce: Self.nonce, deviceID: Self.device)
+        let token = pki.sign(payloadJSON: transaction(#","deviceVerificationNonce":"\#(Self.nonce)","deviceVerification":"\#(expected)""#))
+        let result = Fixtures.inspect(token) {
+            $0.deviceVerificationID = Self.device
+            $0.expectedEnvironment = .sandbox
+            $0.expectedBundleId = "b"
+        }
+        #expect(result.kind == .transaction)
+        #expect(result.status == .valid, "\(result.reason)")
+        #expect(result.check(.deviceVerification)?.passed == true)
+        #expect(result.check(.environment)?.detail == "environment is Sandbox")
+    }
+
     @Test func requireActiveFailsWithTheReason() {
         let at = Date(timeIntervalSince1970: 1_740_000_000)  // 2025-02-19
         func inspect(_ extra: String) -> Inspection {

@@ -27,8 +27,8 @@ public enum PayloadKind: String, Sendable, CaseIterable {
     /// Fields that only one kind carries decide; Apple's payloads do not name their type.
     static let recognitionRules: [(kind: PayloadKind, alternatives: [[String]])] = [
         (.notification, [["notificationType"]]),
-        (.appTransaction, [["receiptType"], ["receiptCreationDate"], ["applicationVersion"], ["originalApplicationVersion"],
-                           ["deviceVerification"]]),
+        // Not deviceVerification: transactions signed on the device (jwsRepresentation) carry it too.
+        (.appTransaction, [["receiptType"], ["receiptCreationDate"], ["applicationVersion"], ["originalApplicationVersion"]]),
         (.transaction, [["transactionId"], ["productId", "purchaseDate"]]),
         (.realtimeRequest, [["userLocale"], ["requestIdentifier", "originalTransactionId"]]),
         (.renewalInfo, [["autoRenewStatus"], ["autoRenewProductId"], ["expirationIntent"], ["isInBillingRetryPeriod"],
