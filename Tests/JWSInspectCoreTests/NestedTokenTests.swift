@@ -33,6 +33,20 @@ import TestPKI
         #expect(result.reason.contains("nested data.signedTransactionInfo and data.signedRenewalInfo too"))
     }
 
+    @Test func notificationBodiesAreReadWheneverThePayloadIsTakenAsANotification() {
+        // Bodies are decoded for batch verification only when the payload is a notification:
+        // recognised as one, or taken as one with --type even though it looks like something else.
+        let transaction = pki.sign(payloadJSON: TestPayloads.transaction())
+        let odd = #"{"transactionId":"1","signedDate":\#(TestPayloads.signedDate),"data":{"signedTransactionInfo":"\#(transaction)"}}"#
+        let recognised = Fixtures.inspect(pki.sign(payloadJSON: odd))
+        #expect(recognised.kind == .transaction)
+        #expect(recognised.nested.isEmpty, "a transaction has no nested tokens")
+        let taken = Fixtures.inspect(pki.sign(payloadJSON: odd)) { $0.kindOverride = .notification }
+        #expect(taken.kind == .notification)
+        #expect(taken.nested.map(\.path) == ["data.signedTransactionInfo"])
+        #expect(taken.nested.first?.inspection.status == .valid)
+    }
+
     @Test func tamperedNestedTransactionFailsAValidNotification() {
         let tampered = Self.tamper(pki.sign(payloadJSON: TestPayloads.transaction()),
                                    payload: TestPayloads.transaction(transactionId: "9999"))

@@ -8,11 +8,11 @@ struct PayloadKeys: Sendable {
     var values: [String] { selection.values }
 
     /// The members needed under `options`: always the signing time, the environment
-    /// fields (Xcode recognition) and a notification's bodies (nested tokens); the compared
-    /// fields only when an expectation asks for them.
+    /// fields (Xcode recognition) and a notification's bodies (nested tokens, identity; asked
+    /// for only when the payload is, or is taken as, a notification); the compared fields
+    /// only when an expectation asks for them.
     init(for options: VerificationOptions) {
-        var values = ["signedDate", "receiptCreationDate", "environment", "receiptType",
-                      "data", "summary", "externalPurchaseToken", "appData"]
+        var values = ["signedDate", "receiptCreationDate", "environment", "receiptType"]
         if options.expectedBundleId != nil || options.expectedAppAppleId != nil || options.expectedEnvironment != nil {
             values += ["bundleId", "appAppleId"]
         }
@@ -21,8 +21,12 @@ struct PayloadKeys: Sendable {
         if options.requireActive {
             values += ["revocationDate", "revocationReason", "revocationType", "isUpgraded", "type", "expiresDate"]
         }
-        self.selection = MemberSelection(values: values, recognition: true)
+        self.selection = MemberSelection(values: values, notificationValues: Self.notificationBodies,
+                                         notificationValuesAlways: options.kindOverride == .notification, recognition: true)
     }
+
+    /// Where a notification carries its content (one of them).
+    static let notificationBodies = ["data", "summary", "externalPurchaseToken", "appData"]
 
     /// Every member any check reads.
     static let all = PayloadKeys(values: PayloadKind.recognitionRules.flatMap { $0.alternatives.flatMap { $0 } } + [

@@ -78,22 +78,25 @@ public enum JSONValue: Sendable, Equatable, Decodable {
     /// records the members that recognise the kind as `null` (the whole text is still
     /// parsed, so malformed JSON is still refused).
     static func decodeObject(_ bytes: [UInt8], selection: MemberSelection) throws -> [String: JSONValue]? {
-        let values = selection.values
-        let data = Data(bytes)
-        let decoder = JSONDecoder()
-        decoder.userInfo[SelectedMembers.selectionInfo] = selection
-        if let object = try? decoder.decode(SelectedMembers.self, from: data) { return object.values }
-        guard case .object(let object) = try JSONDecoder().decode(JSONValue.self, from: data) else { return nil }
-        var selected: [String: JSONValue] = [:]
-        for key in values { selected[key] = object[key] }
-        if selection.recognition {
+        // The bytes are only read while decoding: no copy into the Data.
+        let selected = bytes.withUnsafeBytes { raw -> [String: JSONValue]? in
+            let data = Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!),
+                            count: raw.count, deallocator: .none)
+            return try? selection.decoder.decode(SelectedMembers.self, from: data).values
+        }
+        if let selected { return selected }
+        // Not an object, not JSON, or a member of a surprising type: the slow, thorough way.
+        guard case .object(let object) = try decode(bytes) else { return nil }
+        var values: [String: JSONValue] = [:]
+        for key in selection.plan.values + selection.plan.notificationValues { values[key] = object[key] }
+        if selection.plan.recognition {
             _ = PayloadKind.recognise { name in
                 guard object[name] != nil else { return false }
-                if selected[name] == nil { selected[name] = JSONValue.null }
+                if values[name] == nil { values[name] = JSONValue.null }
                 return true
             }
         }
-        return selected
+        return values
     }
 
     /// One member decoded as the type Apple uses for that field name, else as any kind.
@@ -192,45 +195,91 @@ private struct ObjectMembers: Decodable {
     }
 }
 
-/// Only the members named in the decoder's user info.
+/// Only the members named in the decoder's user info (a `MemberSelection.Plan`).
+///
+/// Each question to Foundation's keyed container costs a hash and a lookup, so the kind is
+/// recognised first, members found absent are never asked about twice, and a notification's
+/// bodies are asked about only when the payload is (or may be) a notification.
 private struct SelectedMembers: Decodable {
-    static let selectionInfo = CodingUserInfoKey(rawValue: "jwsinspect.selection")!
+    static let planInfo = CodingUserInfoKey(rawValue: "jwsinspect.selection")!
     let values: [String: JSONValue]
 
     init(from decoder: any Decoder) throws {
         let object = try decoder.container(keyedBy: JSONValue.AnyKey.self)
-        guard let selection = decoder.userInfo[Self.selectionInfo] as? MemberSelection else {
+        guard let plan = decoder.userInfo[Self.planInfo] as? MemberSelection.Plan else {
             values = [:]
             return
         }
         var values: [String: JSONValue] = [:]
-        for name in selection.values {
-            let key = JSONValue.AnyKey(stringValue: name)
-            guard object.contains(key) else { continue }
-            values[name] = try JSONValue.member(key, of: object)
-        }
         // Presence for recognising the kind, asked in recognition order and only until it is decided.
-        if selection.recognition {
-            _ = PayloadKind.recognise { name in
-                if values[name] != nil { return true }
+        var kind = PayloadKind.unknown
+        if plan.recognition {
+            kind = PayloadKind.recognise { name in
                 guard object.contains(JSONValue.AnyKey(stringValue: name)) else { return false }
                 values[name] = JSONValue.null
                 return true
             }
         }
+        for name in plan.values(for: kind) {
+            let key = JSONValue.AnyKey(stringValue: name)
+            guard object.contains(key) else { continue }
+            values[name] = try JSONValue.member(key, of: object)
+        }
         self.values = values
     }
 }
 
-/// Which members of an object to decode (`values`), and whether to note, as `null`, the
-/// members that recognise the payload kind (only as many as recognition needs). Built once,
-/// reused for every payload.
+/// Which members of a payload to decode, and whether to note, as `null`, the members that
+/// recognise the payload kind (only as many as recognition needs). Built once, reused for
+/// every payload, with its own decoder.
 final class MemberSelection: Sendable {
-    let values: [String]
-    let recognition: Bool
+    /// What `SelectedMembers` reads from the decoder's user info.
+    final class Plan: Sendable {
+        /// Members decoded whatever the kind.
+        let values: [String]
+        /// Members only a notification has (its bodies): decoded when the payload is
+        /// recognised as a notification or not recognised, or always when `notificationValuesAlways`.
+        let notificationValues: [String]
+        let recognition: Bool
+        /// Per recognised kind, the members still to ask about: recognising a kind proves the
+        /// single-member alternatives of the kinds before it absent, and a notification's
+        /// bodies matter only to notifications.
+        private let valuesByKind: [PayloadKind: [String]]
 
-    init(values: [String], recognition: Bool) {
-        self.values = values
-        self.recognition = recognition
+        init(values: [String], notificationValues: [String], notificationValuesAlways: Bool, recognition: Bool) {
+            self.values = values
+            self.notificationValues = notificationValues
+            self.recognition = recognition
+            var valuesByKind: [PayloadKind: [String]] = [:]
+            for kind in PayloadKind.allCases {
+                let bodies = notificationValuesAlways || !recognition || kind == .notification || kind == .unknown
+                var asked = bodies ? values + notificationValues : values
+                if recognition {
+                    let earlier = PayloadKind.recognitionRules.prefix { $0.kind != kind }
+                    let absent = Set(earlier.flatMap { $0.alternatives.filter { $0.count == 1 }.flatMap { $0 } })
+                    asked.removeAll { absent.contains($0) }
+                }
+                valuesByKind[kind] = asked
+            }
+            self.valuesByKind = valuesByKind
+        }
+
+        /// The members to decode once the payload is recognised as `kind`.
+        func values(for kind: PayloadKind) -> [String] { valuesByKind[kind] ?? values + notificationValues }
+    }
+
+    let plan: Plan
+    /// A decoder carrying the plan, shared by every payload and thread (JSONDecoder is
+    /// thread-safe): making one per payload costs more than deciding a member.
+    let decoder: JSONDecoder
+
+    /// Every member named, in order.
+    var values: [String] { plan.values + plan.notificationValues }
+
+    init(values: [String], notificationValues: [String] = [], notificationValuesAlways: Bool = true, recognition: Bool) {
+        plan = Plan(values: values, notificationValues: notificationValues,
+                    notificationValuesAlways: notificationValuesAlways, recognition: recognition)
+        decoder = JSONDecoder()
+        decoder.userInfo[SelectedMembers.planInfo] = plan
     }
 }
