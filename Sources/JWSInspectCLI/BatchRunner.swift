@@ -32,8 +32,9 @@ final class BatchRunner: Sendable {
     }
 
     /// Records gathered before a batch is scanned and verified: enough to keep every core
-    /// busy, few enough that memory stays small.
-    static let batchSize = 2048
+    /// busy, few enough that memory stays small. One worker takes small batches, so a record
+    /// is still in the CPU's caches when its tokens are verified.
+    var batchSize: Int { jobs == 1 ? 16 : 2048 }
 
     init(verifier: Verifier, jobs: Int, render: @escaping @Sendable (Inspection) -> Outcome) {
         self.verifier = verifier
@@ -69,6 +70,8 @@ final class BatchRunner: Sendable {
     private func parallelMap<Input: Sendable, Output: Sendable>(_ inputs: [Input],
                                                                _ transform: @Sendable (Input) -> Output) -> [Output] {
         guard !inputs.isEmpty else { return [] }
+        // One worker, or one element: no threads to hand work to.
+        if jobs == 1 || inputs.count == 1 { return inputs.map(transform) }
         let slots = Slots<Output>(count: inputs.count)
         defer {
             // Release what the slots hold (tokens, rendered output), then the buffer itself.

@@ -115,7 +115,7 @@ public enum Command {
                 var found = 0
                 while let record = stream.nextRecord() {
                     batch.append(.record(record))
-                    if batch.count >= BatchRunner.batchSize {
+                    if batch.count >= runner.batchSize {
                         let (results, problem) = flush()
                         found += results
                         stream.noteJSONProblem(problem)
