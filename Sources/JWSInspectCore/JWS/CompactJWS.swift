@@ -26,6 +26,8 @@ public struct CompactJWS: Sendable {
         let essentials: [String: JSONValue]
         /// Whether `essentials` holds every member.
         let isComplete: Bool
+        /// The payload kind recognised while decoding `essentials` (nil when not recognised then).
+        var recognisedKind: PayloadKind? = nil
 
         /// Every member, decoded on demand when `essentials` is a subset.
         public var object: [String: JSONValue] {
@@ -119,9 +121,14 @@ public struct CompactJWS: Sendable {
                 throw .notJSON(segment: name, "it is not valid UTF-8")
             }
             let object: [String: JSONValue]?
+            var kind: PayloadKind?
             do {
-                object = essentialsOnly ? try JSONValue.decodeObject(bytes, selection: payloadKeys.selection)
-                    : try JSONValue.decodeObject(bytes)
+                if essentialsOnly, let selected = try JSONValue.decodeObject(bytes, selection: payloadKeys.selection) {
+                    object = selected.members
+                    kind = selected.kind
+                } else {
+                    object = essentialsOnly ? nil : try JSONValue.decodeObject(bytes)
+                }
             } catch {
                 throw .notJSON(segment: name, JSONValue.describeFailure(error, bytes: bytes))
             }
@@ -129,7 +136,7 @@ public struct CompactJWS: Sendable {
                 let kind = (try? JSONValue.decode(bytes))?.kindDescription ?? "not an object"
                 throw .notObject(segment: name, kind)
             }
-            return DecodedSegment(bytes: bytes, essentials: object, isComplete: !essentialsOnly)
+            return DecodedSegment(bytes: bytes, essentials: object, isComplete: !essentialsOnly, recognisedKind: kind)
         }
 
         let header: DecodedSegment

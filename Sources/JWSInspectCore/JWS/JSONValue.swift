@@ -77,26 +77,31 @@ public enum JSONValue: Sendable, Equatable, Decodable {
     /// Like `decodeObject(_:)`, but decodes only the members the selection names, and
     /// records the members that recognise the kind as `null` (the whole text is still
     /// parsed, so malformed JSON is still refused).
-    static func decodeObject(_ bytes: [UInt8], selection: MemberSelection) throws -> [String: JSONValue]? {
+    ///
+    /// - Returns: the members, and the kind when the selection recognises it; nil when the
+    ///   text is JSON but not an object.
+    static func decodeObject(_ bytes: [UInt8], selection: MemberSelection) throws
+        -> (members: [String: JSONValue], kind: PayloadKind?)? {
         // The bytes are only read while decoding: no copy into the Data.
-        let selected = bytes.withUnsafeBytes { raw -> [String: JSONValue]? in
+        let selected = bytes.withUnsafeBytes { raw -> SelectedMembers? in
             let data = Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!),
                             count: raw.count, deallocator: .none)
-            return try? selection.decoder.decode(SelectedMembers.self, from: data).values
+            return try? selection.decoder.decode(SelectedMembers.self, from: data)
         }
-        if let selected { return selected }
+        if let selected { return (selected.values, selected.kind) }
         // Not an object, not JSON, or a member of a surprising type: the slow, thorough way.
         guard case .object(let object) = try decode(bytes) else { return nil }
         var values: [String: JSONValue] = [:]
         for key in selection.plan.values + selection.plan.notificationValues { values[key] = object[key] }
+        var kind: PayloadKind?
         if selection.plan.recognition {
-            _ = PayloadKind.recognise { name in
+            kind = PayloadKind.recognise { name in
                 guard object[name] != nil else { return false }
                 if values[name] == nil { values[name] = JSONValue.null }
                 return true
             }
         }
-        return values
+        return (values, kind)
     }
 
     /// One member decoded as the type Apple uses for that field name, else as any kind.
@@ -203,11 +208,14 @@ private struct ObjectMembers: Decodable {
 private struct SelectedMembers: Decodable {
     static let planInfo = CodingUserInfoKey(rawValue: "jwsinspect.selection")!
     let values: [String: JSONValue]
+    /// The kind recognised from the members present (nil without recognition).
+    let kind: PayloadKind?
 
     init(from decoder: any Decoder) throws {
         let object = try decoder.container(keyedBy: JSONValue.AnyKey.self)
         guard let plan = decoder.userInfo[Self.planInfo] as? MemberSelection.Plan else {
             values = [:]
+            kind = nil
             return
         }
         var values: [String: JSONValue] = [:]
@@ -226,6 +234,7 @@ private struct SelectedMembers: Decodable {
             values[name] = try JSONValue.member(key, of: object)
         }
         self.values = values
+        self.kind = plan.recognition ? kind : nil
     }
 }
 

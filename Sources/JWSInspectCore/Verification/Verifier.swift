@@ -163,7 +163,7 @@ struct Run {
         self.options = options
         self.cache = cache
         let payload = jws.payload.essentials
-        self.kind = options.kindOverride ?? PayloadKind.recognise(payload)
+        self.kind = options.kindOverride ?? jws.payload.recognisedKind ?? PayloadKind.recognise(payload)
         var notes: [String] = []
         switch options.timePolicy {
         case .now:
@@ -372,6 +372,8 @@ struct Run {
     // MARK: Expectations
 
     private mutating func checkExpectations() {
+        guard options.expectedBundleId != nil || options.expectedAppAppleId != nil || options.expectedEnvironment != nil
+        else { return }
         let identity = AppIdentity(kind: kind, payload: jws.payload.essentials)
         if let expected = options.expectedBundleId {
             expectationsChecked = true
