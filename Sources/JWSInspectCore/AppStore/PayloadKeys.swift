@@ -7,14 +7,14 @@ struct PayloadKeys: Sendable {
     let selection: MemberSelection
     var values: [String] { selection.values }
 
-    /// The members needed under `options`: always the signing time, the environment
-    /// fields (Xcode recognition) and a notification's bodies (nested tokens, identity; asked
-    /// for only when the payload is, or is taken as, a notification); the compared fields
-    /// only when an expectation asks for them.
+    /// The members needed under `options`: always the signing time and a notification's
+    /// bodies (nested tokens, identity; asked for only when the payload is, or is taken as, a
+    /// notification); the compared fields only when an expectation asks for them. (Recognising
+    /// an Xcode token, which has one certificate, reads the whole payload.)
     init(for options: VerificationOptions) {
-        var values = ["signedDate", "receiptCreationDate", "environment", "receiptType"]
+        var values = ["signedDate", "receiptCreationDate"]
         if options.expectedBundleId != nil || options.expectedAppAppleId != nil || options.expectedEnvironment != nil {
-            values += ["bundleId", "appAppleId"]
+            values += ["bundleId", "appAppleId", "environment", "receiptType"]
         }
         if options.expectedAccountToken != nil { values.append("appAccountToken") }
         if options.deviceVerificationID != nil { values += ["deviceVerification", "deviceVerificationNonce"] }

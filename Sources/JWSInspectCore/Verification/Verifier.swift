@@ -231,7 +231,8 @@ struct Run {
         let certificates = parsedChain.certificates
         let count = parsedChain.count
         if count == 1, let only = certificates.first {
-            isXcode = Self.looksLikeXcode(header: jws.header.object, payload: jws.payload.essentials, certificate: only)
+            // Rare (App Store chains have three certificates): worth decoding the whole payload.
+            isXcode = Self.looksLikeXcode(header: jws.header.object, payload: jws.payload.object, certificate: only)
             if options.trustStore.roots.contains(where: { $0.derBytes == only.derBytes }) {
                 return (certificates, record(.x5c, true, "1 certificate, identical to a trusted root (--root)"))
             }
