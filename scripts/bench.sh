@@ -32,10 +32,16 @@ best_seconds() {
 }
 
 echo "jwsinspect benchmark — $count tokens from one chain, $cores cores, $(openssl version | cut -d' ' -f1-2)"
-openssl_rate=$(openssl speed -seconds 3 ecdsap256 2>/dev/null | awk '/256 bits ecdsa \(nistp256\)/ {print int($NF)}')
+# OpenSSL's rate is as noisy as ours on a shared machine: best of three runs too, so both
+# sides of the ratio are measured the same way.
+openssl_rate=0
+for _ in 1 2 3; do
+    r=$(openssl speed -seconds 3 ecdsap256 2>/dev/null | awk '/256 bits ecdsa \(nistp256\)/ {print int($NF)}')
+    if [ "$r" -gt "$openssl_rate" ]; then openssl_rate=$r; fi
+done
 
 printf '\n| measurement | value |\n|---|---|\n'
-printf '| openssl speed ecdsap256, verify/s (1 core) | %s |\n' "$openssl_rate"
+printf '| openssl speed -seconds 3 ecdsap256, verify/s (1 core, best of 3) | %s |\n' "$openssl_rate"
 declare -A rate
 for jobs in 1 "$cores"; do
     for mode in "-q" "--format jsonl"; do
