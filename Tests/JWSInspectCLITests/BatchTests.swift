@@ -18,6 +18,7 @@ import TestPKI
 
     @Test func parallelOutputKeepsInputOrder() throws {
         let input = Self.mixed.joined(separator: "\n") + "\n"
+        #expect(input.utf8.count > 1 << 20, "stdin is read 1 MiB at a time: tokens span a read")
         let single = try CLI.run(["--format", "jsonl", "--environment", "Sandbox", "--jobs", "1", "--root", Self.root], stdin: input)
         let parallel = try CLI.run(["--format", "jsonl", "--environment", "Sandbox", "--jobs", "4", "--root", Self.root], stdin: input)
         #expect(single.status == 1)

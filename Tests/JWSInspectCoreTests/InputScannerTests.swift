@@ -67,4 +67,25 @@ import TestPKI
         let truncated = Self.token.split(separator: ".").prefix(2).joined(separator: ".")
         #expect(tokens(truncated) == [.malformed(source: "in:1", reason: "looks like a JWS but has 2 segments, expected 3 (header.payload.signature); truncated?")])
     }
+
+    @Test(arguments: [1, 5, 64, 4093])
+    func readsInAnyPiecesFindWhatOneReadFinds(pieceSize: Int) {
+        // Lines and JSON documents that span reads, blank lines, a last line without a newline.
+        let document = "{\n  \"signedPayload\": \"\(Self.other)\",\n  \"x\": [1, {\"y\": \"}\"}]\n}"
+        let text = "\(Self.token)\n\n  \(Self.other) \(Self.token)\n\(document)\nlog: token=\(Self.token).\n\n\(Self.other)"
+        let bytes = Array(text.utf8)
+        var offset = 0
+        var stream = InputStream(origin: "in") { buffer in
+            guard offset < bytes.count else { return (0, nil) }
+            let piece = bytes[offset..<min(offset + pieceSize, bytes.count)]
+            offset += piece.count
+            buffer.append(contentsOf: piece)
+            return (piece.count, nil)
+        }
+        var found: [InputScanner.Item] = []
+        while let items = stream.next() { found += items }
+        #expect(found == InputScanner.scan(bytes, origin: "in"))
+        #expect(found.count == 6)
+        #expect(found.last == .token(source: "in:10", token: Self.other))
+    }
 }

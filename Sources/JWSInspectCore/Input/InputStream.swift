@@ -167,8 +167,11 @@ public struct InputStream {
                     position = buffer.count
                     compact()
                 }
-                scanFrom = buffer.count
-                if !fill() {
+                // fill() first drops the bytes already consumed, moving the rest to the front.
+                let unscanned = buffer.count - position
+                let filled = fill()
+                scanFrom = position + unscanned
+                if !filled {
                     guard position < buffer.count || tooLong else { return nil }
                     lineNumber += 1
                     let line: [UInt8]? = tooLong ? nil : Array(buffer[position...])
@@ -189,9 +192,14 @@ public struct InputStream {
         }
     }
 
-    /// Reads more; false at the end of the input.
+    /// Reads more, after dropping the consumed bytes (so a reader appends to the unconsumed
+    /// rest, a partial line, rather than to everything read so far); false at the end of the input.
     private mutating func fill() -> Bool {
         guard !atEnd else { return false }
+        if position > 0 {
+            buffer.removeSubrange(0..<position)
+            position = 0
+        }
         let (count, error) = read(&buffer)
         if count <= 0 {
             atEnd = true
