@@ -123,13 +123,10 @@ extension PublicKey {
         switch result {
         case 1:
             return nil
-        case 0:
-            // 0 is a wrong signature (r or s out of range included).
-            OpenSSLError.drain()
-            return .mismatch
         case -2:
             return verifyThroughEVP(signature: signature, digest: digest)
         default:
+            // 0 is a wrong signature (r or s out of range included), -1 an unusable one.
             OpenSSLError.drain()
             return .mismatch
         }

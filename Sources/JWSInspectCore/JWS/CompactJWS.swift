@@ -123,11 +123,12 @@ public struct CompactJWS: Sendable {
             let object: [String: JSONValue]?
             var kind: PayloadKind?
             do {
-                if essentialsOnly, let selected = try JSONValue.decodeObject(bytes, selection: payloadKeys.selection) {
-                    object = selected.members
-                    kind = selected.kind
+                if essentialsOnly {
+                    let selected = try JSONValue.decodeObject(bytes, selection: payloadKeys.selection)
+                    object = selected?.members
+                    kind = selected?.kind
                 } else {
-                    object = essentialsOnly ? nil : try JSONValue.decodeObject(bytes)
+                    object = try JSONValue.decodeObject(bytes)
                 }
             } catch {
                 throw .notJSON(segment: name, JSONValue.describeFailure(error, bytes: bytes))

@@ -92,7 +92,7 @@ public enum JSONValue: Sendable, Equatable, Decodable {
         // Not an object, not JSON, or a member of a surprising type: the slow, thorough way.
         guard case .object(let object) = try decode(bytes) else { return nil }
         var values: [String: JSONValue] = [:]
-        for key in selection.plan.values + selection.plan.notificationValues { values[key] = object[key] }
+        for key in selection.values { values[key] = object[key] }
         var kind: PayloadKind?
         if selection.plan.recognition {
             kind = PayloadKind.recognise { name in
