@@ -65,28 +65,22 @@ enum InputReader {
 
     private static func stream(descriptor: Int32, origin: String, closeAtEnd: Bool) -> InputStream {
         var closed = false
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 1)
         return InputStream(origin: origin) { buffer in
             guard !closed else { return (0, nil) }
-            // Read straight into a new buffer after the unconsumed rest (a partial line): the
-            // bytes are not copied again from a separate read buffer.
-            let rest = buffer.count
-            var count = 0
-            var failure: Int32 = 0
-            let filled = [UInt8](unsafeUninitializedCapacity: rest + chunkSize) { out, initialized in
-                let base = out.baseAddress!
-                buffer.withUnsafeBufferPointer { if let from = $0.baseAddress { base.initialize(from: from, count: rest) } }
-                repeat { count = Glibc.read(descriptor, base + rest, chunkSize) } while count < 0 && errno == EINTR
-                if count < 0 { failure = errno }
-                initialized = rest + max(count, 0)
+            while true {
+                let count = Glibc.read(descriptor, chunk.baseAddress, chunkSize)
+                if count < 0 && errno == EINTR { continue }
+                if count <= 0 {
+                    let error = count < 0 ? "cannot read '\(origin)': \(String(cString: strerror(errno)))" : nil
+                    if closeAtEnd { close(descriptor) }
+                    chunk.deallocate()
+                    closed = true
+                    return (0, error)
+                }
+                buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: chunk[0..<count]))
+                return (count, nil)
             }
-            if count <= 0 {
-                let error = count < 0 ? "cannot read '\(origin)': \(String(cString: strerror(failure)))" : nil
-                if closeAtEnd { close(descriptor) }
-                closed = true
-                return (0, error)
-            }
-            buffer = filled
-            return (count, nil)
         }
     }
 

@@ -157,7 +157,6 @@ public struct InputStream {
                     lineNumber += 1
                     let line: [UInt8]? = tooLong ? nil : Array(buffer[position..<newline])
                     position = newline + 1
-                    compact()
                     if skippingBlank, let bytes = line, bytes.allSatisfy(InputScanner.isWhitespace) { break }
                     return (line, lineNumber)
                 }
@@ -165,7 +164,6 @@ public struct InputStream {
                     // Drop what we have of an over-long line and keep looking for its end.
                     tooLong = true
                     position = buffer.count
-                    compact()
                 }
                 // fill() first drops the bytes already consumed, moving the rest to the front.
                 let unscanned = buffer.count - position
@@ -207,13 +205,6 @@ public struct InputStream {
             return false
         }
         return true
-    }
-
-    private mutating func compact() {
-        if position > 1 << 20 || position == buffer.count {
-            buffer.removeSubrange(0..<position)
-            position = 0
-        }
     }
 
     /// True when nothing but whitespace remains (reads ahead without losing data).
