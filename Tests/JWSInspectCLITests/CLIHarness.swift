@@ -83,9 +83,17 @@ enum CLI {
                       stderr: String(decoding: errData, as: UTF8.self))
     }
 
-    /// A fresh temporary folder for one test's files.
+    /// One folder per test process for every file the tests write, removed when the process exits.
+    static let scratch: URL = {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("jwsinspect-tests-\(getpid())-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        atexit { try? FileManager.default.removeItem(at: CLI.scratch) }
+        return url
+    }()
+
+    /// A fresh folder for one test's files, inside `scratch`.
     static func temporaryDirectory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("jwsinspect-tests-\(UUID().uuidString)")
+        let url = scratch.appendingPathComponent(UUID().uuidString)
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }

@@ -11,7 +11,7 @@ import TestPKI
 
     /// The test root written to disk once, as PEM, for `--root`.
     static let rootFile: String = {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("jwsinspect-test-root-\(UUID().uuidString).pem")
+        let url = CLI.scratch.appendingPathComponent("test-root.pem")
         try? Data(pki.root.pem.utf8).write(to: url)
         return url.path
     }()
