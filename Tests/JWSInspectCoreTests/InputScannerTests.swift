@@ -88,4 +88,26 @@ import TestPKI
         #expect(found.count == 6)
         #expect(found.last == .token(source: "in:10", token: Self.other))
     }
+
+    /// The sixteen-bytes-at-a-time run length agrees with the plain definition for every
+    /// byte value, wherever it falls: in a block, at a block's edge, in the byte-by-byte tail.
+    @Test func tokenRunLengthStopsAtEveryNonJWSByte() {
+        let alphabet = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.".utf8)
+        for value in 0...255 {
+            let byte = UInt8(value)
+            #expect(TokenCharacters.contains(byte) == alphabet.contains(byte), "byte \(value)")
+            for position in [0, 7, 15, 16, 31, 40, 44] {
+                var bytes = [UInt8](repeating: UInt8(ascii: "A"), count: 45)
+                bytes[position] = byte
+                for start in [0, 3] where start <= position {
+                    let length = bytes.withUnsafeBufferPointer { TokenCharacters.runLength($0, from: start) }
+                    let expected = alphabet.contains(byte) ? bytes.count - start : position - start
+                    #expect(length == expected, "byte \(value) at \(position), run from \(start)")
+                }
+            }
+        }
+        // A token of every JWS character, then a quote: the run is the whole token.
+        let token = Array(Self.token.utf8) + Array("\"".utf8)
+        #expect(token.withUnsafeBufferPointer { TokenCharacters.runLength($0, from: 0) } == token.count - 1)
+    }
 }

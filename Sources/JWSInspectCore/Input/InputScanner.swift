@@ -68,46 +68,35 @@ public enum InputScanner {
 
     static func textTokens(_ line: ArraySlice<UInt8>, source: String) -> [Item] {
         var items: [Item] = []
-        // This runs over every byte of every input: runs are measured with libc's strspn
-        // (vectorised) over a NUL-terminated copy, their dots counted with memchr.
+        // This runs over every byte of every input: runs are measured sixteen bytes at a
+        // time (TokenCharacters), their dots counted with memchr.
         line.withUnsafeBufferPointer { bytes in
             let count = bytes.count
-            withUnsafeTemporaryAllocation(of: CChar.self, capacity: count + 1) { copy in
-                guard let base = copy.baseAddress else { return }
-                if count > 0 { UnsafeMutableRawPointer(base).copyMemory(from: bytes.baseAddress!, byteCount: count) }
-                base[count] = 0
-                tokenCharacters.withUnsafeBufferPointer { accept in
-                    var index = 0
-                    while index < count {
-                        let length = strspn(base + index, accept.baseAddress!)
-                        guard length > 0 else {
-                            index += 1
-                            continue
+            var index = 0
+            while index < count {
+                let length = TokenCharacters.runLength(bytes, from: index)
+                guard length > 0 else {
+                    index += 1
+                    continue
+                }
+                var runEnd = index + length
+                while runEnd > index, bytes[runEnd - 1] == UInt8(ascii: ".") { runEnd -= 1 }  // a sentence's full stop
+                if runEnd - index >= minimumCandidateLength {
+                    let runBytes = UnsafeBufferPointer(rebasing: bytes[index..<runEnd])
+                    if looksLikeJWSHeader(runBytes) {
+                        if dotCount(runBytes) == 2 {
+                            items.append(.token(source: source, token: String(decoding: runBytes, as: UTF8.self)))
+                        } else {
+                            let run = Array(runBytes)
+                            for token in splitConcatenated(run) { items += classify(token, source: source) }
                         }
-                        var runEnd = index + length
-                        while runEnd > index, bytes[runEnd - 1] == UInt8(ascii: ".") { runEnd -= 1 }  // a sentence's full stop
-                        if runEnd - index >= minimumCandidateLength {
-                            let runBytes = UnsafeBufferPointer(rebasing: bytes[index..<runEnd])
-                            if looksLikeJWSHeader(runBytes) {
-                                if dotCount(runBytes) == 2 {
-                                    items.append(.token(source: source, token: String(decoding: runBytes, as: UTF8.self)))
-                                } else {
-                                    let run = Array(runBytes)
-                                    for token in splitConcatenated(run) { items += classify(token, source: source) }
-                                }
-                            }
-                        }
-                        index += length
                     }
                 }
+                index += length
             }
         }
         return items
     }
-
-    /// The characters of a compact JWS, NUL-terminated for strspn.
-    private static let tokenCharacters: [CChar] =
-        Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.".utf8CString)
 
     private static func dotCount(_ buffer: UnsafeBufferPointer<UInt8>) -> Int {
         do {
