@@ -46,6 +46,19 @@ import Testing
         #expect(now.check(.chain)?.detail.contains("2023-09-24T02:50:33") == true)
     }
 
+    /// A valid token's reason and chain detail name the check time; they are rendered only
+    /// when read, so their exact words are pinned here.
+    @Test func validVerdictNamesTheCheckTime() throws {
+        let result = verifier().inspect(try Fixtures.sample("transaction-sandbox-2022.jws"), source: "")
+        #expect(result.reason == "signature and certificate chain verified (certificates checked at signedDate 2022-11-04T11:01:25.499Z)")
+        #expect(result.check(.chain)?.detail
+                == "leaf -> intermediate -> trusted root \"Apple Root CA - G3\", valid at signedDate 2022-11-04T11:01:25.499Z")
+        #expect(result.check(.chain) == Check(.chain, passed: true, result.check(.chain)?.detail ?? ""))
+        var overridden = result
+        overridden.reason = "set by hand"
+        #expect(overridden.reason == "set by hand")
+    }
+
     @Test func appleExpectationsAreCompared() throws {
         let token = try Fixtures.sample("notification-subscribed-sandbox-2025.jws")
         let good = verifier {

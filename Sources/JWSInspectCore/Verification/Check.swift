@@ -31,12 +31,41 @@ public struct Check: Sendable, Equatable {
 
     public let name: Name
     public let passed: Bool
+    private let text: Text
+
     /// What was checked and the values seen (expected vs actual on failure).
-    public let detail: String
+    public var detail: String {
+        switch text {
+        case .literal(let detail): detail
+        case .chainValid(let anchorName, let time):
+            "leaf -> intermediate -> trusted root \(anchorName), valid \(time.phrase)"
+        }
+    }
 
     public init(_ name: Name, passed: Bool, _ detail: String) {
+        self.init(name, passed: passed, text: .literal(detail))
+    }
+
+    /// The chain check's outcome for every valid App Store chain: its detail names the check
+    /// time, so it is rendered only when shown (`--quiet` batches never format the date).
+    static func chainValid(anchorName: String, at time: Inspection.CheckTime) -> Check {
+        Check(.chain, passed: true, text: .chainValid(anchorName: anchorName, at: time))
+    }
+
+    private init(_ name: Name, passed: Bool, text: Text) {
         self.name = name
         self.passed = passed
-        self.detail = detail
+        self.text = text
+    }
+
+    /// A detail as given, or the parts of one rendered on demand.
+    private enum Text: Sendable {
+        case literal(String)
+        case chainValid(anchorName: String, at: Inspection.CheckTime)
+    }
+
+    /// Checks are equal when they read the same, however their details are held.
+    public static func == (lhs: Check, rhs: Check) -> Bool {
+        lhs.name == rhs.name && lhs.passed == rhs.passed && lhs.detail == rhs.detail
     }
 }

@@ -8,7 +8,18 @@ public struct Inspection: Sendable {
     public var kind: PayloadKind
     public var status: Status
     /// One line: why the status is what it is.
-    public var reason: String
+    public var reason: String {
+        get {
+            switch reasonText {
+            case .literal(let reason): reason
+            case .verified(let verdict, let time): "\(verdict) (certificates checked \(time.phrase))"
+            }
+        }
+        set { reasonText = .literal(newValue) }
+    }
+    /// The reason, or the parts of a valid token's reason: its check time is formatted only
+    /// when the reason is shown (`--quiet` batches never format it).
+    private var reasonText: Reason
     /// Every check run, in the order they ran.
     public var checks: [Check]
     /// Things worth knowing that are not checks (skipped comparisons, fallbacks).
@@ -22,13 +33,13 @@ public struct Inspection: Sendable {
     /// Whether the chain is valid at the current time too (nil when not checked).
     public var validNow: ValidityNow?
     /// A StoreKit Testing in Xcode token: NOT signed by the App Store.
-    public var isXcode = false
+    public var isXcode: Bool
     /// Every JWS nested in the payload, decoded and verified too, in payload order.
-    public var nested: [Nested] = []
+    public var nested: [Nested]
     /// The moment relative phrases are measured from ("3 years ago").
-    public var now = Date()
+    public var now: Date
     /// The moment access is decided at, for the summary (`--at`, else now).
-    public var accessTime = Date()
+    public var accessTime: Date
 
     /// The payload's fields rendered for reading (nil when malformed); computed on
     /// demand, so `--quiet` runs never pay for it.
@@ -61,6 +72,34 @@ public struct Inspection: Sendable {
         public let date: Date
         /// "signedDate", "receiptCreationDate", "--at", or "now".
         public let basis: String
+
+        /// "at signedDate 2025-01-01T00:00:00.000Z", as messages name it.
+        public var phrase: String { "at \(basis) \(ISO8601.string(date))" }
+    }
+
+    enum Reason: Sendable {
+        case literal(String)
+        /// A valid token: the verdict, then the time its certificates were checked at.
+        case verified(String, at: CheckTime)
+    }
+
+    init(source: String, kind: PayloadKind, status: Status, reason: Reason, checks: [Check], notes: [String],
+         jws: CompactJWS?, chain: [CertificateSummary], checkTime: CheckTime?, validNow: ValidityNow?,
+         isXcode: Bool = false, nested: [Nested] = [], now: Date = Date(), accessTime: Date = Date()) {
+        self.source = source
+        self.kind = kind
+        self.status = status
+        self.reasonText = reason
+        self.checks = checks
+        self.notes = notes
+        self.jws = jws
+        self.chain = chain
+        self.checkTime = checkTime
+        self.validNow = validNow
+        self.isXcode = isXcode
+        self.nested = nested
+        self.now = now
+        self.accessTime = accessTime
     }
 
     /// The chain checked at the time of inspection, reported beside the verdict.
@@ -72,7 +111,7 @@ public struct Inspection: Sendable {
 
     /// An input that is not a decodable JWS.
     public static func malformed(source: String, reason: String) -> Inspection {
-        Inspection(source: source, kind: .unknown, status: .malformed, reason: reason, checks: [], notes: [],
+        Inspection(source: source, kind: .unknown, status: .malformed, reason: .literal(reason), checks: [], notes: [],
                    jws: nil, chain: [], checkTime: nil, validNow: nil)
     }
 }

@@ -18,6 +18,8 @@ public struct Verifier: Sendable {
     let payloadKeys: PayloadKeys
     /// "now (…)" for messages; the verifier's now never changes.
     let nowText: String
+    /// The note on a chain valid now too, the same for every such token.
+    let chainValidNowText: String
 
     public init(options: VerificationOptions) {
         self.init(options: options, cache: VerificationCache(), payloadKeys: PayloadKeys(for: options))
@@ -28,6 +30,7 @@ public struct Verifier: Sendable {
         self.cache = cache
         self.payloadKeys = payloadKeys
         self.nowText = "now (\(ISO8601.string(options.now)))"
+        self.chainValidNowText = "the chain is also valid \(nowText)"
     }
 
     /// Inspects one compact JWS.
@@ -56,29 +59,30 @@ public struct Verifier: Sendable {
         } catch {
             return .malformed(source: source, reason: error.description)
         }
-        var run = Run(jws: jws, chain: chain, signingPrefix: signingPrefix, options: options, cache: cache, nowText: nowText)
+        var run = Run(jws: jws, chain: chain, signingPrefix: signingPrefix, options: options, cache: cache,
+                      nowText: nowText, chainValidNowText: chainValidNowText)
         run.execute()
         let nested = inspectNested(jws.payload.essentials, kind: run.kind, source: source)
         run.checkBackendExpectations(nested: nested)
 
         let status: Status
-        let reason: String
+        let reason: Inspection.Reason
         let nestedFailure = nested.first { $0.inspection.status.isFailure }
         if let failure = run.checks.first(where: { !$0.passed }) {
             status = failure.name.failureStatus
-            reason = "\(failure.name.rawValue): \(failure.detail)"
+            reason = .literal("\(failure.name.rawValue): \(failure.detail)")
         } else if let nestedFailure {
             status = nestedFailure.inspection.status
-            reason = "nested \(nestedFailure.path) failed: \(nestedFailure.inspection.reason)"
+            reason = .literal("nested \(nestedFailure.path) failed: \(nestedFailure.inspection.reason)")
         } else if !options.verifySignatures {
             status = .unverified
-            reason = "NOT VERIFIED (--no-verify): decoded only; the signature and certificate chain were not checked"
+            reason = .literal("NOT VERIFIED (--no-verify): decoded only; the signature and certificate chain were not checked")
         } else {
             var text = run.isXcode ? "StoreKit Testing in Xcode token, NOT signed by the App Store: signature verified with "
                 + "the trusted Xcode certificate" : "signature and certificate chain verified"
             if !nested.isEmpty { text += ", nested \(nested.map(\.path).joined(separator: " and ")) too" }
             if run.expectationsChecked { text += ", expectations met" }
-            reason = text + " (certificates checked \(run.checkTimeText))"
+            reason = .verified(text, at: run.checkTime)
             status = .valid
         }
         return Inspection(source: source, kind: run.kind, status: status, reason: reason, checks: run.checks,
@@ -149,14 +153,17 @@ struct Run {
     var expectationsChecked = false
     /// A StoreKit Testing in Xcode token: one self-signed certificate, not the App Store's chain.
     var isXcode = false
-    /// "at signedDate 2025-01-01T00:00:00.000Z", formatted once per token.
-    private(set) lazy var checkTimeText = "at \(checkTime.basis) \(ISO8601.string(checkTime.date))"
+    /// "at signedDate 2025-01-01T00:00:00.000Z", formatted once per token that needs it.
+    private(set) lazy var checkTimeText = checkTime.phrase
     /// "now (2026-…)", formatted once per run by the verifier.
     let nowText: String
+    /// "the chain is also valid now (2026-…)".
+    let chainValidNowText: String
 
     init(jws: CompactJWS, chain: ParsedChain, signingPrefix: SHA256Prefix?, options: VerificationOptions,
-         cache: VerificationCache, nowText: String) {
+         cache: VerificationCache, nowText: String, chainValidNowText: String) {
         self.nowText = nowText
+        self.chainValidNowText = chainValidNowText
         self.jws = jws
         self.parsedChain = chain
         self.signingPrefix = signingPrefix
@@ -263,7 +270,6 @@ struct Run {
         let intermediate = certificates[1]
         let store = options.trustStore
         let entry = cache.chain(leaf: leaf, intermediate: intermediate)
-        let when = checkTimeText
 
         // A validated pair whose path is in date at the check time needs no new validation.
         var validated = entry.validated.flatMap { $0.covers(checkTime.date) ? $0 : nil }
@@ -274,12 +280,12 @@ struct Run {
                     ?? .init(path: result.path, anchorName: result.path.last.map { Self.name($0) } ?? "a trusted root",
                              notBefore: .infinity, notAfter: -.infinity)
             } else {
-                record(.chain, false, explain(result, certificates: certificates, when: when))
+                record(.chain, false, explain(result, certificates: certificates, when: checkTimeText))
             }
         }
         if let validated {
             let path = validated.path
-            record(.chain, true, "leaf -> intermediate -> trusted root \(validated.anchorName), valid \(when)")
+            record(.chainValid(anchorName: validated.anchorName, at: checkTime))
             if path.count == 3 && path[0] === leaf && path[1] === intermediate {
                 record(.chainPath, true, "the validated path is x5c[0] -> x5c[1] -> trusted root")
             } else {
@@ -292,11 +298,11 @@ struct Run {
 
         if checkTime.basis != "now" {
             if let validated, validated.covers(options.now) {
-                validNow = .init(date: options.now, valid: true, detail: "the chain is also valid \(nowText)")
+                validNow = .init(date: options.now, valid: true, detail: chainValidNowText)
             } else {
                 let now = store.validate(leaf: leaf, intermediates: [intermediate], at: options.now, strict: options.strictX509)
                 validNow = .init(date: options.now, valid: now.isValid,
-                                 detail: now.isValid ? "the chain is also valid \(nowText)"
+                                 detail: now.isValid ? chainValidNowText
                                      : explain(now, certificates: certificates, when: nowText))
                 if now.isValid { cache.storeValidated(now.path, leaf: leaf, intermediate: intermediate) }
             }
