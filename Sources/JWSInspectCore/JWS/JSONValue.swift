@@ -86,7 +86,7 @@ public enum JSONValue: Sendable, Equatable, Decodable {
         let selected = bytes.withUnsafeBytes { raw -> SelectedMembers? in
             let data = Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!),
                             count: raw.count, deallocator: .none)
-            return try? selection.decoder.decode(SelectedMembers.self, from: data)
+            return try? selection.decoder.decode(SelectedMembers.self, from: data, configuration: selection.plan)
         }
         if let selected { return (selected.values, selected.kind) }
         // Not an object, not JSON, or a member of a surprising type: the slow, thorough way.
@@ -200,24 +200,19 @@ private struct ObjectMembers: Decodable {
     }
 }
 
-/// Only the members named in the decoder's user info (a `MemberSelection.Plan`).
+/// Only the members a `MemberSelection.Plan` names.
 ///
 /// Each question to Foundation's keyed container costs a hash and a lookup, so the kind is
 /// recognised first, members found absent are never asked about twice, and a notification's
-/// bodies are asked about only when the payload is (or may be) a notification.
-private struct SelectedMembers: Decodable {
-    static let planInfo = CodingUserInfoKey(rawValue: "jwsinspect.selection")!
+/// bodies are asked about only when the payload is (or may be) a notification. The plan comes
+/// as the decoding configuration, not in the decoder's user info, which every decode copies.
+private struct SelectedMembers: DecodableWithConfiguration {
     let values: [String: JSONValue]
     /// The kind recognised from the members present (nil without recognition).
     let kind: PayloadKind?
 
-    init(from decoder: any Decoder) throws {
+    init(from decoder: any Decoder, configuration plan: MemberSelection.Plan) throws {
         let object = try decoder.container(keyedBy: JSONValue.AnyKey.self)
-        guard let plan = decoder.userInfo[Self.planInfo] as? MemberSelection.Plan else {
-            values = [:]
-            kind = nil
-            return
-        }
         var values: [String: JSONValue] = [:]
         // Presence for recognising the kind, asked in recognition order and only until it is decided.
         var kind = PayloadKind.unknown
@@ -242,7 +237,7 @@ private struct SelectedMembers: Decodable {
 /// recognise the payload kind (only as many as recognition needs). Built once, reused for
 /// every payload, with its own decoder.
 final class MemberSelection: Sendable {
-    /// What `SelectedMembers` reads from the decoder's user info.
+    /// What `SelectedMembers` is decoded with.
     final class Plan: Sendable {
         /// Members decoded whatever the kind.
         let values: [String]
@@ -278,9 +273,9 @@ final class MemberSelection: Sendable {
     }
 
     let plan: Plan
-    /// A decoder carrying the plan, shared by every payload and thread (JSONDecoder is
-    /// thread-safe): making one per payload costs more than deciding a member.
-    let decoder: JSONDecoder
+    /// A decoder shared by every payload and thread (JSONDecoder is thread-safe): making one
+    /// per payload costs more than deciding a member.
+    let decoder = JSONDecoder()
 
     /// Every member named, in order.
     var values: [String] { plan.values + plan.notificationValues }
@@ -288,7 +283,5 @@ final class MemberSelection: Sendable {
     init(values: [String], notificationValues: [String] = [], notificationValuesAlways: Bool = true, recognition: Bool) {
         plan = Plan(values: values, notificationValues: notificationValues,
                     notificationValuesAlways: notificationValuesAlways, recognition: recognition)
-        decoder = JSONDecoder()
-        decoder.userInfo[SelectedMembers.planInfo] = plan
     }
 }
