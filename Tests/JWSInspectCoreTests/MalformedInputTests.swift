@@ -77,4 +77,21 @@ import TestPKI
         #expect(throws: Base64URL.DecodingError.nonCanonical) { try Base64URL.decode(Array("AB".utf8)) }
         #expect(throws: Base64URL.DecodingError.impossibleLength(5)) { try Base64URL.decode(Array("AAAAA".utf8)) }
     }
+
+    /// Every byte outside the alphabet is refused and named with its offset, wherever it
+    /// falls in a group of four or in the last, partial group; every letter of it decodes.
+    @Test func base64URLNamesTheFirstByteOutsideTheAlphabet() throws {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+        let everyLetter = alphabet + Array("AA".utf8)  // 66 characters: 16 groups and a partial one
+        #expect(try Base64URL.decode(everyLetter).count == 49)
+        for value in 0...255 where !alphabet.contains(UInt8(value)) {
+            for offset in [0, 1, 2, 3, 5, 64, 65] {
+                var text = everyLetter
+                text[offset] = UInt8(value)
+                #expect(throws: Base64URL.DecodingError.invalidCharacter(UInt8(value), offset: offset)) {
+                    try Base64URL.decode(text)
+                }
+            }
+        }
+    }
 }

@@ -66,7 +66,13 @@ public enum Base64URL {
                     return UInt32(v)
                 }
                 while i + 4 <= count {
-                    guard let a = value(i), let b = value(i + 1), let c = value(i + 2), let d = value(i + 3) else { return }
+                    let a = UInt32(table[Int(input[i])]), b = UInt32(table[Int(input[i + 1])])
+                    let c = UInt32(table[Int(input[i + 2])]), d = UInt32(table[Int(input[i + 3])])
+                    // One test for all four: only the 0xff of a byte outside the alphabet has bit 7.
+                    guard (a | b | c | d) & 0x80 == 0 else {
+                        for offset in i..<(i + 4) where value(offset) == nil { return }
+                        return
+                    }
                     let chunk = a << 18 | b << 12 | c << 6 | d
                     out[o] = UInt8(truncatingIfNeeded: chunk >> 16)
                     out[o + 1] = UInt8(truncatingIfNeeded: chunk >> 8)
