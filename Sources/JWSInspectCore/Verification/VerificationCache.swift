@@ -25,15 +25,32 @@ final class VerificationCache: Sendable {
         let signingPrefix: SHA256Prefix?
     }
 
-    /// What is known about one (leaf, intermediate) pair.
-    struct ChainEntry: Sendable {
+    /// What is known about one (leaf, intermediate) pair. Immutable and shared: each token
+    /// of the pair takes one reference, not a copy of every field.
+    final class ChainEntry: Sendable {
         let leaf: Certificate
         let intermediate: Certificate
         let leafMarker: Check
         let intermediateMarker: Check
         let leafKey: PublicKey?
         /// Set once the pair validated: the validated path and when all of it is in date.
-        var validated: ValidatedPath?
+        let validated: ValidatedPath?
+
+        init(leaf: Certificate, intermediate: Certificate, leafMarker: Check, intermediateMarker: Check,
+             leafKey: PublicKey?, validated: ValidatedPath?) {
+            self.leaf = leaf
+            self.intermediate = intermediate
+            self.leafMarker = leafMarker
+            self.intermediateMarker = intermediateMarker
+            self.leafKey = leafKey
+            self.validated = validated
+        }
+
+        /// This entry with its validated path recorded.
+        func validated(_ path: ValidatedPath) -> ChainEntry {
+            ChainEntry(leaf: leaf, intermediate: intermediate, leafMarker: leafMarker,
+                       intermediateMarker: intermediateMarker, leafKey: leafKey, validated: path)
+        }
     }
 
     struct ValidatedPath: Sendable {
@@ -154,9 +171,8 @@ final class VerificationCache: Sendable {
                                       notBefore: start, notAfter: end)
         let key = ChainKey(leaf: ObjectIdentifier(leaf), intermediate: ObjectIdentifier(intermediate))
         state.withLock { state in
-            guard var entry = state.chains[key], entry.leaf === leaf, entry.intermediate === intermediate else { return }
-            entry.validated = validated
-            state.chains[key] = entry
+            guard let entry = state.chains[key], entry.leaf === leaf, entry.intermediate === intermediate else { return }
+            state.chains[key] = entry.validated(validated)
         }
         return validated
     }

@@ -137,8 +137,9 @@ public struct Verifier: Sendable {
     }
 }
 
-/// The state of one verification while its checks run.
-struct Run {
+/// The state of one verification while its checks run. Never copied (`~Copyable`): it holds
+/// a token's whole state, and a copy costs a reference count on every field.
+struct Run: ~Copyable {
     let jws: CompactJWS
     let parsedChain: ParsedChain
     let signingPrefix: SHA256Prefix?
@@ -150,6 +151,8 @@ struct Run {
     var notes: [String] = []
     var chain: [CertificateSummary] = []
     var validNow: Inspection.ValidityNow?
+    /// What the cache knows about this token's (leaf, intermediate) pair, once the chain is checked.
+    private var chainEntry: VerificationCache.ChainEntry?
     var expectationsChecked = false
     /// A StoreKit Testing in Xcode token: one self-signed certificate, not the App Store's chain.
     var isXcode = false
@@ -270,6 +273,7 @@ struct Run {
         let intermediate = certificates[1]
         let store = options.trustStore
         let entry = cache.chain(leaf: leaf, intermediate: intermediate)
+        chainEntry = entry
 
         // A validated pair whose path is in date at the check time needs no new validation.
         var validated = entry.validated.flatMap { $0.covers(checkTime.date) ? $0 : nil }
@@ -362,7 +366,7 @@ struct Run {
             return
         }
         let key = parsedChain.certificates.count >= 2
-            ? cache.chain(leaf: leaf, intermediate: parsedChain.certificates[1]).leafKey : leaf.publicKey
+            ? (chainEntry ?? cache.chain(leaf: leaf, intermediate: parsedChain.certificates[1])).leafKey : leaf.publicKey
         guard let key else {
             record(.signature, false, "the leaf's public key cannot be decoded")
             return
