@@ -1,7 +1,8 @@
 internal import FoundationEssentials
 
-/// A header's `x5c`, decoded and parsed once per distinct header.
-struct ParsedChain: Sendable {
+/// A header's `x5c`, decoded and parsed once per distinct header; immutable and shared by
+/// every token with that header.
+final class ParsedChain: Sendable {
     /// The parsed certificates, in `x5c` order (empty when an entry failed).
     let certificates: [Certificate]
     /// One report per entry.
@@ -12,7 +13,7 @@ struct ParsedChain: Sendable {
     let problem: String?
 
     /// Decodes `x5c` from a header, parsing certificates through `cache`.
-    init(header: [String: JSONValue], trustStore: TrustStore, cache: VerificationCache) {
+    convenience init(header: [String: JSONValue], trustStore: TrustStore, cache: VerificationCache) {
         guard let x5c = header["x5c"] else {
             self.init(certificates: [], summaries: [], count: 0, problem: "the header has no x5c certificate chain")
             return

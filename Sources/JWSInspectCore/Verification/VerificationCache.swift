@@ -16,13 +16,19 @@ internal import Darwin
 /// would give; any other time is validated afresh. The trusted roots and the strict
 /// flag are fixed for the cache's lifetime (one cache per `Verifier`).
 final class VerificationCache: Sendable {
-    /// A header segment decoded, with its `x5c` parsed.
-    struct HeaderEntry: Sendable {
+    /// A header segment decoded, with its `x5c` parsed. Immutable and shared, like `ChainEntry`.
+    final class HeaderEntry: Sendable {
         let header: CompactJWS.DecodedSegment
         let chain: ParsedChain
         /// SHA-256 state after the header segment's whole blocks: every signing input of
         /// tokens with this header starts with them.
         let signingPrefix: SHA256Prefix?
+
+        init(header: CompactJWS.DecodedSegment, chain: ParsedChain, signingPrefix: SHA256Prefix?) {
+            self.header = header
+            self.chain = chain
+            self.signingPrefix = signingPrefix
+        }
     }
 
     /// What is known about one (leaf, intermediate) pair. Immutable and shared: each token
