@@ -214,6 +214,7 @@ private struct SelectedMembers: DecodableWithConfiguration {
     init(from decoder: any Decoder, configuration plan: MemberSelection.Plan) throws {
         let object = try decoder.container(keyedBy: JSONValue.AnyKey.self)
         var values: [String: JSONValue] = [:]
+        values.reserveCapacity(8)
         // Presence for recognising the kind, asked in recognition order and only until it is decided.
         var kind = PayloadKind.unknown
         if plan.recognition {

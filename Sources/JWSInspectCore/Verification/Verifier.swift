@@ -182,11 +182,17 @@ struct Run: ~Copyable {
             checkTime = .init(date: date, basis: "--at")
         case .signingTime:
             // Apple's rule: signedDate, else receiptCreationDate (app transactions), else now.
-            let field = ["signedDate", "receiptCreationDate"].first { payload[$0] != nil } ?? kind.signingTimeField
-            if let milliseconds = payload[field]?.numberValue {
+            let (field, found): (String, JSONValue?) = if let signed = payload["signedDate"] {
+                ("signedDate", signed)
+            } else if let created = payload["receiptCreationDate"] {
+                ("receiptCreationDate", created)
+            } else {
+                (kind.signingTimeField, nil)
+            }
+            if let milliseconds = found?.numberValue {
                 checkTime = .init(date: Date(timeIntervalSince1970: milliseconds / 1000), basis: field)
             } else {
-                if let value = payload[field] {
+                if let value = found {
                     notes.append("\(field) is \(value.kindDescription), not milliseconds; certificates checked now")
                 }
                 checkTime = .init(date: options.now, basis: "now (no \(field) in the payload)")
