@@ -26,6 +26,30 @@ import TestPKI
         #expect(result.checks.filter { !$0.passed }.map(\.name) == [.signature])
     }
 
+    /// A deferred verification is recorded as passed until the caller runs it: it must
+    /// fail for a tampered token, and what `inspect` says is then the verdict.
+    @Test func deferredSignatureIsLeftToTheCaller() throws {
+        let token = pki.sign(payloadJSON: TestPayloads.transaction())
+        var parts = token.split(separator: ".").map(String.init)
+        parts[1] = Base64URL.encode(Array(TestPayloads.transaction(bundleId: "com.attacker.app").utf8))
+        let tampered = parts.joined(separator: ".")
+        let verifier = Verifier(options: Fixtures.options())
+
+        let good = verifier.inspectDeferringSignature(token, source: "good")
+        #expect(try #require(good.signature).verifies())
+        #expect(good.inspection.status == .valid)
+        #expect(good.inspection.checks == verifier.inspect(token, source: "good").checks)
+
+        let bad = verifier.inspectDeferringSignature(tampered, source: "bad")
+        #expect(bad.inspection.status == .valid, "as if the signature verified")
+        #expect(try #require(bad.signature).verifies() == false)
+        #expect(verifier.inspect(tampered, source: "bad").status == .invalidSignature)
+
+        // Nothing to defer: undecodable, or an algorithm that is not ES256.
+        #expect(verifier.inspectDeferringSignature("abc.def.ghi", source: "").signature == nil)
+        #expect(verifier.inspectDeferringSignature(pki.sign(payloadJSON: TestPayloads.transaction(), alg: "none"), source: "").signature == nil)
+    }
+
     @Test func flippedSignatureBitFails() {
         let token = pki.sign(payloadJSON: TestPayloads.transaction())
         var parts = token.split(separator: ".").map(String.init)
