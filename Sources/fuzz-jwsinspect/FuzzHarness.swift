@@ -31,6 +31,15 @@ enum Harness {
 
     private static func inspect(_ token: String, source: String) {
         let inspection = verifier.inspect(token, source: source)
+        // Batches inspect as if the signature verified, then verify: the same verdict, or
+        // (when the signature fails) a failure that the ordinary inspection reports.
+        let (deferred, signature) = verifier.inspectDeferringSignature(token, source: source)
+        if signature?.verifies() ?? true {
+            precondition(deferred.status == inspection.status && deferred.reason == inspection.reason,
+                         "deferred verification disagrees: \(deferred.reason) / \(inspection.reason)")
+        } else {
+            precondition(inspection.status.isFailure, "a signature that does not verify, yet \(inspection.reason)")
+        }
         let (display, summary) = inspection.presentation
         _ = display?.fields.count
         _ = summary?.count
