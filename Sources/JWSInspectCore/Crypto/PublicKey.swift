@@ -39,7 +39,9 @@ public final class PublicKey: @unchecked Sendable {
     }
 
     /// The key algorithm's short name, e.g. "EC", "RSA".
-    public var algorithmName: String {
+    public var algorithmName: String { Self.typeName(pointer) }
+
+    private static func typeName(_ pointer: OpaquePointer) -> String {
         guard let name = EVP_PKEY_get0_type_name(pointer) else { return "unknown" }
         return String(cString: name)
     }
@@ -66,9 +68,7 @@ public final class PublicKey: @unchecked Sendable {
         case "secp384r1": return "EC P-384"
         case "secp521r1": return "EC P-521"
         case let curve?: return "EC \(curve)"
-        case nil:
-            let name = EVP_PKEY_get0_type_name(pointer).map { String(cString: $0) } ?? "unknown"
-            return "\(name) \(EVP_PKEY_get_bits(pointer))"
+        case nil: return "\(typeName(pointer)) \(EVP_PKEY_get_bits(pointer))"
         }
     }
 }

@@ -1,5 +1,4 @@
 public import FoundationEssentials
-internal import COpenSSL
 #if canImport(Glibc)
 internal import Glibc
 #elseif canImport(Darwin)

@@ -67,6 +67,13 @@ final class VerificationCache: Sendable {
         let notBefore: Double
         let notAfter: Double
 
+        init(path: [Certificate], notBefore: Double, notAfter: Double) {
+            self.path = path
+            self.anchorName = path.last.map { Run.name($0) } ?? "a trusted root"
+            self.notBefore = notBefore
+            self.notAfter = notAfter
+        }
+
         /// Strictly inside the window, at OpenSSL's one-second resolution.
         func covers(_ date: Date) -> Bool {
             let seconds = date.timeIntervalSince1970.rounded(.down)
@@ -173,8 +180,7 @@ final class VerificationCache: Sendable {
         let starts = path.compactMap { $0.notBefore?.timeIntervalSince1970 }
         let ends = path.compactMap { $0.notAfter?.timeIntervalSince1970 }
         guard starts.count == path.count, ends.count == path.count, let start = starts.max(), let end = ends.min() else { return nil }
-        let validated = ValidatedPath(path: path, anchorName: path.last.map { Run.name($0) } ?? "a trusted root",
-                                      notBefore: start, notAfter: end)
+        let validated = ValidatedPath(path: path, notBefore: start, notAfter: end)
         let key = ChainKey(leaf: ObjectIdentifier(leaf), intermediate: ObjectIdentifier(intermediate))
         state.withLock { state in
             guard let entry = state.chains[key], entry.leaf === leaf, entry.intermediate === intermediate else { return }

@@ -323,8 +323,7 @@ struct Run: ~Copyable {
             let result = store.validate(leaf: leaf, intermediates: [intermediate], at: checkTime.date, strict: options.strictX509)
             if result.isValid {
                 validated = cache.storeValidated(result.path, leaf: leaf, intermediate: intermediate)
-                    ?? .init(path: result.path, anchorName: result.path.last.map { Self.name($0) } ?? "a trusted root",
-                             notBefore: .infinity, notAfter: -.infinity)
+                    ?? .init(path: result.path, notBefore: .infinity, notAfter: -.infinity)
             } else {
                 record(.chain, false, explain(result, certificates: certificates, when: checkTimeText))
             }
