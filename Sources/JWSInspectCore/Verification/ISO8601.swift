@@ -1,4 +1,7 @@
 public import FoundationEssentials
+// `struct tm` and its members reach this module through COpenSSL (OpenSSL includes time.h):
+// without this import, release builds refuse them (MemberImportVisibility).
+internal import COpenSSL
 #if canImport(Glibc)
 internal import Glibc
 #elseif canImport(Darwin)
