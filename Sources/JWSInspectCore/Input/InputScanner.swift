@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-internal import Glibc
-#elseif canImport(Darwin)
-internal import Darwin
-#endif
-
 /// Finds compact JWS in what a user hands over: a bare token, many tokens separated
 /// by whitespace, a JSON document (a webhook body, an API response), JSON lines,
 /// or tokens inside quotes and log lines.
@@ -69,7 +63,7 @@ public enum InputScanner {
     static func textTokens(_ line: ArraySlice<UInt8>, source: String) -> [Item] {
         var items: [Item] = []
         // This runs over every byte of every input: runs are measured sixteen bytes at a
-        // time (TokenCharacters), their dots counted with memchr.
+        // time (TokenCharacters), their dots counted with CompactJWS.forEachDot.
         line.withUnsafeBufferPointer { bytes in
             let count = bytes.count
             var index = 0
@@ -99,16 +93,9 @@ public enum InputScanner {
     }
 
     private static func dotCount(_ buffer: UnsafeBufferPointer<UInt8>) -> Int {
-        do {
-            guard let base = buffer.baseAddress else { return 0 }
-            var dots = 0
-            var offset = 0
-            while offset < buffer.count, let found = memchr(base + offset, Int32(UInt8(ascii: ".")), buffer.count - offset) {
-                dots += 1
-                offset = base.distance(to: found.assumingMemoryBound(to: UInt8.self)) + 1
-            }
-            return dots
-        }
+        var dots = 0
+        CompactJWS.forEachDot(in: buffer) { _ in dots += 1; return true }
+        return dots
     }
 
     /// The length of an ES256 signature segment: 64 bytes in unpadded base64url.

@@ -172,16 +172,20 @@ public struct CompactJWS: Sendable {
 
     /// Offsets of the dots in `bytes` (all of them when there are more than two: for the error).
     private static func dotPositions(_ buffer: UnsafeBufferPointer<UInt8>) -> [Int] {
-        do {
-            guard let base = buffer.baseAddress else { return [] }
-            var positions: [Int] = []
-            var offset = 0
-            while offset < buffer.count, let found = memchr(base + offset, Int32(UInt8(ascii: ".")), buffer.count - offset) {
-                let position = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
-                positions.append(position)
-                offset = position + 1
-            }
-            return positions
+        var positions: [Int] = []
+        forEachDot(in: buffer) { positions.append($0); return true }
+        return positions
+    }
+
+    /// Calls `body` with the offset of each dot in `buffer`, in order, until it returns false
+    /// (memchr: the scanner, the parser and the header cache look for dots in every token).
+    static func forEachDot(in buffer: UnsafeBufferPointer<UInt8>, _ body: (Int) -> Bool) {
+        guard let base = buffer.baseAddress else { return }
+        var offset = 0
+        while offset < buffer.count, let found = memchr(base + offset, Int32(UInt8(ascii: ".")), buffer.count - offset) {
+            let position = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+            guard body(position) else { return }
+            offset = position + 1
         }
     }
 

@@ -1,9 +1,4 @@
 internal import FoundationEssentials
-#if canImport(Glibc)
-internal import Glibc
-#elseif canImport(Darwin)
-internal import Darwin
-#endif
 
 /// Verifies App Store JWS the way Apple's libraries do, reporting every check.
 ///
@@ -109,14 +104,13 @@ public struct Verifier: Sendable {
         return (inspection, run.deferredSignature)
     }
 
-    /// The text before the first dot (memchr: this runs for every token).
+    /// The text before the first dot.
     static func headerSegment(of token: String) -> String {
         var token = token
         return token.withUTF8 { bytes in
-            guard let base = bytes.baseAddress else { return "" }
-            let end = memchr(base, Int32(UInt8(ascii: ".")), bytes.count)
-                .map { base.distance(to: $0.assumingMemoryBound(to: UInt8.self)) } ?? bytes.count
-            return String(decoding: UnsafeBufferPointer(start: base, count: end), as: UTF8.self)
+            var end = bytes.count
+            CompactJWS.forEachDot(in: bytes) { end = $0; return false }
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[..<end]), as: UTF8.self)
         }
     }
 
