@@ -12,8 +12,8 @@ internal import Darwin
 /// document per line (webhook logs, exports) therefore streams; a pretty-printed
 /// API response is read as one document.
 public struct InputStream {
-    /// Reads more bytes into the buffer; returns the count read, 0 at the end, or -1 on error
-    /// (with a description).
+    /// Appends the next bytes to the buffer; returns how many, or 0 at the end of the input
+    /// (with a description when reading failed).
     public typealias Reader = (inout [UInt8]) -> (count: Int, error: String?)
 
     /// The largest record (line or JSON document) read whole: 64 MiB.
