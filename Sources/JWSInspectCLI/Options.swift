@@ -162,8 +162,12 @@ struct Options {
     /// `now`, an ISO-8601 date or date-time, or integer milliseconds since 1970 (Apple's format).
     static func parseTime(_ text: String) throws(UsageError) -> VerificationOptions.TimePolicy {
         if text == "now" { return .now }
-        if !text.isEmpty, text.allSatisfy(\.isNumber), let milliseconds = Int64(text) {
-            return .fixed(Date(timeIntervalSince1970: Double(milliseconds) / 1000))
+        let outOfRange = UsageError(message: "--at '\(text)' is not a date within years 0001 to 9999")
+        if !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
+            guard let milliseconds = Int64(text), let date = Timestamp.date(milliseconds: Double(milliseconds)) else {
+                throw outOfRange
+            }
+            return .fixed(date)
         }
         let utc = TimeZone.gmt
         let styles: [Date.ISO8601FormatStyle] = [
@@ -172,7 +176,9 @@ struct Options {
             Date.ISO8601FormatStyle(timeZone: utc).year().month().day(),
         ]
         for style in styles {
-            if let date = try? style.parse(text) { return .fixed(date) }
+            guard let date = try? style.parse(text) else { continue }
+            guard Timestamp.isValid(date) else { throw outOfRange }
+            return .fixed(date)
         }
         throw UsageError(message: "--at takes 'now', an ISO-8601 date such as 2024-05-01 or 2024-05-01T12:00:00Z, "
             + "or milliseconds since 1970; not '\(text)'")

@@ -38,8 +38,11 @@ public enum Entitlement {
         if payload["type"]?.stringValue == "Consumable" {
             return Access(grantsAccess: false, explanation: "consumables are never entitlements")
         }
-        if let expires = payload["expiresDate"]?.numberValue {
-            let expiry = Date(timeIntervalSince1970: expires / 1000)
+        if let value = payload["expiresDate"], let expires = value.numberValue {
+            guard let expiry = Timestamp.date(milliseconds: expires) else {
+                return Access(grantsAccess: false, explanation: "expiresDate \(PayloadDisplay.rawText(value)) is not a valid date "
+                              + "(\(Timestamp.rangeDescription)), so no access can be read from it")
+            }
             return expiry > date
                 ? Access(grantsAccess: true, explanation: "active until \(ISO8601.string(expiry))")
                 : Access(grantsAccess: false, explanation: "expired \(ISO8601.string(expiry))")
@@ -77,7 +80,11 @@ public enum Entitlement {
             var parts = ["\(string("type").flatMap { types[$0] } ?? "Purchase") \(string("productId") ?? "(no productId)")"]
             if let purchased = date("purchaseDate") { parts.append("purchased \(purchased)") }
             if let expires = payload["expiresDate"]?.numberValue, payload["revocationDate"] == nil {
-                parts.append("\(expires / 1000 > now.timeIntervalSince1970 ? "expires" : "expired") \(day(expires))")
+                if let expiry = Timestamp.date(milliseconds: expires) {
+                    parts.append("\(expiry > now ? "expires" : "expired") \(day(expires))")
+                } else {
+                    parts.append("expiresDate is not a valid date")
+                }
             }
             if let revoked = payload["revocationDate"]?.numberValue {
                 let reason = payload["revocationReason"] == .integer(1) ? " (issue in the app)"
@@ -145,7 +152,8 @@ public enum Entitlement {
 
     /// "2026-03-01": the day of a millisecond timestamp, UTC.
     static func day(_ milliseconds: Double) -> String {
-        guard milliseconds.isFinite, milliseconds > -2_208_988_800_000, milliseconds < 253_402_300_800_000 else { return "no date" }
-        return String(ISO8601.string(Date(timeIntervalSince1970: milliseconds / 1000)).prefix(10))
+        // Before 1900 is Xcode's year-0001 "no date" placeholder, not an App Store date.
+        guard milliseconds > -2_208_988_800_000, let date = Timestamp.date(milliseconds: milliseconds) else { return "no date" }
+        return String(ISO8601.string(date).prefix(10))
     }
 }

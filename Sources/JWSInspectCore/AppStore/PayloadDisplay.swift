@@ -113,10 +113,9 @@ public struct PayloadDisplay: Sendable {
         if milliseconds < -2_208_988_800_000 {
             return field("no date (a year-0001 placeholder, as StoreKit Testing in Xcode writes)", nil, nil)
         }
-        guard milliseconds.isFinite, milliseconds < 253_402_300_800_000 else {
+        guard let date = Timestamp.date(milliseconds: milliseconds) else {
             return field(nil, nil, "not a representable date")
         }
-        let date = Date(timeIntervalSince1970: milliseconds / 1000)
         let fractional = milliseconds.rounded(.towardZero) != milliseconds
         return field(ISO8601.string(date), RelativeTime.phrase(date, now: now),
                      fractional ? "fractional milliseconds (StoreKit Testing in Xcode writes these)" : nil)
@@ -145,6 +144,8 @@ public enum RelativeTime {
     public static func phrase(_ date: Date, now: Date) -> String {
         let seconds = date.timeIntervalSince(now)
         let magnitude = abs(seconds)
+        // Dates reach here range-checked, but a phrase must never trap on any Date.
+        guard magnitude.isFinite, magnitude < 1e15 else { return "at an unrepresentable distance from now" }
         let units: [(Double, String)] = [(365.25 * 86_400, "year"), (30.44 * 86_400, "month"), (86_400, "day"),
                                          (3_600, "hour"), (60, "minute")]
         guard let (size, name) = units.first(where: { magnitude >= $0.0 }) else { return "now" }

@@ -46,6 +46,11 @@ public final class TrustStore: @unchecked Sendable {
     /// certificates without key identifiers); `strict` adds `X509_V_FLAG_X509_STRICT`.
     /// - Parameter time: the moment at which every certificate must be valid.
     public func validate(leaf: Certificate, intermediates: [Certificate], at time: Date, strict: Bool) -> PathValidation {
+        // The time may come from a payload: range-checked before it becomes a time_t.
+        guard let seconds = Timestamp.seconds(time).flatMap({ time_t(exactly: $0) }) else {
+            return PathValidation(isValid: false, errorCode: -1, errorText: "the check time is not a valid date (years 0001 to 9999)",
+                                  errorDepth: -1, path: [])
+        }
         guard let context = X509_STORE_CTX_new() else { preconditionFailure("X509_STORE_CTX_new failed: out of memory") }
         defer { X509_STORE_CTX_free(context) }
         guard let untrusted = COpenSSL_sk_X509_new_null() else { preconditionFailure("sk_X509_new_null failed: out of memory") }
@@ -60,7 +65,7 @@ public final class TrustStore: @unchecked Sendable {
                 return PathValidation(isValid: false, errorCode: -1, errorText: detail, errorDepth: -1, path: [])
             }
             let param = X509_STORE_CTX_get0_param(context)
-            X509_VERIFY_PARAM_set_time(param, time_t(time.timeIntervalSince1970.rounded(.down)))
+            X509_VERIFY_PARAM_set_time(param, seconds)
             if strict {
                 X509_VERIFY_PARAM_set_flags(param, UInt(X509_V_FLAG_X509_STRICT))
             }

@@ -218,8 +218,13 @@ struct Run: ~Copyable {
             } else {
                 (kind.signingTimeField, nil)
             }
-            if let milliseconds = found?.numberValue {
-                checkTime = .init(date: Date(timeIntervalSince1970: milliseconds / 1000), basis: field)
+            if let milliseconds = found?.numberValue, let date = Timestamp.date(milliseconds: milliseconds) {
+                checkTime = .init(date: date, basis: field)
+            } else if let value = found, value.numberValue != nil {
+                // A number, but no date (1e22, a 30-digit integer): no usable signing time.
+                notes.append("\(field) is \(PayloadDisplay.rawText(value)), not a valid date (\(Timestamp.rangeDescription)); "
+                             + "certificates checked now")
+                checkTime = .init(date: options.now, basis: "now (\(field) is not a valid date)")
             } else {
                 if let value = found {
                     notes.append("\(field) is \(value.kindDescription), not milliseconds; certificates checked now")

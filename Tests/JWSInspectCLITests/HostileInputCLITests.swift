@@ -1,0 +1,45 @@
+import Foundation
+import Testing
+import TestPKI
+
+/// Untrusted input through the executable: nothing crashes, nothing is lost, every refusal
+/// names its limit, and JSON output stays JSON (checked by an independent strict parser).
+@Suite struct HostileInputCLITests {
+    static let pki = ExecutableTests.pki
+    static let root = ExecutableTests.rootFile
+
+    static func sample(_ name: String) throws -> String {
+        try String(contentsOf: CLI.packageRoot.appendingPathComponent("Samples/\(name)"), encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    static func base64URL(_ text: String) -> String { TestPKI.base64URL(Array(text.utf8)) }
+
+    /// Apple's real header over a crafted payload, with 64 zero bytes as signature.
+    static func unsigned(payload: String) throws -> String {
+        let header = try sample("notification-subscribed-sandbox-2025.jws").split(separator: ".")[0]
+        return "\(header).\(base64URL(payload)).\(TestPKI.base64URL([UInt8](repeating: 0, count: 64)))"
+    }
+
+    @Test(arguments: ["1e22", "-1e22", "123456789012345678901234567890"])
+    func signingDateThatIsNoDateNeitherCrashesNorLosesTheBatch(_ value: String) throws {
+        let valid = try Self.sample("notification-test-sandbox-2025.jws")
+        let crafted = try Self.unsigned(payload: #"{"signedDate":\#(value),"receiptCreationDate":\#(value)}"#)
+        let nested = try Self.unsigned(payload: #"{"notificationType":"TEST","signedDate":1759000000000,"data":{"signedTransactionInfo":"\#(try Self.unsigned(payload: #"{"signedDate":\#(value)}"#))"}}"#)
+        let file = try CLI.temporaryDirectory().appendingPathComponent("batch.txt")
+        try CLI.write([valid, crafted, nested, valid].joined(separator: "\n") + "\n", to: file)
+        let result = try CLI.run(["--format", "jsonl", file.path])
+        #expect(result.status == 1, "\(result.stderr)")
+        let objects = try StrictJSON.lines(result.stdout)
+        #expect(objects.map { $0["status"] as? String } == ["valid", "invalid-signature", "invalid-signature", "valid"])
+        let basis = (objects[1]["checkTime"] as? [String: Any])?["basis"] as? String
+        #expect(basis == "now (signedDate is not a valid date)")
+    }
+
+    @Test(arguments: ["99999999999999999", "0000-12-31", "10000-01-01T00:00:00Z"])
+    func atOutsideYears0001To9999IsAUsageError(_ value: String) throws {
+        let result = try CLI.run(["--at", value, "-q", ExecutableTests.sample])
+        #expect(result.status == 64)
+        #expect(result.stderr.hasPrefix("jwsinspect: --at "), "\(result.stderr)")
+    }
+}
