@@ -52,7 +52,9 @@ enum CLI {
         }
     }
 
-    static func run(_ arguments: [String], stdin: String? = nil) throws -> Result {
+    /// Runs the executable; with a `timeout`, a run still going then is killed and reported as
+    /// status -1 (a guard against runaway time, not a measurement: `make bench` measures).
+    static func run(_ arguments: [String], stdin: String? = nil, timeout: TimeInterval? = nil) throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -76,10 +78,22 @@ enum CLI {
             errData = err.fileHandleForReading.readDataToEndOfFile()
             errDone.signal()
         }.start()
+        let killed = Locked(false)
+        if let timeout {
+            // A thread of its own: the global dispatch queues are the test runner's threads,
+            // and they may all be blocked reading from processes.
+            Thread {
+                Thread.sleep(forTimeInterval: timeout)
+                guard process.isRunning else { return }
+                killed.set(true)
+                // SIGKILL: a child inherits the test runner's blocked signals, SIGTERM among them.
+                kill(process.processIdentifier, SIGKILL)
+            }.start()
+        }
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         errDone.wait()
-        return Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+        return Result(status: killed.value ? -1 : process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
                       stderr: String(decoding: errData, as: UTF8.self))
     }
 
@@ -101,4 +115,16 @@ enum CLI {
     static func write(_ text: String, to url: URL) throws {
         try Data(text.utf8).write(to: url)
     }
+}
+
+
+/// A value shared between threads.
+final class Locked<Value: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Value
+
+    init(_ value: Value) { stored = value }
+
+    var value: Value { lock.withLock { stored } }
+    func set(_ value: Value) { lock.withLock { stored = value } }
 }

@@ -43,3 +43,16 @@ import TestPKI
         #expect(result.stderr.hasPrefix("jwsinspect: --at "), "\(result.stderr)")
     }
 }
+
+extension HostileInputCLITests {
+    /// One line of 87,381 minimal tokens glued together (8 MiB): splitting them was quadratic
+    /// (a 4 MiB line took 45 s in a release build). The debug build needs a few seconds now.
+    @Test func gluedTokensOnOneLineAreSplitInLinearTime() throws {
+        let piece = "eyJh.eyJh." + String(repeating: "A", count: 86)
+        let file = try CLI.temporaryDirectory().appendingPathComponent("glued.txt")
+        try CLI.write(String(repeating: piece, count: (8 << 20) / piece.utf8.count) + "\n", to: file)
+        let result = try CLI.run(["-q", "--summary", file.path], timeout: 120)
+        #expect(result.status == 5, "killed after 120 s when -1")
+        #expect(result.stderr.hasSuffix("jwsinspect: summary: 87381 results: 87381 malformed\n"))
+    }
+}

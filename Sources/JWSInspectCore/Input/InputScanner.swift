@@ -38,12 +38,17 @@ public enum InputScanner {
     /// Every string in a JSON document that is shaped like a JWS, named by its path.
     static func jsonTokens(_ value: JSONValue, origin: String, path: String) -> [Item] {
         switch value {
-        case .string(let string):
-            let bytes = Array(string.utf8)
-            let trimmed = bytes.drop { isWhitespace($0) }.reversed().drop { isWhitespace($0) }.reversed()
-            guard looksLikeJWSHeader(Array(trimmed)) else { return [] }
-            let source = origin + " " + (path.isEmpty ? "(document)" : path)
-            return classify(Array(trimmed), source: source)
+        case .string(var string):
+            // In place: a document's strings may be megabytes, and most are not JWS.
+            return string.withUTF8 { bytes in
+                var start = 0
+                var end = bytes.count
+                while start < end, isWhitespace(bytes[start]) { start += 1 }
+                while end > start, isWhitespace(bytes[end - 1]) { end -= 1 }
+                let trimmed = UnsafeBufferPointer(rebasing: bytes[start..<end])
+                guard looksLikeJWSHeader(trimmed) else { return [] }
+                return classify(Array(trimmed), source: origin + " " + (path.isEmpty ? "(document)" : path))
+            }
         case .array(let values):
             return values.enumerated().flatMap { jsonTokens($1, origin: origin, path: "\(path)[\($0)]") }
         case .object(let object):
@@ -104,19 +109,28 @@ public enum InputScanner {
     /// Splits tokens glued together without a separator (`cat a.jws b.jws` of files that
     /// lack a final newline): where a third segment runs on past an ES256 signature's
     /// 86 characters straight into another JWS header, a new token starts there.
+    ///
+    /// Linear in the run: its dots are found once, and each split moves on from the dots
+    /// already seen (a line of glued tokens may be 64 MiB).
     static func splitConcatenated(_ run: [UInt8]) -> [[UInt8]] {
-        var tokens: [[UInt8]] = []
-        var rest = run[...]
-        while true {
-            let dots = rest.indices.filter { rest[$0] == UInt8(ascii: ".") }
-            guard dots.count > 2 else { break }
-            let signatureStart = dots[1] + 1
-            let cut = signatureStart + es256SignatureLength
-            guard cut < dots[2], looksLikeJWSHeader(Array(rest[cut..<dots[2]])) else { break }
-            tokens.append(Array(rest[..<cut]))
-            rest = rest[cut...]
+        var dots: [Int] = []
+        run.withUnsafeBufferPointer { bytes in
+            CompactJWS.forEachDot(in: bytes) { dots.append($0); return true }
         }
-        tokens.append(Array(rest))
+        var tokens: [[UInt8]] = []
+        var start = 0
+        // dots[next...] are the dots after `start`: the current token's first, second and third.
+        var next = 0
+        while dots.count - next > 2 {
+            let cut = dots[next + 1] + 1 + es256SignatureLength
+            let third = dots[next + 2]
+            guard cut < third, run.withUnsafeBufferPointer({ looksLikeJWSHeader(UnsafeBufferPointer(rebasing: $0[cut..<third])) })
+            else { break }
+            tokens.append(Array(run[start..<cut]))
+            start = cut
+            next += 2  // the third dot ends the next token's header
+        }
+        tokens.append(Array(run[start...]))
         return tokens
     }
 
