@@ -55,4 +55,21 @@ extension HostileInputCLITests {
         #expect(result.status == 5, "killed after 120 s when -1")
         #expect(result.stderr.hasSuffix("jwsinspect: summary: 87381 results: 87381 malformed\n"))
     }
+
+    /// A line over the record limit inside a multi-line document ended the document silently,
+    /// the rest was read as text, and the run reported "1 valid" with exit 0.
+    @Test func aLineOverTheLimitInsideADocumentIsRefusedNotLost() throws {
+        let file = try CLI.temporaryDirectory().appendingPathComponent("dump.json")
+        let token = Self.pki.sign(payloadJSON: TestPayloads.transaction())
+        var text = "{\"signedTransactions\": [\n\"\(token)\",\n\""
+        text += String(repeating: "A", count: (64 << 20) + 10)
+        text += "\"\n]}\n"
+        try CLI.write(text, to: file)
+        text = ""
+        let result = try CLI.run(["--format", "jsonl", "--summary", "--root", Self.root, file.path])
+        #expect(result.status == 5)
+        #expect(result.stderr == "jwsinspect: \(file.path):1: malformed: the JSON document on lines 1 to 4 is over the 64 MiB limit "
+            + "for one record; nothing in it was read\n")
+        #expect(try StrictJSON.lines(result.stdout).map { $0["status"] as? String } == ["malformed", nil])
+    }
 }

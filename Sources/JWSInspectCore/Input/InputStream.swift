@@ -7,47 +7,63 @@ internal import Darwin
 /// Reads an input of any size as a stream of records and scans each for JWS, so
 /// memory stays bounded by the largest record, not by the input.
 ///
-/// A record is one line, or a JSON document (a line that opens with `{` or `[`,
-/// continued over the following lines until its brackets close). One JWS or JSON
-/// document per line (webhook logs, exports) therefore streams; a pretty-printed
-/// API response is read as one document.
+/// A record is one line, or a JSON document: a line that opens with `{` or `[`, continued
+/// over the following lines while they continue its syntax and it is not closed. A line
+/// that cannot continue it (a truncated log line's successor) starts the next record. One
+/// JWS or JSON document per line (webhook logs, exports) therefore streams; a
+/// pretty-printed API response is read as one document.
+///
+/// Every step is linear in the input, and nothing larger than a record is ever held: a line
+/// over the record limit is dropped as it is read, a document over it is refused whole and
+/// read to its end without being kept, and either becomes a refusal that names the limit.
 public struct InputStream {
     /// Appends the next bytes to the buffer; returns how many, or 0 at the end of the input
     /// (with a description when reading failed).
     public typealias Reader = (inout [UInt8]) -> (count: Int, error: String?)
 
-    /// The largest record (line or JSON document) read whole: 64 MiB.
+    /// The largest record (a line, or a JSON document with the newlines between its lines) read
+    /// whole: 64 MiB. One byte more is refused.
     public static let maximumRecordSize = 64 << 20
 
     private let origin: String
     private let numberLines: Bool
     private let read: Reader
+    /// `maximumRecordSize`, or less (tests and the fuzzer reach the limit with small inputs).
+    private let limit: Int
     private var buffer: [UInt8] = []
     private var position = 0
     private var atEnd = false
     private var lineNumber = 0
     private var recordCount = 0
+    /// A line read and given back: it could not continue the JSON document before it, or it
+    /// was read ahead to learn whether anything follows the first document. Its range stays
+    /// valid because the buffer is not touched until it is taken again.
+    private var pending: Line?
     /// The first record's bytes, kept while it is the only one (for a lone bare token).
     private var onlyRecord: [UInt8]?
     /// Why the first JSON-looking record did not parse, for "no JWS found" messages.
     public private(set) var jsonProblem: String?
     /// Set when reading failed part-way.
     public private(set) var readError: String?
+    /// The most bytes the read buffer held at once: at most the record limit and one read.
+    public private(set) var peakBufferedBytes = 0
 
     /// - Parameters:
     ///   - origin: the input's name ("file.json", "<stdin>", "argument 1"), prefixed to every source.
     ///   - numberLines: whether text sources name the line ("file.jws:3").
+    ///   - recordLimit: the largest record read whole (`maximumRecordSize` unless testing).
     ///   - read: appends the next bytes of the input.
-    public init(origin: String, numberLines: Bool = true, read: @escaping Reader) {
+    public init(origin: String, numberLines: Bool = true, recordLimit: Int = maximumRecordSize, read: @escaping Reader) {
         self.origin = origin
         self.numberLines = numberLines
+        self.limit = max(1, min(recordLimit, Self.maximumRecordSize))
         self.read = read
     }
 
     /// An in-memory input.
-    public init(bytes: [UInt8], origin: String, numberLines: Bool = true) {
+    public init(bytes: [UInt8], origin: String, numberLines: Bool = true, recordLimit: Int = maximumRecordSize) {
         var remaining: [UInt8]? = bytes
-        self.init(origin: origin, numberLines: numberLines) { buffer in
+        self.init(origin: origin, numberLines: numberLines, recordLimit: recordLimit) { buffer in
             guard let bytes = remaining else { return (0, nil) }
             remaining = nil
             buffer.append(contentsOf: bytes)
@@ -59,8 +75,10 @@ public struct InputStream {
     /// the record (`scan()`), so it can run on any thread, in parallel with others.
     public struct Record: Sendable {
         enum Content: Sendable {
-            /// A line over the record limit (not kept).
-            case overLimit
+            /// A line over the record limit (not kept), and its length.
+            case overLimit(Int)
+            /// A JSON document over the record limit (not kept), and its last line.
+            case documentOverLimit(lastLine: Int)
             /// One line of text.
             case text([UInt8])
             /// A JSON-looking record: the bytes, and each line's number and range in them.
@@ -71,13 +89,27 @@ public struct InputStream {
         let numberLines: Bool
         let number: Int
         let content: Content
+        /// The record limit it was read with.
+        let limit: Int
+
+        /// The record's size in bytes (what it holds in memory).
+        public var size: Int {
+            switch content {
+            case .overLimit, .documentOverLimit: 0
+            case .text(let bytes), .json(let bytes, _, _): bytes.count
+            }
+        }
 
         /// The JWS found in the record, and why it is not JSON when it looked like JSON.
         public func scan() -> (items: [InputScanner.Item], jsonProblem: String?) {
             let source = numberLines ? "\(origin):\(number)" : origin
+            let limit = "the \(InputStream.describe(size: self.limit)) limit for one record"
             switch content {
-            case .overLimit:
-                return ([.malformed(source: source, reason: "line \(number) is over the \(InputStream.maximumRecordSize >> 20) MiB limit")], nil)
+            case .overLimit(let length):
+                return ([.malformed(source: "\(origin):\(number)", reason: "line \(number) is \(length) bytes, over \(limit)")], nil)
+            case .documentOverLimit(let last):
+                return ([.malformed(source: "\(origin):\(number)",
+                                    reason: "the JSON document on lines \(number) to \(last) is over \(limit); nothing in it was read")], nil)
             case .text(let bytes):
                 return (InputScanner.textTokens(bytes[...], source: source), nil)
             case .json(let record, let lines, let whole):
@@ -113,32 +145,67 @@ public struct InputStream {
 
     /// The next record, read but not scanned; nil once the input is exhausted.
     public mutating func nextRecord() -> Record? {
-        guard let (line, number) = nextLine(skippingBlank: true) else { return nil }
+        guard let line = nextLine(skippingBlank: true) else { return nil }
         recordCount += 1
-        guard case .some(let bytes) = line else {
-            return Record(origin: origin, numberLines: true, number: number, content: .overLimit)
+        guard let range = line.range else {
+            return Record(origin: origin, numberLines: true, number: line.number, content: .overLimit(line.length), limit: limit)
         }
-        let first = bytes.first { !InputScanner.isWhitespace($0) }
+        let first = buffer[range].first { !InputScanner.isWhitespace($0) }
         guard first == UInt8(ascii: "{") || first == UInt8(ascii: "[") else {
+            let bytes = Array(buffer[range])
             onlyRecord = recordCount == 1 ? bytes : nil
-            return Record(origin: origin, numberLines: numberLines, number: number, content: .text(bytes))
+            return Record(origin: origin, numberLines: numberLines, number: line.number, content: .text(bytes), limit: limit)
         }
         onlyRecord = nil
-        // A JSON document: continue over the following lines until its brackets close.
-        var record = bytes
-        var lines = [(number: number, start: bytes.startIndex, end: bytes.endIndex)]
-        var depth = BracketDepth()
-        depth.feed(bytes)
-        while depth.isOpen, record.count <= Self.maximumRecordSize, let (next, nextNumber) = nextLine(skippingBlank: false) {
-            guard case .some(let more) = next else { break }
-            record.append(UInt8(ascii: "\n"))
-            let start = record.endIndex
-            record.append(contentsOf: more)
-            lines.append((nextNumber, start, record.endIndex))
-            depth.feed(more)
+        // A JSON document: continued over the following lines while they continue its syntax.
+        var syntax = JSONSyntax(mode: .record)
+        buffer.withUnsafeBufferPointer { syntax.feed(UnsafeBufferPointer(rebasing: $0[range])) }
+        syntax.endLine()
+        var record = Array(buffer[range])
+        var lines = [(number: line.number, start: 0, end: record.count)]
+        var size = record.count
+        var lastLine = line.number
+        var overLimit = false
+        while syntax.outcome == .open, let next = nextLine(skippingBlank: false, dropped: { syntax.feed($0) }) {
+            if let range = next.range {
+                buffer.withUnsafeBufferPointer { syntax.feed(UnsafeBufferPointer(rebasing: $0[range])) }
+                syntax.endLine()
+                if syntax.outcome == .broken {
+                    // It cannot continue the document: it starts the next record.
+                    pending = next
+                    break
+                }
+            } else {
+                syntax.endLine()  // over the limit: its bytes went through `syntax` as they were dropped
+            }
+            lastLine = next.number
+            size += 1 + next.length
+            if !overLimit, size > limit {
+                overLimit = true
+                record = []
+                lines = []
+            }
+            if !overLimit, let range = next.range {
+                record.append(UInt8(ascii: "\n"))
+                let start = record.endIndex
+                record.append(contentsOf: buffer[range])
+                lines.append((next.number, start, record.endIndex))
+            }
         }
-        let whole = recordCount == 1 && number == 1 && restIsBlank()
-        return Record(origin: origin, numberLines: numberLines, number: number, content: .json(record, lines: lines, whole: whole))
+        if overLimit {
+            return Record(origin: origin, numberLines: true, number: line.number, content: .documentOverLimit(lastLine: lastLine),
+                          limit: limit)
+        }
+        let whole = recordCount == 1 && line.number == 1 && nothingFollows()
+        return Record(origin: origin, numberLines: numberLines, number: line.number, content: .json(record, lines: lines, whole: whole),
+                      limit: limit)
+    }
+
+    /// "64 MiB", "64 KiB" or "100 bytes", as messages name a limit.
+    public static func describe(size: Int) -> String {
+        if size >= 1 << 20, size % (1 << 20) == 0 { return "\(size >> 20) MiB" }
+        if size >= 1 << 10, size % (1 << 10) == 0 { return "\(size >> 10) KiB" }
+        return "\(size)-byte"
     }
 
     /// The input's single record when it had exactly one text record, for a last-chance decode.
@@ -146,39 +213,75 @@ public struct InputStream {
 
     // MARK: Lines
 
-    /// The next line (without its newline) and its number; the inner optional is nil for a
-    /// line over the record limit, which is skipped without being held in memory.
-    private mutating func nextLine(skippingBlank: Bool) -> (line: [UInt8]?, number: Int)? {
-        while true {
-            var scanFrom = position
-            var tooLong = false
-            while true {
-                if let newline = Self.newline(in: buffer, from: scanFrom) {
-                    lineNumber += 1
-                    let line: [UInt8]? = tooLong ? nil : Array(buffer[position..<newline])
-                    position = newline + 1
-                    if skippingBlank, let bytes = line, bytes.allSatisfy(InputScanner.isWhitespace) { break }
-                    return (line, lineNumber)
-                }
-                if buffer.count - position > Self.maximumRecordSize {
-                    // Drop what we have of an over-long line and keep looking for its end.
-                    tooLong = true
-                    position = buffer.count
-                }
-                // fill() first drops the bytes already consumed, moving the rest to the front.
-                let unscanned = buffer.count - position
-                let filled = fill()
-                scanFrom = position + unscanned
-                if !filled {
-                    guard position < buffer.count || tooLong else { return nil }
-                    lineNumber += 1
-                    let line: [UInt8]? = tooLong ? nil : Array(buffer[position...])
-                    position = buffer.count
-                    if skippingBlank, let bytes = line, bytes.allSatisfy(InputScanner.isWhitespace) { return nil }
-                    return (line, lineNumber)
-                }
-            }
+    /// A line in the buffer, without its newline.
+    private struct Line {
+        let number: Int
+        /// Where its bytes are in the buffer (until the buffer is next filled); nil for a line
+        /// over the record limit, whose bytes were dropped as they were read.
+        let range: Range<Int>?
+        /// Its length in bytes.
+        let length: Int
+    }
+
+    /// The next line; nil at the end of the input.
+    ///
+    /// - Parameters:
+    ///   - skippingBlank: skip lines of whitespace (they are counted, never copied).
+    ///   - dropped: sees the bytes of a line over the record limit as they are dropped.
+    private mutating func nextLine(skippingBlank: Bool, dropped: ((UnsafeBufferPointer<UInt8>) -> Void)? = nil) -> Line? {
+        if let line = pending {
+            pending = nil
+            return line
         }
+        var scanFrom = position
+        // Bytes of the current line already dropped (it is over the limit).
+        var droppedLength = 0
+        while true {
+            let newline = Self.newline(in: buffer, from: scanFrom)
+            if newline == nil {
+                if droppedLength + buffer.count - position > limit {
+                    // Over the limit, and no end in sight: drop what is held, keep looking for the end.
+                    drop(position..<buffer.count, into: dropped)
+                    droppedLength += buffer.count - position
+                    position = buffer.count
+                }
+                let unscanned = buffer.count - position
+                if fill() {
+                    scanFrom = position + unscanned
+                    continue
+                }
+                // The input ended; a last line may lack its newline.
+                guard position < buffer.count || droppedLength > 0 else { return nil }
+            }
+            let end = newline ?? buffer.count
+            let start = position
+            position = newline.map { $0 + 1 } ?? buffer.count
+            lineNumber += 1
+            let length = droppedLength + end - start
+            if length > limit {
+                drop(start..<end, into: dropped)
+                return Line(number: lineNumber, range: nil, length: length)
+            }
+            if skippingBlank, buffer[start..<end].allSatisfy(InputScanner.isWhitespace) {
+                guard newline != nil else { return nil }
+                scanFrom = position
+                continue
+            }
+            return Line(number: lineNumber, range: start..<end, length: length)
+        }
+    }
+
+    private func drop(_ range: Range<Int>, into dropped: ((UnsafeBufferPointer<UInt8>) -> Void)?) {
+        guard let dropped, !range.isEmpty else { return }
+        buffer.withUnsafeBufferPointer { dropped(UnsafeBufferPointer(rebasing: $0[range])) }
+    }
+
+    /// True when no other record follows (reads ahead one line, which it gives back).
+    private mutating func nothingFollows() -> Bool {
+        if pending != nil { return false }
+        guard let next = nextLine(skippingBlank: true) else { return true }
+        pending = next
+        return false
     }
 
     /// The offset of the next newline at or after `start` (memchr: this scans every byte of the input).
@@ -199,20 +302,13 @@ public struct InputStream {
             position = 0
         }
         let (count, error) = read(&buffer)
+        peakBufferedBytes = max(peakBufferedBytes, buffer.count)
         if count <= 0 {
             atEnd = true
             if let error { readError = error }
             return false
         }
         return true
-    }
-
-    /// True when nothing but whitespace remains (reads ahead without losing data).
-    private mutating func restIsBlank() -> Bool {
-        while true {
-            if buffer[position...].contains(where: { !InputScanner.isWhitespace($0) }) { return false }
-            guard fill() else { return true }
-        }
     }
 }
 

@@ -1,0 +1,353 @@
+/// JSON syntax (RFC 8259) checked byte by byte, without building any value, and resumable:
+/// the text may arrive in pieces (the lines of a stream).
+///
+/// Two uses, one per mode:
+/// - `.strict`: a JWS header or payload is one JSON text exactly as RFC 8259 defines it.
+///   Foundation's parser lets trailing commas through, and in members it is not asked to
+///   decode also leading zeros, bare minus signs and unknown escapes; output shows the
+///   payload as signed, so it would not be JSON. The one laxity kept is raw control
+///   characters inside strings: Foundation (and so Apple's Swift library) accepts them,
+///   and output escapes them.
+/// - `.record`: where a JSON document in a stream ends, line by line. A line that cannot
+///   continue the document (it breaks the syntax, or a string runs to the end of the line,
+///   which JSON never allows) ends it, so a truncated log line cannot swallow the lines
+///   after it. Lenient where Foundation is (trailing commas, any escape, loose numbers):
+///   Foundation has the last word on the document.
+///
+/// Linear in the input; its only memory is one bit per nesting level.
+struct JSONSyntax {
+    enum Mode { case strict, record }
+
+    /// Where the text stands after what was fed.
+    enum Outcome: Equatable {
+        /// A prefix of a JSON text: more may come.
+        case open
+        /// One whole value was read. In `.record` mode nothing after it is looked at; in
+        /// `.strict` mode only whitespace may follow.
+        case complete
+        /// Not JSON: `problem` says why and where.
+        case broken
+    }
+
+    let mode: Mode
+    private(set) var outcome = Outcome.open
+    /// Why the text is not JSON, naming the byte offset (set when `outcome` is `.broken`).
+    private(set) var problem: String?
+    /// Bytes fed so far (line ends count as one).
+    private(set) var offset = 0
+    /// The deepest nesting of objects and arrays seen.
+    private(set) var deepest = 0
+
+    private var state = State.value
+    /// One bit per open container: set for an object, clear for an array.
+    private var containers: [UInt64] = []
+    private var depth = 0
+    /// Progress inside a number (a `NumberStep`), a literal or a `\u` escape.
+    private var step: UInt8 = 0
+    /// Which of `literals` is being read.
+    private var literal = 0
+    /// Whether the string being read is an object's key.
+    private var inKey = false
+
+    private enum State: UInt8 {
+        case value, valueOrClose, keyOrClose, key, colon, afterValue
+        case string, escape, unicode, number, literal
+        case done
+    }
+
+    init(mode: Mode) {
+        self.mode = mode
+    }
+
+    /// Nil when `bytes` are one complete JSON text (whitespace around it allowed), else why
+    /// not, in one line naming the byte offset.
+    static func strictProblem(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        var syntax = JSONSyntax(mode: .strict)
+        syntax.feed(bytes)
+        return syntax.finish()
+    }
+
+    /// Reads more of the text.
+    mutating func feed(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard outcome == .open || (outcome == .complete && mode == .strict), let base = bytes.baseAddress else { return }
+        let count = bytes.count
+        var index = 0
+        while index < count {
+            let byte = base[index]
+            switch state {
+            case .string:
+                // Most bytes of a document are inside strings (tokens, certificates): skip runs.
+                while index < count {
+                    let next = base[index]
+                    if next == 0x22 || next == 0x5C { break }
+                    index += 1
+                }
+                guard index < count else { continue }
+                if base[index] == 0x22 {
+                    if inKey {
+                        state = .colon
+                    } else {
+                        valueEnded()
+                    }
+                } else {
+                    state = .escape
+                }
+            case .escape:
+                switch byte {
+                case 0x22, 0x5C, 0x2F, 0x62, 0x66, 0x6E, 0x72, 0x74:  // " \ / b f n r t
+                    state = .string
+                case 0x75:  // u
+                    state = .unicode
+                    step = 0
+                default:
+                    guard mode == .record else { return fail("an unknown escape '\\\(Self.shown(byte))'", at: index) }
+                    state = .string
+                }
+            case .unicode:
+                guard Self.isHexDigit(byte) else { return fail("a \\u escape without four hexadecimal digits", at: index) }
+                step += 1
+                if step == 4 { state = .string }
+            case .number:
+                switch numberStep(byte) {
+                case .inside:
+                    break
+                case .malformed:
+                    return fail("a malformed number", at: index)
+                case .ended:
+                    // The byte follows the number: read it again as what comes after a value.
+                    valueEnded()
+                    continue
+                }
+            case .literal:
+                let word = Self.literals[literal]
+                guard byte == word[Int(step)] else {
+                    return fail("an unknown word (expected \(String(decoding: word, as: UTF8.self)))", at: index)
+                }
+                step += 1
+                if Int(step) == word.count { valueEnded() }
+            case .done:
+                guard mode == .strict else { return advance(by: index) }
+                guard Self.isWhitespace(byte) else {
+                    return fail("'\(Self.shown(byte))' after the end of the JSON value", at: index)
+                }
+            case .value, .valueOrClose, .keyOrClose, .key, .colon, .afterValue:
+                if !Self.isWhitespace(byte), let failure = structural(byte) {
+                    return fail(failure, at: index)
+                }
+            }
+            index += 1
+        }
+        advance(by: count)
+    }
+
+    /// In `.record` mode, a line ended here. A string cannot span lines; anywhere else a line
+    /// break is whitespace.
+    mutating func endLine() {
+        guard outcome == .open else { return }
+        switch state {
+        case .string, .escape, .unicode:
+            fail("a string runs to the end of the line", atAbsolute: offset)
+            return
+        case .number:
+            valueEnded()
+        case .literal:
+            fail("an unknown word at the end of the line", atAbsolute: offset)
+            return
+        default:
+            break
+        }
+        offset += 1
+    }
+
+    /// The input ended: nil when it held one complete JSON text, else why not.
+    mutating func finish() -> String? {
+        if outcome == .open, state == .number {
+            if mode == .strict, !numberCanEnd { fail("an incomplete number", atAbsolute: offset) } else { valueEnded() }
+        }
+        switch outcome {
+        case .complete: return nil
+        case .broken: return problem
+        case .open: return depth == 0 && state == .value ? "no JSON value" : "the text ends inside a value (truncated)"
+        }
+    }
+
+    // MARK: Structure
+
+    /// A byte other than whitespace where a structural token or a value is expected: nil
+    /// when it may stand there (and the state moves on), else why not.
+    private mutating func structural(_ byte: UInt8) -> String? {
+        switch state {
+        case .colon:
+            guard byte == 0x3A else { return "expected ':' after an object's key, found '\(Self.shown(byte))'" }
+            state = .value
+        case .afterValue:
+            switch byte {
+            case 0x2C:  // ,
+                state = isObject ? .key : .value
+            case 0x7D, 0x5D:  // } ]
+                return close(byte)
+            default:
+                return "expected ',' or a closing bracket, found '\(Self.shown(byte))'"
+            }
+        case .keyOrClose, .key:
+            if byte == 0x22 {
+                state = .string
+                inKey = true
+            } else if byte == 0x7D {
+                guard state == .keyOrClose || mode == .record else { return "a trailing comma before '}'" }
+                return close(byte)
+            } else {
+                return "expected a string key, found '\(Self.shown(byte))'"
+            }
+        case .value, .valueOrClose:
+            if byte == 0x5D, depth > 0, !isObject {
+                guard state == .valueOrClose || mode == .record else { return "a trailing comma before ']'" }
+                return close(byte)
+            }
+            return beginValue(byte)
+        default:
+            break
+        }
+        return nil
+    }
+
+    private mutating func beginValue(_ byte: UInt8) -> String? {
+        switch byte {
+        case 0x7B:  // {
+            push(object: true)
+            state = .keyOrClose
+        case 0x5B:  // [
+            push(object: false)
+            state = .valueOrClose
+        case 0x22:
+            state = .string
+            inKey = false
+        case 0x2D, 0x30...0x39:  // - 0-9
+            state = .number
+            step = NumberStep.start.rawValue
+            _ = numberStep(byte)
+        case 0x74, 0x66, 0x6E:  // t f n
+            state = .literal
+            literal = byte == 0x74 ? 0 : byte == 0x66 ? 1 : 2
+            step = 1
+        default:
+            return "expected a value, found '\(Self.shown(byte))'"
+        }
+        return nil
+    }
+
+    private static let literals: [[UInt8]] = [Array("true".utf8), Array("false".utf8), Array("null".utf8)]
+
+    private var isObject: Bool {
+        let level = depth - 1
+        return containers[level >> 6] & (1 << UInt64(level & 63)) != 0
+    }
+
+    private mutating func push(object: Bool) {
+        let level = depth
+        if level >> 6 == containers.count { containers.append(0) }
+        let bit: UInt64 = 1 << UInt64(level & 63)
+        if object { containers[level >> 6] |= bit } else { containers[level >> 6] &= ~bit }
+        depth += 1
+        deepest = max(deepest, depth)
+    }
+
+    private mutating func close(_ byte: UInt8) -> String? {
+        guard depth > 0 else { return "'\(Self.shown(byte))' closes nothing" }
+        guard isObject == (byte == 0x7D) else { return "'\(Self.shown(byte))' closes \(isObject ? "an object" : "an array")" }
+        depth -= 1
+        valueEnded()
+        return nil
+    }
+
+    /// A value just ended: at the top level, the text is complete.
+    private mutating func valueEnded() {
+        if depth == 0 {
+            state = .done
+            outcome = .complete
+        } else {
+            state = .afterValue
+        }
+    }
+
+    // MARK: Numbers
+
+    /// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`, a byte at a time.
+    private enum NumberStep: UInt8 {
+        case start, minus, zero, integer, point, fraction, exponent, exponentSign, exponentDigits
+    }
+
+    private enum NumberResult { case inside, ended, malformed }
+
+    /// Advances the number by `byte`.
+    private mutating func numberStep(_ byte: UInt8) -> NumberResult {
+        let isDigit = byte &- 0x30 < 10
+        let isExponent = byte | 0x20 == 0x65
+        guard mode == .strict else {
+            // Records: any run of number characters (Foundation decides later).
+            return isDigit || byte == 0x2D || byte == 0x2B || byte == 0x2E || isExponent ? .inside : .ended
+        }
+        let next: NumberStep?
+        switch NumberStep(rawValue: step) ?? .start {
+        case .start: next = byte == 0x2D ? .minus : byte == 0x30 ? .zero : isDigit ? .integer : nil
+        case .minus: next = byte == 0x30 ? .zero : isDigit ? .integer : nil
+        case .zero:
+            if isDigit { return .malformed }  // a leading zero
+            next = byte == 0x2E ? .point : isExponent ? .exponent : nil
+            if next == nil { return .ended }
+        case .integer:
+            next = isDigit ? .integer : byte == 0x2E ? .point : isExponent ? .exponent : nil
+            if next == nil { return .ended }
+        case .point: next = isDigit ? .fraction : nil
+        case .fraction:
+            next = isDigit ? .fraction : isExponent ? .exponent : nil
+            if next == nil { return .ended }
+        case .exponent: next = byte == 0x2B || byte == 0x2D ? .exponentSign : isDigit ? .exponentDigits : nil
+        case .exponentSign: next = isDigit ? .exponentDigits : nil
+        case .exponentDigits:
+            guard isDigit else { return .ended }
+            next = .exponentDigits
+        }
+        guard let next else { return .malformed }
+        step = next.rawValue
+        return .inside
+    }
+
+    /// Whether the number read so far may end here.
+    private var numberCanEnd: Bool {
+        switch NumberStep(rawValue: step) {
+        case .zero, .integer, .fraction, .exponentDigits: true
+        default: false
+        }
+    }
+
+    // MARK: Helpers
+
+    private mutating func fail(_ reason: String, at index: Int) {
+        fail(reason, atAbsolute: offset + index)
+    }
+
+    private mutating func fail(_ reason: String, atAbsolute position: Int) {
+        outcome = .broken
+        problem = "\(reason) at byte \(position)"
+    }
+
+    private mutating func advance(by count: Int) {
+        offset += count
+    }
+
+    private static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
+    }
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        byte &- 0x30 < 10 || (byte | 0x20) &- 0x61 < 6
+    }
+
+    /// A byte as messages show it: printable ASCII as is, anything else as \xNN.
+    static func shown(_ byte: UInt8) -> String {
+        if byte > 0x20 && byte < 0x7F { return String(UnicodeScalar(byte)) }
+        let hex = Array("0123456789abcdef".utf8)
+        return "\\x" + String(decoding: [hex[Int(byte >> 4)], hex[Int(byte & 0xF)]], as: UTF8.self)
+    }
+}
