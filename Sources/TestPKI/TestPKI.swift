@@ -90,7 +90,12 @@ public enum TestPKI {
     ///
     /// `key` must be a P-256 key.
     public static func compactJWS(headerJSON: String, payloadJSON: String, key: TestKey) -> String {
-        let signingInput = base64URL(Array(headerJSON.utf8)) + "." + base64URL(Array(payloadJSON.utf8))
+        compactJWS(headerJSON: headerJSON, payloadBytes: Array(payloadJSON.utf8), key: key)
+    }
+
+    /// Compact JWS over payload bytes that need not be UTF-8 (BOMs, UTF-16, invalid bytes).
+    public static func compactJWS(headerJSON: String, payloadBytes: [UInt8], key: TestKey) -> String {
+        let signingInput = base64URL(Array(headerJSON.utf8)) + "." + base64URL(payloadBytes)
         let signature = key.signES256(Array(signingInput.utf8))
         return signingInput + "." + base64URL(signature)
     }

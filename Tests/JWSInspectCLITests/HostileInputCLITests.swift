@@ -73,3 +73,36 @@ extension HostileInputCLITests {
         #expect(try StrictJSON.lines(result.stdout).map { $0["status"] as? String } == ["malformed", nil])
     }
 }
+
+extension HostileInputCLITests {
+    /// Every control character, raw inside payload strings (Foundation's parser lets them by),
+    /// used to be copied into the output byte for byte: three results became five lines and
+    /// `jq` stopped. Now output is JSON, one object per line in JSON Lines, values unchanged.
+    @Test(arguments: ["jsonl", "json"])
+    func jsonOutputStaysJSONWhateverThePayloadHolds(_ format: String) throws {
+        let controls = (0..<0x20).map { UInt8($0) }
+        let note = Array("a".utf8) + controls + Array("\u{7f}\u{85}\u{2028}z\"\\".utf8)
+        let escapedTail = Array(#"\"\\"#.utf8)
+        let payload = Array(#"{"transactionId":"1","signedDate":1735689600000,"note":"a"#.utf8) + controls
+            + Array("\u{7f}\u{85}\u{2028}z".utf8) + escapedTail + Array(#"","n\u0001x":1}"#.utf8)
+        let raw = TestPKI.compactJWS(headerJSON: Self.pki.headerJSON(), payloadBytes: payload, key: Self.pki.leaf.key)
+        let bom = TestPKI.compactJWS(headerJSON: Self.pki.headerJSON(), payloadBytes: [0xEF, 0xBB, 0xBF] + Array("{}".utf8),
+                                     key: Self.pki.leaf.key)
+        let valid = Self.pki.sign(payloadJSON: TestPayloads.transaction())
+        let result = try CLI.run(["--format", format, "--root", Self.root, "-"], stdin: [raw, bom, valid].joined(separator: "\n"))
+        #expect(result.status == 5, "\(result.stderr)")
+        let objects: [[String: Any]]
+        if format == "jsonl" {
+            objects = try StrictJSON.lines(result.stdout)
+        } else {
+            objects = try StrictJSON.documents(result.stdout).map { try #require($0 as? [String: Any]) }
+        }
+        #expect(objects.map { $0["status"] as? String } == ["valid", "malformed", "valid"])
+        let shown = try #require(objects.first?["payload"] as? [String: Any])
+        #expect(Array((shown["note"] as? String ?? "").utf8) == note, "the payload as signed, escaped")
+        #expect(shown["n\u{1}x"] as? Double == 1)
+        let display = try #require(objects.first?["display"] as? [String: Any])
+        #expect(display["note"] as? String == String(decoding: note, as: UTF8.self))
+        #expect((objects[1]["reason"] as? String)?.contains("UTF-8 byte order mark") == true)
+    }
+}

@@ -77,20 +77,27 @@ indirect enum OutputJSON {
                 switch byte {
                 case UInt8(ascii: "\""): out.append(contentsOf: "\\\"".utf8)
                 case UInt8(ascii: "\\"): out.append(contentsOf: "\\\\".utf8)
-                case 0x0a: out.append(contentsOf: "\\n".utf8)
-                case 0x0d: out.append(contentsOf: "\\r".utf8)
-                case 0x09: out.append(contentsOf: "\\t".utf8)
-                default:
-                    let hex = Array("0123456789abcdef".utf8)
-                    out.append(contentsOf: "\\u00".utf8)
-                    out.append(hex[Int(byte >> 4)])
-                    out.append(hex[Int(byte & 0xf)])
+                default: appendEscaped(byte, into: &out)
                 }
                 start = index + 1
             }
             out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...]))
         }
         out.append(UInt8(ascii: "\""))
+    }
+
+    /// A control character as JSON writes it inside a string (`\n`, `\u001b`).
+    private static func appendEscaped(_ byte: UInt8, into out: inout [UInt8]) {
+        switch byte {
+        case 0x0a: out.append(contentsOf: "\\n".utf8)
+        case 0x0d: out.append(contentsOf: "\\r".utf8)
+        case 0x09: out.append(contentsOf: "\\t".utf8)
+        default:
+            let hex = Array("0123456789abcdef".utf8)
+            out.append(contentsOf: "\\u00".utf8)
+            out.append(hex[Int(byte >> 4)])
+            out.append(hex[Int(byte & 0xf)])
+        }
     }
 
     /// Re-indents a valid JSON text without touching any token: strings and numbers
@@ -104,19 +111,28 @@ indirect enum OutputJSON {
             let byte = bytes[index]
             index += 1
             if inString {
-                out.append(byte)
                 if escaped {
+                    out.append(byte)
                     escaped = false
-                } else if byte == UInt8(ascii: "\\") {
-                    escaped = true
-                } else if byte == UInt8(ascii: "\"") {
-                    inString = false
+                } else if byte < 0x20 {
+                    // A raw control character (Foundation accepts them in strings; JSON does not):
+                    // escaped, so the output is JSON and one line in JSON Lines, the value unchanged.
+                    appendEscaped(byte, into: &out)
                 } else {
-                    // Copy the rest of a plain string run at once (base64 certificates are kilobytes).
-                    var end = index
-                    while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\") { end += 1 }
-                    out.append(contentsOf: bytes[index..<end])
-                    index = end
+                    out.append(byte)
+                    if byte == UInt8(ascii: "\\") {
+                        escaped = true
+                    } else if byte == UInt8(ascii: "\"") {
+                        inString = false
+                    } else {
+                        // Copy the rest of a plain string run at once (base64 certificates are kilobytes).
+                        var end = index
+                        while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"), bytes[end] >= 0x20 {
+                            end += 1
+                        }
+                        out.append(contentsOf: bytes[index..<end])
+                        index = end
+                    }
                 }
                 continue
             }

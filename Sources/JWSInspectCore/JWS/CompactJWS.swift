@@ -28,11 +28,15 @@ public struct CompactJWS: Sendable {
         let isComplete: Bool
         /// The payload kind recognised while decoding `essentials` (nil when not recognised then).
         var recognisedKind: PayloadKind? = nil
+        /// `bytes` with raw control characters in strings escaped, for Foundation, which refuses
+        /// to decode them (nil when there are none, almost always).
+        var decodable: [UInt8]? = nil
 
         /// Every member, decoded on demand when `essentials` is a subset.
         public var object: [String: JSONValue] {
             guard !isComplete else { return essentials }
-            return ((try? JSONValue.decodeObject(bytes)) ?? nil) ?? essentials
+            // The text was decoded once already, and checked as JSON: this cannot fail.
+            return ((try? JSONValue.decodeObject(decodable ?? bytes)) ?? nil) ?? essentials
         }
 
         /// The object as a `JSONValue`.
@@ -115,29 +119,39 @@ public struct CompactJWS: Sendable {
             do { return try Base64URL.decode(UnsafeBufferPointer(rebasing: part)) } catch { throw .base64(segment: name, error) }
         }
         func object(_ bytes: [UInt8], _ name: String, essentialsOnly: Bool) throws(FormatError) -> DecodedSegment {
-            // JSON text is UTF-8 (RFC 8259); Foundation's parser lets invalid bytes through, and
-            // they could not be shown "exactly as signed" in JSON output.
+            // JSON text is UTF-8 without a byte order mark (RFC 8259 §8.1), as Apple signs it;
+            // Foundation's parser also takes UTF-16, UTF-32, a BOM and invalid bytes, none of
+            // which could be shown "exactly as signed" in JSON output.
+            if let problem = encodingProblem(bytes) { throw .notJSON(segment: name, problem) }
             guard isValidUTF8(bytes) else {
                 throw .notJSON(segment: name, "it is not valid UTF-8")
             }
+            // Foundation is lax where RFC 8259 is not (trailing commas; numbers and escapes in
+            // members it does not decode): the text must be JSON to be shown as signed.
+            let (problem, rawControlCharacters) = bytes.withUnsafeBufferPointer { JSONSyntax.strictCheck($0) }
+            if let problem { throw .notJSON(segment: name, problem) }
+            // Raw control characters in strings are kept (and escaped in output); Foundation
+            // decodes them only escaped.
+            let decodable = rawControlCharacters ? JSONSyntax.escapingControlCharacters(bytes) : nil
             let object: [String: JSONValue]?
             var kind: PayloadKind?
             do {
                 if essentialsOnly {
-                    let selected = try JSONValue.decodeObject(bytes, selection: payloadKeys.selection)
+                    let selected = try JSONValue.decodeObject(decodable ?? bytes, selection: payloadKeys.selection)
                     object = selected?.members
                     kind = selected?.kind
                 } else {
-                    object = try JSONValue.decodeObject(bytes)
+                    object = try JSONValue.decodeObject(decodable ?? bytes)
                 }
             } catch {
                 throw .notJSON(segment: name, JSONValue.describeFailure(error, bytes: bytes))
             }
             guard let object else {
-                let kind = (try? JSONValue.decode(bytes))?.kindDescription ?? "not an object"
+                let kind = (try? JSONValue.decode(decodable ?? bytes))?.kindDescription ?? "not an object"
                 throw .notObject(segment: name, kind)
             }
-            return DecodedSegment(bytes: bytes, essentials: object, isComplete: !essentialsOnly, recognisedKind: kind)
+            return DecodedSegment(bytes: bytes, essentials: object, isComplete: !essentialsOnly, recognisedKind: kind,
+                                  decodable: decodable)
         }
 
         let header: DecodedSegment
@@ -150,6 +164,24 @@ public struct CompactJWS: Sendable {
         let signature = try decode(parts[2], "signature")
         return (header, payload, signature, parts[1].endIndex)
     }
+
+    /// Why `bytes` are not in JSON's one encoding, UTF-8 without a byte order mark, when they
+    /// plainly are in another (a BOM, or the NUL bytes of UTF-16 and UTF-32 around the first
+    /// ASCII character); nil otherwise.
+    static func encodingProblem(_ bytes: [UInt8]) -> String? {
+        guard let first = bytes.first, first == 0 || first >= 0xEF || bytes.prefix(4).contains(0) else { return nil }
+        if let bom = byteOrderMarks.first(where: { bytes.starts(with: $0.mark) }) {
+            return "it starts with \(bom.name); JSON is UTF-8 without one (RFC 8259 §8.1)"
+        }
+        guard bytes.prefix(4).contains(0) else { return nil }
+        return "it holds NUL bytes where JSON text begins, as UTF-16 or UTF-32 would; JSON is UTF-8 (RFC 8259 §8.1)"
+    }
+
+    private static let byteOrderMarks: [(mark: [UInt8], name: String)] = [
+            ([0xEF, 0xBB, 0xBF], "a UTF-8 byte order mark"), ([0x00, 0x00, 0xFE, 0xFF], "a UTF-32 byte order mark"),
+            ([0xFF, 0xFE, 0x00, 0x00], "a UTF-32 byte order mark"), ([0xFE, 0xFF], "a UTF-16 byte order mark"),
+            ([0xFF, 0xFE], "a UTF-16 byte order mark"),
+        ]
 
     /// Whether `bytes` are UTF-8; all-ASCII text (every App Store payload) is confirmed eight
     /// bytes at a time without building a String.

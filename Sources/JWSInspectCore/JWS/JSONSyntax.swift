@@ -5,9 +5,11 @@
 /// - `.strict`: a JWS header or payload is one JSON text exactly as RFC 8259 defines it.
 ///   Foundation's parser lets trailing commas through, and in members it is not asked to
 ///   decode also leading zeros, bare minus signs and unknown escapes; output shows the
-///   payload as signed, so it would not be JSON. The one laxity kept is raw control
-///   characters inside strings: Foundation (and so Apple's Swift library) accepts them,
-///   and output escapes them.
+///   payload as signed, so it would not be JSON. Refused too, as RFC 8259 warns they do
+///   not interoperate (§6, §8.2), and because Foundation cannot decode them, which would
+///   leave members out of the report: numbers beyond a double's range and unpaired
+///   surrogate escapes. The one laxity kept is raw control characters inside strings:
+///   Foundation (and so Apple's Swift library) accepts them, and output escapes them.
 /// - `.record`: where a JSON document in a stream ends, line by line. A line that cannot
 ///   continue the document (it breaks the syntax, or a string runs to the end of the line,
 ///   which JSON never allows) ends it, so a truncated log line cannot swallow the lines
@@ -37,8 +39,11 @@ struct JSONSyntax {
     private(set) var offset = 0
     /// The deepest nesting of objects and arrays seen.
     private(set) var deepest = 0
+    /// Whether a string held a raw control character (U+0000 to U+001F), which JSON text
+    /// should escape: Foundation refuses them when it decodes the string.
+    private(set) var rawControlCharacters = false
 
-    private var state = State.value
+    fileprivate var state = State.value
     /// One bit per open container: set for an object, clear for an array.
     private var containers: [UInt64] = []
     private var depth = 0
@@ -48,8 +53,14 @@ struct JSONSyntax {
     private var literal = 0
     /// Whether the string being read is an object's key.
     private var inKey = false
+    /// The `\u` escape being read, and whether a high surrogate must be followed by a low one.
+    private var codeUnit: UInt16 = 0
+    private var expectLowSurrogate = false
+    /// Where the number being read started in the piece being fed, and whether it has an exponent.
+    fileprivate var numberStart = 0
+    private var numberHasExponent = false
 
-    private enum State: UInt8 {
+    fileprivate enum State: UInt8 {
         case value, valueOrClose, keyOrClose, key, colon, afterValue
         case string, escape, unicode, number, literal
         case done
@@ -62,9 +73,44 @@ struct JSONSyntax {
     /// Nil when `bytes` are one complete JSON text (whitespace around it allowed), else why
     /// not, in one line naming the byte offset.
     static func strictProblem(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        strictCheck(bytes).problem
+    }
+
+    /// `strictProblem`, and whether strings hold raw control characters.
+    static func strictCheck(_ bytes: UnsafeBufferPointer<UInt8>) -> (problem: String?, rawControlCharacters: Bool) {
         var syntax = JSONSyntax(mode: .strict)
         syntax.feed(bytes)
-        return syntax.finish()
+        if syntax.state == .number, syntax.outcome == .open, syntax.numberCanEnd, let base = bytes.baseAddress,
+           let problem = syntax.rangeProblem(base, end: bytes.count) {
+            // A number at the very end (a payload that is only a number), checked where its bytes are.
+            syntax.fail(problem, atAbsolute: syntax.numberStart)
+        }
+        return (syntax.finish(), syntax.rawControlCharacters)
+    }
+
+    /// A copy of valid JSON text with every raw control character inside a string written as
+    /// its `\u00XX` escape: the same values, in a form Foundation decodes.
+    static func escapingControlCharacters(_ bytes: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count + 64)
+        var inString = false
+        var escaped = false
+        let hex = Array("0123456789abcdef".utf8)
+        for byte in bytes {
+            if inString, !escaped, byte < 0x20 {
+                out.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+                continue
+            }
+            out.append(byte)
+            if escaped {
+                escaped = false
+            } else if inString, byte == 0x5C {
+                escaped = true
+            } else if byte == 0x22 {
+                inString.toggle()
+            }
+        }
+        return out
     }
 
     /// Reads more of the text.
@@ -76,10 +122,12 @@ struct JSONSyntax {
             let byte = base[index]
             switch state {
             case .string:
+                if expectLowSurrogate, byte != 0x5C { return fail("an unpaired surrogate escape", at: index) }
                 // Most bytes of a document are inside strings (tokens, certificates): skip runs.
                 while index < count {
                     let next = base[index]
                     if next == 0x22 || next == 0x5C { break }
+                    if next < 0x20 { rawControlCharacters = true }
                     index += 1
                 }
                 guard index < count else { continue }
@@ -93,20 +141,26 @@ struct JSONSyntax {
                     state = .escape
                 }
             case .escape:
+                if expectLowSurrogate, byte != 0x75 { return fail("an unpaired surrogate escape", at: index) }
                 switch byte {
                 case 0x22, 0x5C, 0x2F, 0x62, 0x66, 0x6E, 0x72, 0x74:  // " \ / b f n r t
                     state = .string
                 case 0x75:  // u
                     state = .unicode
                     step = 0
+                    codeUnit = 0
                 default:
                     guard mode == .record else { return fail("an unknown escape '\\\(Self.shown(byte))'", at: index) }
                     state = .string
                 }
             case .unicode:
-                guard Self.isHexDigit(byte) else { return fail("a \\u escape without four hexadecimal digits", at: index) }
+                guard let digit = Self.hexValue(byte) else { return fail("a \\u escape without four hexadecimal digits", at: index) }
+                codeUnit = codeUnit << 4 | UInt16(digit)
                 step += 1
-                if step == 4 { state = .string }
+                if step == 4 {
+                    state = .string
+                    if mode == .strict, let problem = surrogateProblem() { return fail(problem, at: index) }
+                }
             case .number:
                 switch numberStep(byte) {
                 case .inside:
@@ -115,6 +169,9 @@ struct JSONSyntax {
                     return fail("a malformed number", at: index)
                 case .ended:
                     // The byte follows the number: read it again as what comes after a value.
+                    if mode == .strict, let problem = rangeProblem(base, end: index) {
+                        return fail(problem, atAbsolute: offset + numberStart)
+                    }
                     valueEnded()
                     continue
                 }
@@ -131,8 +188,9 @@ struct JSONSyntax {
                     return fail("'\(Self.shown(byte))' after the end of the JSON value", at: index)
                 }
             case .value, .valueOrClose, .keyOrClose, .key, .colon, .afterValue:
-                if !Self.isWhitespace(byte), let failure = structural(byte) {
-                    return fail(failure, at: index)
+                if !Self.isWhitespace(byte) {
+                    if let failure = structural(byte) { return fail(failure, at: index) }
+                    if state == .number { numberStart = index }
                 }
             }
             index += 1
@@ -225,6 +283,7 @@ struct JSONSyntax {
         case 0x2D, 0x30...0x39:  // - 0-9
             state = .number
             step = NumberStep.start.rawValue
+            numberHasExponent = false
             _ = numberStep(byte)
         case 0x74, 0x66, 0x6E:  // t f n
             state = .literal
@@ -287,6 +346,7 @@ struct JSONSyntax {
             // Records: any run of number characters (Foundation decides later).
             return isDigit || byte == 0x2D || byte == 0x2B || byte == 0x2E || isExponent ? .inside : .ended
         }
+        if isExponent { numberHasExponent = true }
         let next: NumberStep?
         switch NumberStep(rawValue: step) ?? .start {
         case .start: next = byte == 0x2D ? .minus : byte == 0x30 ? .zero : isDigit ? .integer : nil
@@ -313,8 +373,35 @@ struct JSONSyntax {
         return .inside
     }
 
+    /// Why the number that ends at `end` (it began at `numberStart`) is beyond what a double
+    /// holds: Foundation refuses to decode it, overflowing to infinity or underflowing to zero.
+    /// Only numbers with an exponent or many digits can be; the rest are not converted.
+    fileprivate func rangeProblem(_ base: UnsafePointer<UInt8>, end: Int) -> String? {
+        guard numberHasExponent || end - numberStart > 15 else { return nil }
+        let text = UnsafeBufferPointer(start: base + numberStart, count: end - numberStart)
+        let value = Double(String(decoding: text, as: UTF8.self)) ?? .infinity
+        let mantissa = text.prefix { $0 | 0x20 != 0x65 }
+        let underflow = value == 0 && mantissa.contains { $0 &- 0x31 < 9 }
+        guard !value.isFinite || underflow else { return nil }
+        let shown = text.count > 40 ? String(decoding: text.prefix(20), as: UTF8.self) + "…" : String(decoding: text, as: UTF8.self)
+        return "the number \(shown) is beyond the range of a 64-bit float (RFC 8259 §6)"
+    }
+
+    /// A `\u` escape just ended: surrogates come in pairs, high then low (RFC 8259 §8.2).
+    private mutating func surrogateProblem() -> String? {
+        let isHigh = (0xD800...0xDBFF).contains(codeUnit)
+        let isLow = (0xDC00...0xDFFF).contains(codeUnit)
+        if expectLowSurrogate {
+            expectLowSurrogate = false
+            return isLow ? nil : "an unpaired surrogate escape"
+        }
+        if isLow { return "an unpaired surrogate escape" }
+        expectLowSurrogate = isHigh
+        return nil
+    }
+
     /// Whether the number read so far may end here.
-    private var numberCanEnd: Bool {
+    fileprivate var numberCanEnd: Bool {
         switch NumberStep(rawValue: step) {
         case .zero, .integer, .fraction, .exponentDigits: true
         default: false
@@ -327,7 +414,7 @@ struct JSONSyntax {
         fail(reason, atAbsolute: offset + index)
     }
 
-    private mutating func fail(_ reason: String, atAbsolute position: Int) {
+    fileprivate mutating func fail(_ reason: String, atAbsolute position: Int) {
         outcome = .broken
         problem = "\(reason) at byte \(position)"
     }
@@ -340,8 +427,10 @@ struct JSONSyntax {
         byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
     }
 
-    private static func isHexDigit(_ byte: UInt8) -> Bool {
-        byte &- 0x30 < 10 || (byte | 0x20) &- 0x61 < 6
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        if byte &- 0x30 < 10 { return byte &- 0x30 }
+        if (byte | 0x20) &- 0x61 < 6 { return (byte | 0x20) &- 0x61 + 10 }
+        return nil
     }
 
     /// A byte as messages show it: printable ASCII as is, anything else as \xNN.
