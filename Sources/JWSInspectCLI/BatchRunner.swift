@@ -24,17 +24,20 @@ final class BatchRunner: Sendable {
         case item(InputScanner.Item)
     }
 
-    /// What one piece of work produced.
-    struct Result: Sendable {
-        let outcomes: [Outcome]
-        /// Why a JSON-looking record was not JSON (for "no JWS found" messages).
-        let jsonProblem: String?
-    }
-
     /// Records gathered before a batch is scanned and verified: enough to keep every core
     /// busy, few enough that memory stays small. One worker takes small batches, so a record
     /// is still in the CPU's caches when its tokens are verified.
     var batchSize: Int { jobs == 1 ? 16 : 2048 }
+
+    /// Bytes of records gathered before a batch is verified, whatever their number (one
+    /// record over it makes a batch of its own): memory follows the input's bytes, not its lines.
+    static let batchBytes = 8 << 20
+
+    /// Tokens verified, and their outcomes held, before those outcomes are handed over: a
+    /// 64 MiB API dump holds thousands.
+    static let groupSize = 2048
+    /// Bytes of tokens verified before their outcomes are handed over.
+    static let groupBytes = 8 << 20
 
     init(verifier: Verifier, jobs: Int, render: @escaping @Sendable (Inspection) -> Outcome) {
         self.verifier = verifier
@@ -42,34 +45,44 @@ final class BatchRunner: Sendable {
         self.render = render
     }
 
-    /// Scans, verifies and renders `work` on all workers, returning results in the same order.
+    /// Scans, verifies and renders `work` on all workers, handing each outcome to `deliver` in
+    /// input order.
     ///
     /// Two parallel phases: scanning the records (so the reading thread only splits lines),
-    /// then verifying every item found (so one large JSON document, an API response with
-    /// thousands of transactions, is verified on every core too).
-    func run(_ work: [Work]) -> [Result] {
-        guard !work.isEmpty else { return [] }
+    /// then verifying every item found, in groups bounded by count and bytes (so one large
+    /// JSON document, an API response with thousands of transactions, is verified on every
+    /// core too, and its outcomes are handed over as they are ready, not all held).
+    ///
+    /// - Returns: why the first JSON-looking record that was not JSON failed to parse, if any.
+    func run(_ work: [Work], deliver: (Outcome) -> Void) -> String? {
+        guard !work.isEmpty else { return nil }
         let scanned = parallelMap(work) { work -> (items: [InputScanner.Item], jsonProblem: String?) in
             switch work {
             case .item(let item): return ([item], nil)
             case .record(let record): return record.scan()
             }
         }
-        // Tokens are verified a few at a time, their ES256 verifications back to back (see
-        // `Verifier.inspectDeferringSignature`).
-        let items = scanned.flatMap(\.items)
-        let chunks = stride(from: 0, to: items.count, by: Self.verificationChunk).map {
-            items[$0..<min($0 + Self.verificationChunk, items.count)]
+        var group: [InputScanner.Item] = []
+        var groupBytes = 0
+        func verifyGroup() {
+            // Tokens are verified a few at a time, their ES256 verifications back to back (see
+            // `Verifier.inspectDeferringSignature`).
+            let chunks = stride(from: 0, to: group.count, by: Self.verificationChunk).map {
+                group[$0..<min($0 + Self.verificationChunk, group.count)]
+            }
+            for outcomes in parallelMap(chunks, { self.outcomes(of: $0) }) {
+                outcomes.forEach(deliver)
+            }
+            group.removeAll(keepingCapacity: true)
+            groupBytes = 0
         }
-        let outcomes = parallelMap(chunks) { self.outcomes(of: $0) }.flatMap { $0 }
-        var results: [Result] = []
-        results.reserveCapacity(work.count)
-        var next = 0
-        for (items, problem) in scanned {
-            results.append(Result(outcomes: Array(outcomes[next..<(next + items.count)]), jsonProblem: problem))
-            next += items.count
+        for item in scanned.lazy.flatMap(\.items) {
+            group.append(item)
+            if case .token(_, let token) = item { groupBytes += token.utf8.count }
+            if group.count >= Self.groupSize || groupBytes >= Self.groupBytes { verifyGroup() }
         }
-        return results
+        verifyGroup()
+        return scanned.lazy.compactMap(\.jsonProblem).first
     }
 
     /// `transform` applied to every element on `jobs` threads, results in order.

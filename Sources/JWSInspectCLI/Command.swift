@@ -78,29 +78,27 @@ public enum Command {
         var printedTables = 0
         var counts: [Status: Int] = [:]
         var batch: [BatchRunner.Work] = []
+        var batchBytes = 0
 
         /// Verifies the batch; returns how many results it had and the first JSON problem seen.
         @discardableResult
         func flush() -> (results: Int, jsonProblem: String?) {
             var results = 0
-            var problem: String?
-            for result in runner.run(batch) {
-                if problem == nil { problem = result.jsonProblem }
-                for outcome in result.outcomes {
-                    results += 1
-                    if let error = outcome.error { Console.error(error) }
-                    if var output = outcome.output {
-                        if format == .table {
-                            if printedTables > 0 { output = "\n" + output }
-                            printedTables += 1
-                        }
-                        Console.out(output)
+            let problem = runner.run(batch) { outcome in
+                results += 1
+                if let error = outcome.error { Console.error(error) }
+                if var output = outcome.output {
+                    if format == .table {
+                        if printedTables > 0 { output = "\n" + output }
+                        printedTables += 1
                     }
-                    counts[outcome.status, default: 0] += 1
-                    if exitStatus == .success { exitStatus = ExitStatus(outcome.status) }
+                    Console.out(output)
                 }
+                counts[outcome.status, default: 0] += 1
+                if exitStatus == .success { exitStatus = ExitStatus(outcome.status) }
             }
             batch.removeAll(keepingCapacity: true)
+            batchBytes = 0
             return (results, problem)
         }
 
@@ -115,7 +113,8 @@ public enum Command {
                 var found = 0
                 while let record = stream.nextRecord() {
                     batch.append(.record(record))
-                    if batch.count >= runner.batchSize {
+                    batchBytes += record.size
+                    if batch.count >= runner.batchSize || batchBytes >= BatchRunner.batchBytes {
                         let (results, problem) = flush()
                         found += results
                         stream.noteJSONProblem(problem)

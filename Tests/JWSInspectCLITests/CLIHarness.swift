@@ -127,4 +127,5 @@ final class Locked<Value: Sendable>: @unchecked Sendable {
 
     var value: Value { lock.withLock { stored } }
     func set(_ value: Value) { lock.withLock { stored = value } }
+    func update(_ change: (inout Value) -> Void) { lock.withLock { change(&stored) } }
 }

@@ -94,3 +94,77 @@ import TestPKI
         #expect(statuses == tokens.indices.map { [.valid, .invalidChain, .invalidChain][$0 % 3] })
     }
 }
+
+/// The cache is bounded by bytes as well as entries: a stream of distinct headers (each up to
+/// the 1 MiB token limit) once cost 3.5 MB a header, 14 GB at the entry cap.
+@Suite struct VerificationCacheBoundTests {
+    let pki = Fixtures.pki
+
+    /// A token whose header carries `padding` bytes of an extra member, distinct per `index`.
+    func token(index: Int, padding: Int) -> String {
+        let header = #"{"alg":"ES256","x5c":["\#(pki.x5c.joined(separator: #"",""#))"],"pad":"\#(index)\#(String(repeating: "x", count: padding))"}"#
+        return TestPKI.compactJWS(headerJSON: header, payloadJSON: TestPayloads.transaction(), key: pki.leaf.key)
+    }
+
+    @Test func largeHeadersAreNeverKept() {
+        let verifier = Verifier(options: Fixtures.options())
+        for index in 0..<20 {
+            #expect(verifier.inspect(token(index: index, padding: 100_000), source: "t").status == .valid)
+        }
+        #expect(verifier.cache.footprint.headers == 0)
+        #expect(verifier.cache.footprint.headerBytes == 0)
+    }
+
+    @Test func keptHeadersStayWithinTheByteBudget() {
+        let verifier = Verifier(options: Fixtures.options())
+        var largest = 0
+        for index in 0..<400 {
+            _ = verifier.inspect(token(index: index, padding: 40_000), source: "t")
+            largest = max(largest, verifier.cache.footprint.headerBytes)
+        }
+        #expect(largest > VerificationCache.byteBudget / 2, "the budget is used")
+        #expect(largest <= VerificationCache.byteBudget)
+        #expect(verifier.cache.footprint.headers < 400)
+    }
+
+    @Test func realHeadersAreKeptAndShared() {
+        let verifier = Verifier(options: Fixtures.options())
+        for index in 0..<50 {
+            _ = verifier.inspect(pki.sign(payloadJSON: TestPayloads.transaction(transactionId: String(index))), source: "t")
+        }
+        let footprint = verifier.cache.footprint
+        #expect(footprint.headers == 1)
+        #expect(footprint.certificates == 3)
+        #expect(footprint.chains == 1)
+    }
+
+    /// Certificates count against the budget too, and chains keyed by them go with them; with
+    /// a small budget, a stream of distinct leaves never holds more than it allows.
+    @Test func certificatesStayWithinTheByteBudget() {
+        let cache = VerificationCache(byteBudget: 4096)
+        let verifier = Verifier(options: Fixtures.options(), cache: cache, payloadKeys: PayloadKeys(for: Fixtures.options()))
+        var largest = 0
+        for index in 0..<12 {
+            let leaf = TestPKI.issue(CertificateSpec(commonName: "Leaf \(index)", serial: UInt64(100 + index),
+                                                     notBefore: AppleShapedChain.leafNotBefore, notAfter: AppleShapedChain.leafNotAfter,
+                                                     isCA: false, markerOIDs: [TestPKI.leafOID]), issuer: pki.intermediate)
+            let token = TestPKI.compactJWS(headerJSON: pki.headerJSON(x5c: [leaf.base64, pki.x5c[1], pki.x5c[2]]),
+                                           payloadJSON: TestPayloads.transaction(), key: leaf.key)
+            #expect(verifier.inspect(token, source: "t").status == .valid)
+            largest = max(largest, cache.footprint.certificateBytes)
+            #expect(cache.footprint.chains <= cache.footprint.certificates)
+        }
+        #expect(largest > 2048)
+        #expect(largest <= 4096)
+    }
+
+    /// A certificate over the per-entry bound is parsed for each token but never kept, nor
+    /// kept alive through a chain entry.
+    @Test func certificatesOverTheEntryBoundAreNeverKept() {
+        let cache = VerificationCache(largestEntry: 256)
+        let verifier = Verifier(options: Fixtures.options(), cache: cache, payloadKeys: PayloadKeys(for: Fixtures.options()))
+        #expect(verifier.inspect(pki.sign(payloadJSON: TestPayloads.transaction()), source: "t").status == .valid)
+        #expect(cache.footprint.certificates == 0)
+        #expect(cache.footprint.chains == 0)
+    }
+}

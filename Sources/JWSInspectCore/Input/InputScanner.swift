@@ -40,6 +40,9 @@ public enum InputScanner {
         switch value {
         case .string(var string):
             // In place: a document's strings may be megabytes, and most are not JWS.
+            let source = origin + " " + (path.isEmpty ? "(document)" : path)
+            string.makeContiguousUTF8()
+            let shared = string
             return string.withUTF8 { bytes in
                 var start = 0
                 var end = bytes.count
@@ -47,7 +50,8 @@ public enum InputScanner {
                 while end > start, isWhitespace(bytes[end - 1]) { end -= 1 }
                 let trimmed = UnsafeBufferPointer(rebasing: bytes[start..<end])
                 guard looksLikeJWSHeader(trimmed) else { return [] }
-                return classify(Array(trimmed), source: origin + " " + (path.isEmpty ? "(document)" : path))
+                // The string itself is the token when nothing was trimmed: shared, not copied.
+                return classify(trimmed, source: source, token: start == 0 && end == bytes.count ? shared : nil)
             }
         case .array(let values):
             return values.enumerated().flatMap { jsonTokens($1, origin: origin, path: "\(path)[\($0)]") }
@@ -86,8 +90,9 @@ public enum InputScanner {
                         if dotCount(runBytes) == 2 {
                             items.append(.token(source: source, token: String(decoding: runBytes, as: UTF8.self)))
                         } else {
-                            let run = Array(runBytes)
-                            for token in splitConcatenated(run) { items += classify(token, source: source) }
+                            for token in splitConcatenated(runBytes) {
+                                items += classify(UnsafeBufferPointer(rebasing: runBytes[token]), source: source)
+                            }
                         }
                     }
                 }
@@ -112,35 +117,35 @@ public enum InputScanner {
     ///
     /// Linear in the run: its dots are found once, and each split moves on from the dots
     /// already seen (a line of glued tokens may be 64 MiB).
-    static func splitConcatenated(_ run: [UInt8]) -> [[UInt8]] {
+    static func splitConcatenated(_ run: UnsafeBufferPointer<UInt8>) -> [Range<Int>] {
         var dots: [Int] = []
-        run.withUnsafeBufferPointer { bytes in
-            CompactJWS.forEachDot(in: bytes) { dots.append($0); return true }
-        }
-        var tokens: [[UInt8]] = []
+        CompactJWS.forEachDot(in: run) { dots.append($0); return true }
+        var tokens: [Range<Int>] = []
         var start = 0
         // dots[next...] are the dots after `start`: the current token's first, second and third.
         var next = 0
         while dots.count - next > 2 {
             let cut = dots[next + 1] + 1 + es256SignatureLength
             let third = dots[next + 2]
-            guard cut < third, run.withUnsafeBufferPointer({ looksLikeJWSHeader(UnsafeBufferPointer(rebasing: $0[cut..<third])) })
-            else { break }
-            tokens.append(Array(run[start..<cut]))
+            guard cut < third, looksLikeJWSHeader(UnsafeBufferPointer(rebasing: run[cut..<third])) else { break }
+            tokens.append(start..<cut)
             start = cut
             next += 2  // the third dot ends the next token's header
         }
-        tokens.append(Array(run[start...]))
+        tokens.append(start..<run.count)
         return tokens
     }
 
-    private static func classify(_ run: [UInt8], source: String) -> [Item] {
-        let segments = run.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false).count
+    /// A run as a token when it has three segments, else why not; `token` is the run as a
+    /// String when the caller has it already.
+    private static func classify(_ run: UnsafeBufferPointer<UInt8>, source: String, token: String? = nil) -> [Item] {
+        var segments = 1
+        CompactJWS.forEachDot(in: run) { _ in segments += 1; return true }
         guard segments == 3 else {
             return [.malformed(source: source, reason: "looks like a JWS but has \(segments) segment\(segments == 1 ? "" : "s"), "
                 + "expected 3 (header.payload.signature); truncated?")]
         }
-        return [.token(source: source, token: String(decoding: run, as: UTF8.self))]
+        return [.token(source: source, token: token ?? String(decoding: run, as: UTF8.self))]
     }
 
     /// True when the text before the first dot is base64url of a JSON object's start:

@@ -61,7 +61,12 @@ public enum JSONValue: Sendable, Equatable, Decodable {
 
     /// Decodes a JSON text; throws Foundation's error for anything that is not JSON.
     public static func decode(_ bytes: [UInt8]) throws -> JSONValue {
-        try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+        // The bytes are only read while decoding: no copy into the Data (documents reach 64 MiB).
+        try bytes.withUnsafeBytes { raw in
+            let data = Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!),
+                            count: raw.count, deallocator: .none)
+            return try JSONDecoder().decode(JSONValue.self, from: data)
+        }
     }
 
     /// Decodes a JSON text that should be an object (a JWS header or payload), the fast way:

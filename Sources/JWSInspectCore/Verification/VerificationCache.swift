@@ -93,10 +93,30 @@ final class VerificationCache: Sendable {
         var headers: [String: HeaderEntry] = [:]
         var certificates: [[UInt8]: Certificate] = [:]
         var chains: [ChainKey: ChainEntry] = [:]
+        /// The header segments' and certificates' bytes held (see `byteBudget`).
+        var headerBytes = 0
+        var certificateBytes = 0
     }
 
     /// Entries kept before the cache starts over (hostile input cannot grow it without bound).
     static let capacity = 4096
+    /// Bytes of header segments, and of certificates, kept before that part starts over. An
+    /// entry costs about four times its bytes (decoded members, parsed certificates), so the
+    /// cache stays under about 64 MB whatever the input; real traffic (a few headers of about
+    /// 5 KB, one per signing certificate) never comes near.
+    static let byteBudget = 8 << 20
+    /// A header segment or certificate larger than this is never kept: App Store headers are
+    /// about 5 KB, and each kept entry of a hostile stream would cost as much as 64 of them.
+    static let largestEntry = 64 << 10
+
+    /// `byteBudget` and `largestEntry` for this cache (smaller in tests).
+    private let budget: Int
+    private let largest: Int
+
+    init(byteBudget: Int = VerificationCache.byteBudget, largestEntry: Int = VerificationCache.largestEntry) {
+        budget = byteBudget
+        largest = largestEntry
+    }
 
     private let state = Locked(State())
 
@@ -128,9 +148,14 @@ final class VerificationCache: Sendable {
     }
 
     func store(header entry: HeaderEntry, for segment: String) {
+        let size = segment.utf8.count
+        guard size <= largest else { return }
         state.withLock { state in
-            if state.headers.count >= Self.capacity { state.headers.removeAll() }
-            state.headers[segment] = entry
+            if state.headers.count >= Self.capacity || state.headerBytes + size > budget {
+                state.headers.removeAll()
+                state.headerBytes = 0
+            }
+            if state.headers.updateValue(entry, forKey: segment) == nil { state.headerBytes += size }
             state.recent = (segment, entry)
         }
     }
@@ -139,18 +164,26 @@ final class VerificationCache: Sendable {
 
     /// The one parsed `Certificate` for these DER bytes, parsing them on first sight.
     func certificate(der: [UInt8]) throws(Certificate.ParseError) -> Certificate {
+        guard der.count <= largest else { return try Certificate(derBytes: der) }
         if let known = state.withLock({ $0.certificates[der] }) { return known }
         let parsed = try Certificate(derBytes: der)
         return state.withLock { state in
             if let raced = state.certificates[der] { return raced }
-            if state.certificates.count >= Self.capacity {
+            if state.certificates.count >= Self.capacity || state.certificateBytes + der.count > budget {
                 // Start over; chains keyed by certificate identity go with them.
                 state.certificates.removeAll()
+                state.certificateBytes = 0
                 state.chains.removeAll()
             }
             state.certificates[der] = parsed
+            state.certificateBytes += der.count
             return parsed
         }
+    }
+
+    /// What the cache holds: entries and bytes (tests check the bounds).
+    var footprint: (headers: Int, headerBytes: Int, certificates: Int, certificateBytes: Int, chains: Int) {
+        state.withLock { ($0.headers.count, $0.headerBytes, $0.certificates.count, $0.certificateBytes, $0.chains.count) }
     }
 
     // MARK: Chains
@@ -166,6 +199,8 @@ final class VerificationCache: Sendable {
             leafMarker: Self.marker(.leafOID, leaf, AppleCertificates.leafMarkerOID, "leaf"),
             intermediateMarker: Self.marker(.intermediateOID, intermediate, AppleCertificates.intermediateMarkerOID, "intermediate"),
             leafKey: leaf.publicKey, validated: nil)
+        // Certificates too large to be kept are not kept through a chain either.
+        guard leaf.derBytes.count <= largest, intermediate.derBytes.count <= largest else { return entry }
         state.withLock { state in
             if state.chains.count >= Self.capacity { state.chains.removeAll() }
             if state.chains[key] == nil { state.chains[key] = entry }
