@@ -10,12 +10,16 @@ internal import JWSInspectCore
 public enum Command {
     /// Runs with the process's arguments and exits.
     public static func main() -> Never {
-        let status = run(Array(CommandLine.arguments.dropFirst()))
+        // A closed standard input (`<&-`) is noted, then its descriptor taken by /dev/null, so
+        // that no file opened later lands on descriptor 0 and is read as standard input.
+        let standardInputClosed = fcntl(STDIN_FILENO, F_GETFD) == -1 && errno == EBADF
+        if standardInputClosed { _ = Glibc.open("/dev/null", O_RDONLY) }
+        let status = run(Array(CommandLine.arguments.dropFirst()), standardInputClosed: standardInputClosed)
         exit(status)
     }
 
     /// Runs with `arguments` (without the program name) and returns the exit status.
-    static func run(_ arguments: [String]) -> Int32 {
+    static func run(_ arguments: [String], standardInputClosed: Bool = false) -> Int32 {
         let options: Options
         do {
             options = try Options.parse(arguments)
@@ -37,8 +41,8 @@ public enum Command {
         if !options.rootFiles.isEmpty {
             var roots: [Certificate] = []
             for path in options.rootFiles {
-                switch loadRoot(path) {
-                case .success(let root): roots.append(root)
+                switch loadRoots(path) {
+                case .success(let certificates): roots += certificates
                 case .failure(let failure):
                     Console.error(failure.message)
                     return failure.status.rawValue
@@ -104,7 +108,7 @@ public enum Command {
 
         let inputs = options.inputs.isEmpty ? ["-"] : options.inputs
         for (position, input) in inputs.enumerated() {
-            switch InputReader.open(input, position: position + 1) {
+            switch InputReader.open(input, position: position + 1, standardInputClosed: standardInputClosed) {
             case .unreadable(let message):
                 flush()
                 Console.error(message)
@@ -123,7 +127,7 @@ public enum Command {
                 let (results, problem) = flush()
                 found += results
                 stream.noteJSONProblem(problem)
-                if found == 0 {
+                if found == 0, stream.readError == nil {
                     batch.append(.item(InputReader.nothingFound(in: stream, origin: origin)))
                     flush()
                 }
@@ -157,25 +161,50 @@ public enum Command {
         let status: ExitStatus
     }
 
-    private static func loadRoot(_ path: String) -> Result<Certificate, Failure> {
-        guard let file = fopen(path, "rb") else {
-            return .failure(Failure(message: "--root: cannot read '\(path)': \(String(cString: strerror(errno)))", status: .unreadable))
+    /// The certificates of one `--root` file (DER, or PEM with one or more blocks).
+    private static func loadRoots(_ path: String) -> Result<[Certificate], Failure> {
+        let limit = 1 << 20
+        switch readFile(path, limit: limit) {
+        case .failure(let reason):
+            return .failure(Failure(message: "--root: cannot read '\(path)': \(reason)", status: .unreadable))
+        case .success(nil):
+            return .failure(Failure(message: "--root: '\(path)' is over \(InputStream.describe(size: limit)); not a certificate", status: .usage))
+        case .success(let bytes?):
+            do {
+                return .success(try Certificate.all(fileBytes: bytes))
+            } catch {
+                return .failure(Failure(message: "--root: '\(path)' is \(error)", status: .usage))
+            }
         }
-        defer { fclose(file) }
+    }
+
+    /// A whole file of at most `limit` bytes (nil when larger), or why it cannot be read.
+    private static func readFile(_ path: String, limit: Int) -> Result<[UInt8]?, ReadError> {
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else { return .failure(ReadError(errno)) }
+        defer { close(descriptor) }
+        var info = stat()
+        if fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR { return .failure(ReadError(EISDIR, "it is a directory")) }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1 << 14)
         while true {
-            let count = fread(&chunk, 1, chunk.count, file)
-            if count == 0 { break }
-            bytes += chunk[0..<count]
-            if bytes.count > 1 << 20 {
-                return .failure(Failure(message: "--root: '\(path)' is over 1 MiB; not a certificate", status: .usage))
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                return .failure(ReadError(errno))
             }
+            if count == 0 { return .success(bytes) }
+            bytes += chunk[0..<count]
+            if bytes.count > limit { return .success(nil) }
         }
-        do {
-            return .success(try Certificate(fileBytes: bytes))
-        } catch {
-            return .failure(Failure(message: "--root: '\(path)' is \(error)", status: .usage))
+    }
+
+    /// Why a file cannot be read: `strerror`, or a plainer phrase.
+    private struct ReadError: Error, CustomStringConvertible {
+        let description: String
+
+        init(_ code: Int32, _ phrase: String? = nil) {
+            description = phrase ?? String(cString: strerror(code))
         }
     }
 }

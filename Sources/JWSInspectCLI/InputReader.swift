@@ -23,8 +23,12 @@ enum InputReader {
     /// - Parameters:
     ///   - argument: a token, a file path, or "-" for standard input.
     ///   - position: 1-based position among the inputs, used to name inline tokens.
-    static func open(_ argument: String, position: Int) -> Opened {
+    ///   - standardInputClosed: the process started without a standard input (`<&-`).
+    static func open(_ argument: String, position: Int, standardInputClosed: Bool = false) -> Opened {
         if argument == "-" {
+            if standardInputClosed {
+                return .unreadable("cannot read standard input: it is closed (\(String(cString: strerror(EBADF))))")
+            }
             if isatty(STDIN_FILENO) == 1 {
                 Console.error("reading JWS from standard input (paste, then Ctrl-D; --help for usage)")
             }

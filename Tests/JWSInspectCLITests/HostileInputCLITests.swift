@@ -106,3 +106,58 @@ extension HostileInputCLITests {
         #expect((objects[1]["reason"] as? String)?.contains("UTF-8 byte order mark") == true)
     }
 }
+
+extension HostileInputCLITests {
+    static func pem(_ der: [UInt8]) -> String {
+        let base64 = Data(der).base64EncodedString(options: [.lineLength64Characters, .endLineWithLineFeed])
+        return "-----BEGIN CERTIFICATE-----\n\(base64)\n-----END CERTIFICATE-----\n"
+    }
+
+    /// A PEM bundle loaded only its first certificate, silently.
+    @Test func rootBundlesLoadEveryCertificate() throws {
+        let folder = try CLI.temporaryDirectory()
+        let apple = Array(try Data(contentsOf: CLI.packageRoot.appendingPathComponent("Certificates/AppleRootCA-G3.cer")))
+        let bundle = folder.appendingPathComponent("bundle.pem")
+        try CLI.write("# test roots\n" + Self.pem(Self.pki.root.der) + "\n" + Self.pem(apple), to: bundle)
+        let token = Self.pki.sign(payloadJSON: TestPayloads.transaction())
+        let result = try CLI.run(["--format", "jsonl", "--root", bundle.path, token, ExecutableTests.sample])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try StrictJSON.lines(result.stdout).map { $0["status"] as? String } == ["valid", "valid"])
+    }
+
+    @Test(arguments: [
+        ("", "--root: '%@' is not a DER X.509 certificate"),
+        ("-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg\n-----END PRIVATE KEY-----\n",
+         "--root: '%@' is a PEM file without a CERTIFICATE block"),
+        ("ROOT\n-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n",
+         "--root: '%@' is a PEM file whose CERTIFICATE block 2 of 2 is not a readable certificate"),
+    ])
+    func rootFilesWithoutUsableCertificatesAreRefused(_ content: String, _ expected: String) throws {
+        let file = try CLI.temporaryDirectory().appendingPathComponent("root.pem")
+        try CLI.write(content.replacingOccurrences(of: "ROOT\n", with: Self.pem(Self.pki.root.der)), to: file)
+        let result = try CLI.run(["-q", "--root", file.path, ExecutableTests.sample])
+        #expect(result.status == 64)
+        #expect(result.stderr.hasPrefix("jwsinspect: " + expected.replacingOccurrences(of: "%@", with: file.path)), "\(result.stderr)")
+        #expect(result.stderr.split(separator: "\n").count == 1)
+    }
+
+    /// A closed standard input answered "malformed" (exit 5) with "Bad file descriptor"; a
+    /// directory given as --root answered 64. Both are unreadable: exit 66, one line.
+    @Test func unreadableIsUnreadable() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "exec \"$0\" <&-", CLI.executable.path]
+        let err = Pipe()
+        process.standardError = err
+        process.standardOutput = Pipe()
+        try process.run()
+        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 66)
+        #expect(message == "jwsinspect: cannot read standard input: it is closed (Bad file descriptor)\n")
+
+        let directory = try CLI.run(["--root", NSTemporaryDirectory(), ExecutableTests.sample])
+        #expect(directory.status == 66)
+        #expect(directory.stderr == "jwsinspect: --root: cannot read '\(NSTemporaryDirectory())': it is a directory\n")
+    }
+}

@@ -14,11 +14,14 @@ public final class Certificate: @unchecked Sendable {
     public enum ParseError: Error, CustomStringConvertible, Sendable {
         case notDER(String)
         case trailingBytes(Int)
+        /// A PEM file that is not one or more certificates.
+        case notPEMCertificates(String)
 
         public var description: String {
             switch self {
             case .notDER(let detail): "not a DER X.509 certificate (\(detail))"
             case .trailingBytes(let count): "\(count) bytes follow the DER certificate"
+            case .notPEMCertificates(let detail): "a PEM file \(detail)"
             }
         }
     }
@@ -42,28 +45,40 @@ public final class Certificate: @unchecked Sendable {
         self.derBytes = derBytes
     }
 
-    /// Parses DER or PEM (the first `CERTIFICATE` block) bytes, as found in a `.cer`/`.pem` file.
-    public convenience init(fileBytes: [UInt8]) throws(ParseError) {
-        let pemMarker = Array("-----BEGIN CERTIFICATE-----".utf8)
-        if fileBytes.firstRange(of: pemMarker) != nil {
-            guard let der = Self.derFromPEM(fileBytes) else {
-                throw .notDER(OpenSSLError.describe(or: "PEM without a readable CERTIFICATE block"))
+    /// Every certificate of a `.cer`/`.pem` file: one DER certificate, or each `CERTIFICATE`
+    /// block of a PEM file, in order (Apple ships roots one per file; people concatenate them).
+    /// A PEM file whose blocks are not all certificates OpenSSL reads, or that has none, is refused.
+    public static func all(fileBytes: [UInt8]) throws(ParseError) -> [Certificate] {
+        let blocks = fileBytes.ranges(of: Array("-----BEGIN CERTIFICATE-----".utf8)).count
+        guard blocks > 0 else {
+            if fileBytes.firstRange(of: Array("-----BEGIN ".utf8)) != nil {
+                throw .notPEMCertificates("without a CERTIFICATE block")
             }
-            try self.init(derBytes: der)
-        } else {
-            try self.init(derBytes: fileBytes)
+            return [try Certificate(derBytes: fileBytes)]
         }
+        guard let bio = fileBytes.withUnsafeBytes({ BIO_new_mem_buf($0.baseAddress, Int32(clamping: $0.count)) }) else {
+            throw .notPEMCertificates("that OpenSSL cannot open (BIO_new_mem_buf failed)")
+        }
+        defer { BIO_free(bio) }
+        var certificates: [Certificate] = []
+        while let x509 = PEM_read_bio_X509(bio, nil, nil, nil) {
+            defer { X509_free(x509) }
+            guard let der = Self.der(of: x509) else { break }
+            certificates.append(try Certificate(derBytes: der))
+        }
+        OpenSSLError.drain()
+        guard certificates.count == blocks else {
+            throw .notPEMCertificates("whose CERTIFICATE block \(certificates.count + 1) of \(blocks) is not a readable certificate")
+        }
+        return certificates
     }
 
     deinit {
         X509_free(pointer)
     }
 
-    private static func derFromPEM(_ bytes: [UInt8]) -> [UInt8]? {
-        guard let bio = bytes.withUnsafeBytes({ BIO_new_mem_buf($0.baseAddress, Int32($0.count)) }) else { return nil }
-        defer { BIO_free(bio) }
-        guard let x509 = PEM_read_bio_X509(bio, nil, nil, nil) else { return nil }
-        defer { X509_free(x509) }
+    /// The DER encoding of an OpenSSL certificate.
+    private static func der(of x509: OpaquePointer) -> [UInt8]? {
         let length = i2d_X509(x509, nil)
         guard length > 0 else { return nil }
         var der = [UInt8](repeating: 0, count: Int(length))
