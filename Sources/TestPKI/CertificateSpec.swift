@@ -17,6 +17,9 @@ public struct CertificateSpec: Sendable {
     public var markerOIDs: [String] = []
     /// Add subjectKeyIdentifier and authorityKeyIdentifier (default true).
     public var keyIdentifiers: Bool = true
+    /// The keyUsage extension as OpenSSL's configuration writes it ("critical,keyCertSign"),
+    /// or "" for none; nil for the default that `isCA` implies.
+    public var keyUsage: String?
 
     /// Creates a specification; see the properties for the meaning of each value.
     public init(
@@ -26,7 +29,8 @@ public struct CertificateSpec: Sendable {
         notAfter: Date,
         isCA: Bool,
         markerOIDs: [String] = [],
-        keyIdentifiers: Bool = true
+        keyIdentifiers: Bool = true,
+        keyUsage: String? = nil
     ) {
         self.commonName = commonName
         self.serial = serial
@@ -35,5 +39,6 @@ public struct CertificateSpec: Sendable {
         self.isCA = isCA
         self.markerOIDs = markerOIDs
         self.keyIdentifiers = keyIdentifiers
+        self.keyUsage = keyUsage
     }
 }

@@ -21,7 +21,7 @@ public enum TestPKI {
     /// The subject is `CN=<commonName>, O=jwsinspect test PKI, C=US` (RFC 4514 order;
     /// encoded as C, O, CN like Apple's certificates), the issuer is the issuer's subject.
     /// Extensions, in order: basicConstraints and keyUsage (both critical, per
-    /// `spec.isCA`), subjectKeyIdentifier (`hash`) and authorityKeyIdentifier
+    /// `spec.isCA`, keyUsage as `spec.keyUsage` says when set), subjectKeyIdentifier (`hash`) and authorityKeyIdentifier
     /// (`keyid:always`) when `spec.keyIdentifiers`, then each of `spec.markerOIDs`
     /// non-critical with the DER NULL value `05 00`.
     ///
@@ -50,12 +50,10 @@ public enum TestPKI {
         X509V3_set_ctx(&context, issuer?.x509 ?? x509, x509, nil, nil, 0)
         OpenSSL.check(X509V3_set_issuer_pkey(&context, signingKey.pkey), "X509V3_set_issuer_pkey")
 
-        if spec.isCA {
-            addExtension(x509, &context, NID_basic_constraints, "critical,CA:TRUE")
-            addExtension(x509, &context, NID_key_usage, "critical,keyCertSign,cRLSign")
-        } else {
-            addExtension(x509, &context, NID_basic_constraints, "critical,CA:FALSE")
-            addExtension(x509, &context, NID_key_usage, "critical,digitalSignature")
+        addExtension(x509, &context, NID_basic_constraints, spec.isCA ? "critical,CA:TRUE" : "critical,CA:FALSE")
+        let keyUsage = spec.keyUsage ?? (spec.isCA ? "critical,keyCertSign,cRLSign" : "critical,digitalSignature")
+        if !keyUsage.isEmpty {
+            addExtension(x509, &context, NID_key_usage, keyUsage)
         }
         if spec.keyIdentifiers {
             // The subjectKeyIdentifier goes first: a self-signed certificate's

@@ -245,6 +245,39 @@ import TestPKI
         #expect(strict.failedCheck == .chain)
     }
 
+    /// A chain built to the test PKI's pattern, with one certificate's keyUsage replaced.
+    static func chain(intermediateKeyUsage: String? = nil, leafKeyUsage: String? = nil) -> String {
+        let pki = Fixtures.pki
+        let intermediate = TestPKI.issue(
+            CertificateSpec(commonName: "Test WWDR", serial: 20, notBefore: AppleShapedChain.caNotBefore,
+                            notAfter: AppleShapedChain.caNotAfter, isCA: true, markerOIDs: [TestPKI.intermediateOID],
+                            keyUsage: intermediateKeyUsage),
+            key: .p384(), issuer: pki.root)
+        let leaf = TestPKI.issue(
+            CertificateSpec(commonName: "Test Leaf", serial: 21, notBefore: AppleShapedChain.leafNotBefore,
+                            notAfter: AppleShapedChain.leafNotAfter, isCA: false, markerOIDs: [TestPKI.leafOID],
+                            keyUsage: leafKeyUsage),
+            issuer: intermediate)
+        return TestPKI.compactJWS(headerJSON: pki.headerJSON(x5c: [leaf.base64, intermediate.base64, pki.x5c[2]]),
+                                  payloadJSON: TestPayloads.transaction(), key: leaf.key)
+    }
+
+    /// OpenSSL's strict checks apply by default, as in Apple's Python library (its Swift and
+    /// Java libraries use plain RFC 5280): a CA without keyUsage, and a leaf whose only key
+    /// usage is signing certificates, are refused. Only missing key identifiers are let through.
+    @Test(arguments: [
+        ("", nil, "CA cert does not include key usage extension (X509_V_ERR 92)"),
+        (nil, "critical,keyCertSign", "Key usage keyCertSign invalid for non-CA cert (X509_V_ERR 82)"),
+    ] as [(String?, String?, String)])
+    func strictStructureChecksApplyByDefault(_ intermediateUsage: String?, _ leafUsage: String?, _ expected: String) {
+        let token = Self.chain(intermediateKeyUsage: intermediateUsage, leafKeyUsage: leafUsage)
+        let result = Fixtures.inspect(token)
+        #expect(result.status == .invalidChain)
+        #expect(result.failedCheck == .chain)
+        #expect(result.check(.chain)?.detail.hasPrefix(expected) == true, "\(result.check(.chain)?.detail ?? "")")
+        #expect(Fixtures.inspect(Self.chain()).status == .valid, "the same chain with the usual key usages")
+    }
+
     @Test func noVerifySaysSoAndChecksNothing() {
         let forged = Fixtures.attacker.sign(payloadJSON: TestPayloads.transaction())
         let result = Fixtures.inspect(forged) { $0.verifySignatures = false }

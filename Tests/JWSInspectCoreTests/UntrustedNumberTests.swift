@@ -79,7 +79,7 @@ import TestPKI
         let store = TrustStore(roots: [Fixtures.root()])
         let leaf = try Certificate(derBytes: Self.pki.leaf.der)
         let intermediate = try Certificate(derBytes: Self.pki.intermediate.der)
-        let result = store.validate(leaf: leaf, intermediates: [intermediate], at: Date(timeIntervalSince1970: 1e19), strict: false)
+        let result = store.validate(leaf: leaf, intermediates: [intermediate], at: Date(timeIntervalSince1970: 1e19), checks: .rfc5280)
         #expect(!result.isValid)
         #expect(result.errorText.contains("not a valid date"))
     }

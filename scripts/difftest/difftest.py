@@ -26,6 +26,8 @@ SIGNED_MS = 1735689600000  # 2025-01-01, inside the leaf's validity
 # Mutation classes where jwsinspect and Apple's library differ on purpose (see DIFFERENCES.md).
 EXPECTED_DIFFERENCES = {
     "base64-padding", "jwt-claims", "signedDate-string", "duplicate-keys", "payload-type-mismatch", "deep-nesting",
+    "no-key-identifiers", "json-number-beyond-double", "json-unpaired-surrogate", "payload-encoding",
+    "raw-control-characters", "signedDate-not-a-date", "huge-number",
 }
 FLIPS_PER_SEGMENT = 300
 
@@ -39,19 +41,25 @@ def name(cn):
                       x509.NameAttribute(NameOID.COMMON_NAME, cn)])
 
 
-def cert(cn, key, issuer_cert, issuer_key, ca, oid=None, not_before=None, not_after=None, serial=None):
+def cert(cn, key, issuer_cert, issuer_key, ca, oid=None, not_before=None, not_after=None, serial=None, key_usage="default",
+         key_ids=True):
+    """key_usage: "default" (per ca), None (no extension) or "certsign" (keyCertSign only)."""
     nb = not_before or datetime.datetime(2020, 1, 1, tzinfo=UTC)
     na = not_after or datetime.datetime(2040, 1, 1, tzinfo=UTC)
     builder = (x509.CertificateBuilder().subject_name(name(cn))
                .issuer_name(issuer_cert.subject if issuer_cert else name(cn))
                .public_key(key.public_key()).serial_number(serial or x509.random_serial_number())
                .not_valid_before(nb).not_valid_after(na)
-               .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True)
-               .add_extension(x509.KeyUsage(digital_signature=not ca, content_commitment=False, key_encipherment=False,
-                                            data_encipherment=False, key_agreement=False, key_cert_sign=ca, crl_sign=ca,
-                                            encipher_only=False, decipher_only=False), critical=True)
-               .add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False)
-               .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key((issuer_key or key).public_key()), critical=False))
+               .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True))
+    if key_usage is not None:
+        signs_certificates = ca or key_usage == "certsign"
+        builder = builder.add_extension(x509.KeyUsage(
+            digital_signature=not ca and key_usage != "certsign", content_commitment=False, key_encipherment=False,
+            data_encipherment=False, key_agreement=False, key_cert_sign=signs_certificates, crl_sign=ca,
+            encipher_only=False, decipher_only=False), critical=True)
+    if key_ids:
+        builder = (builder.add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False)
+                   .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key((issuer_key or key).public_key()), critical=False))
     if oid:
         builder = builder.add_extension(x509.UnrecognizedExtension(x509.ObjectIdentifier(oid), b"\x05\x00"), critical=False)
     return builder.sign(issuer_key or key, hashes.SHA256())
@@ -59,16 +67,18 @@ def cert(cn, key, issuer_cert, issuer_key, ca, oid=None, not_before=None, not_af
 
 class PKI:
     def __init__(self, root_cn="Difftest Root", root=None, root_key=None, leaf_oid=True, intermediate_oid=True,
-                 leaf_not_after=None):
+                 leaf_not_after=None, intermediate_key_usage="default", leaf_key_usage="default", key_ids=True):
         self.root_key = root_key or ec.generate_private_key(ec.SECP384R1())
-        self.root = root or cert(root_cn, self.root_key, None, None, True)
+        self.root = root or cert(root_cn, self.root_key, None, None, True, key_ids=key_ids)
         self.intermediate_key = ec.generate_private_key(ec.SECP384R1())
         self.intermediate = cert("Difftest WWDR", self.intermediate_key, self.root, self.root_key, True,
-                                 INTERMEDIATE_OID if intermediate_oid else None)
+                                 INTERMEDIATE_OID if intermediate_oid else None, key_usage=intermediate_key_usage,
+                                 key_ids=key_ids)
         self.leaf_key = ec.generate_private_key(ec.SECP256R1())
         self.leaf = cert("Difftest Receipt Signing", self.leaf_key, self.intermediate, self.intermediate_key, False,
                          LEAF_OID if leaf_oid else None, datetime.datetime(2024, 1, 1, tzinfo=UTC),
-                         leaf_not_after or datetime.datetime(2026, 1, 1, tzinfo=UTC))
+                         leaf_not_after or datetime.datetime(2026, 1, 1, tzinfo=UTC), key_usage=leaf_key_usage,
+                         key_ids=key_ids)
 
     def x5c(self):
         return [base64.b64encode(c.public_bytes(serialization.Encoding.DER)).decode() for c in (self.leaf, self.intermediate, self.root)]
@@ -110,6 +120,9 @@ def corpus(rng):
     no_leaf_oid = PKI(root=pki.root, root_key=pki.root_key, leaf_oid=False)
     no_int_oid = PKI(root=pki.root, root_key=pki.root_key, intermediate_oid=False)
     expired = PKI(root=pki.root, root_key=pki.root_key, leaf_not_after=datetime.datetime(2024, 6, 1, tzinfo=UTC))
+    no_intermediate_usage = PKI(root=pki.root, root_key=pki.root_key, intermediate_key_usage=None)
+    certsign_leaf = PKI(root=pki.root, root_key=pki.root_key, leaf_key_usage="certsign")
+    no_key_ids = PKI(root=pki.root, root_key=pki.root_key, key_ids=False)
     cases = []
     add = lambda cls, kind, tok: cases.append((cls, kind, tok))
     base = payloads()
@@ -169,6 +182,11 @@ def corpus(rng):
         add("untrusted-root", kind, token(attacker, payload))
         add("impostor-root", kind, token(impostor, payload))
         add("expired-leaf", kind, token(expired, payload))
+        # OpenSSL's strict checks (Apple's Python library sets X509_STRICT; jwsinspect applies
+        # them too, letting only missing key identifiers through).
+        add("intermediate-without-keyusage", kind, token(no_intermediate_usage, payload))
+        add("leaf-keycertsign-only", kind, token(certsign_leaf, payload))
+        add("no-key-identifiers", kind, token(no_key_ids, payload))
         add("wrong-key", kind, token(pki, payload, key=ec.generate_private_key(ec.SECP256R1())))
         direct_leaf_key = ec.generate_private_key(ec.SECP256R1())
         direct = cert("Direct Leaf", direct_leaf_key, pki.root, pki.root_key, False, LEAF_OID,
@@ -206,6 +224,26 @@ def corpus(rng):
         add("deep-nesting", kind, token(pki, None, raw_payload=(text[:-1] + ',"deep":' + "[" * 600 + "]" * 600 + "}").encode()))
         add("deep-nesting-ok", kind, token(pki, None, raw_payload=(text[:-1] + ',"deep":' + "[" * 100 + "]" * 100 + "}").encode()))
         add("huge-number", kind, token(pki, None, raw_payload=(text[:-1] + ',"big":' + "9" * 400 + "}").encode()))
+        # What Foundation's parser lets through and RFC 8259 does not (jwsinspect refuses it now).
+        add("json-trailing-comma", kind, token(pki, None, raw_payload=(text[:-1] + ',}').encode()))
+        add("json-trailing-comma", kind, token(pki, None, raw_payload=(text[:-1] + ',"x":[1,]}').encode()))
+        add("json-leading-zero", kind, token(pki, None, raw_payload=(text[:-1] + ',"x":01}').encode()))
+        add("json-bare-minus", kind, token(pki, None, raw_payload=(text[:-1] + ',"x":-}').encode()))
+        add("json-unknown-escape", kind, token(pki, None, raw_payload=(text[:-1] + ',"x":"\\q"}').encode()))
+        # Valid JSON syntax that Foundation cannot decode (refused by jwsinspect; Python reads it).
+        add("json-number-beyond-double", kind, token(pki, None, raw_payload=(text[:-1] + ',"x":1e400}').encode()))
+        add("json-unpaired-surrogate", kind, token(pki, None, raw_payload=(text[:-1] + ',"x":"\\ud800"}').encode()))
+        # Encodings other than UTF-8 (Python's json.loads detects and reads them).
+        add("payload-encoding", kind, token(pki, None, raw_payload=b"\xef\xbb\xbf" + text.encode()))
+        add("payload-encoding", kind, token(pki, None, raw_payload=text.encode("utf-16-le")))
+        add("payload-encoding", kind, token(pki, None, raw_payload=text.encode("utf-32-be")))
+        # Raw control characters inside strings: kept by jwsinspect (escaped in output).
+        add("raw-control-characters", kind, token(pki, None, raw_payload=(text[:-1] + ',"x":"a\tb\u0001"}').encode()))
+        # Signing dates that are numbers but no dates (jwsinspect checks certificates now).
+        if "signedDate" in payload or "receiptCreationDate" in payload:
+            field = "signedDate" if "signedDate" in payload else "receiptCreationDate"
+            for value in ["1e22", "-1e22", "1" * 30]:
+                add("signedDate-not-a-date", kind, token(pki, None, raw_payload=text.replace(f'"{field}":{SIGNED_MS}', f'"{field}":{value}').encode()))
         add("non-utf8", kind, token(pki, None, raw_payload=(text[:-1] + ',"s":"').encode() + b"\xff\xfe" + b'"}'))
         add("trailing-garbage", kind, token(pki, None, raw_payload=text.encode() + b" x"))
         add("payload-not-object", kind, token(pki, None, raw_payload=b"[1,2]"))

@@ -40,12 +40,24 @@ public final class TrustStore: @unchecked Sendable {
         public let path: [Certificate]
     }
 
+    /// Which of OpenSSL's certificate structure checks apply beyond RFC 5280 path validation.
+    public enum StructureChecks: Sendable, Equatable {
+        /// RFC 5280 path validation as OpenSSL does it by default.
+        case rfc5280
+        /// Also `X509_V_FLAG_X509_STRICT`'s checks (a CA must have keyUsage, a leaf's keyUsage
+        /// must not be keyCertSign only, basicConstraints critical…), except that missing
+        /// subject and authority key identifiers are let through.
+        case strictExceptKeyIdentifiers
+        /// `X509_V_FLAG_X509_STRICT` in full, as Apple's Python library sets it.
+        case strict
+    }
+
     /// Validates `leaf` up to one of the trusted roots using `intermediates` as untrusted helpers.
     ///
-    /// RFC 5280 path validation (OpenSSL's default policy, which accepts
-    /// certificates without key identifiers); `strict` adds `X509_V_FLAG_X509_STRICT`.
-    /// - Parameter time: the moment at which every certificate must be valid.
-    public func validate(leaf: Certificate, intermediates: [Certificate], at time: Date, strict: Bool) -> PathValidation {
+    /// - Parameters:
+    ///   - time: the moment at which every certificate must be valid.
+    ///   - checks: the structure checks beyond RFC 5280.
+    public func validate(leaf: Certificate, intermediates: [Certificate], at time: Date, checks: StructureChecks) -> PathValidation {
         // The time may come from a payload: range-checked before it becomes a time_t.
         guard let seconds = Timestamp.seconds(time).flatMap({ time_t(exactly: $0) }) else {
             return PathValidation(isValid: false, errorCode: -1, errorText: "the check time is not a valid date (years 0001 to 9999)",
@@ -66,8 +78,11 @@ public final class TrustStore: @unchecked Sendable {
             }
             let param = X509_STORE_CTX_get0_param(context)
             X509_VERIFY_PARAM_set_time(param, seconds)
-            if strict {
+            if checks != .rfc5280 {
                 X509_VERIFY_PARAM_set_flags(param, UInt(X509_V_FLAG_X509_STRICT))
+            }
+            if checks == .strictExceptKeyIdentifiers {
+                COpenSSL_tolerate_missing_key_identifiers(context)
             }
             let result = X509_verify_cert(context)
             let code = X509_STORE_CTX_get_error(context)

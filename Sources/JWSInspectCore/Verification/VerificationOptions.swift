@@ -28,8 +28,17 @@ public struct VerificationOptions: Sendable {
     public var requireActive = false
     /// Overrides payload kind recognition (`--type`).
     public var kindOverride: PayloadKind?
-    /// Adds OpenSSL's `X509_V_FLAG_X509_STRICT` (`--x509-strict`).
+    /// OpenSSL's `X509_V_FLAG_X509_STRICT` in full (`--x509-strict`): missing key identifiers
+    /// fail too, and a pinned single certificate gets the strict checks as well.
     public var strictX509 = false
+
+    /// The structure checks for an App Store chain: strict, except for key identifiers unless
+    /// `strictX509`.
+    var chainChecks: TrustStore.StructureChecks { strictX509 ? .strict : .strictExceptKeyIdentifiers }
+    /// The structure checks for a one-certificate chain trusted as itself (`--root`, such as
+    /// StoreKit Testing in Xcode's certificate): pinned byte for byte, its structure is not what
+    /// is trusted, so RFC 5280 alone unless `strictX509`.
+    var pinnedChecks: TrustStore.StructureChecks { strictX509 ? .strict : .rfc5280 }
     /// False with `--no-verify`: decode and compare fields, check nothing cryptographic.
     public var verifySignatures = true
 

@@ -319,7 +319,7 @@ struct Run: ~Copyable {
         // A validated pair whose path is in date at the check time needs no new validation.
         var validated = entry.validated.flatMap { $0.covers(checkTime.date) ? $0 : nil }
         if validated == nil {
-            let result = store.validate(leaf: leaf, intermediates: [intermediate], at: checkTime.date, strict: options.strictX509)
+            let result = store.validate(leaf: leaf, intermediates: [intermediate], at: checkTime.date, checks: options.chainChecks)
             if result.isValid {
                 validated = cache.storeValidated(result.path, leaf: leaf, intermediate: intermediate)
                     ?? .init(path: result.path, notBefore: .infinity, notAfter: -.infinity)
@@ -344,7 +344,7 @@ struct Run: ~Copyable {
             if let validated, validated.covers(options.now) {
                 validNow = .init(date: options.now, valid: true, detail: chainValidNowText)
             } else {
-                let now = store.validate(leaf: leaf, intermediates: [intermediate], at: options.now, strict: options.strictX509)
+                let now = store.validate(leaf: leaf, intermediates: [intermediate], at: options.now, checks: options.chainChecks)
                 validNow = .init(date: options.now, valid: now.isValid,
                                  detail: now.isValid ? chainValidNowText
                                      : explain(now, certificates: certificates, when: nowText))
@@ -357,7 +357,7 @@ struct Run: ~Copyable {
     /// its own validity at the check time is checked; Apple's OIDs are not required for it.
     private mutating func checkTrustedSingleCertificate(_ certificate: Certificate) {
         let when = checkTimeText
-        let result = options.trustStore.validate(leaf: certificate, intermediates: [], at: checkTime.date, strict: options.strictX509)
+        let result = options.trustStore.validate(leaf: certificate, intermediates: [], at: checkTime.date, checks: options.pinnedChecks)
         if result.isValid {
             record(.chain, true, "the certificate \(Self.name(certificate)) is itself a trusted root, valid \(when)")
         } else {
@@ -366,7 +366,7 @@ struct Run: ~Copyable {
         notes.append("Apple's marker OIDs are not required: the one certificate is a trusted root given with --root"
                      + (isXcode ? " (StoreKit Testing in Xcode)" : ""))
         if checkTime.basis != "now" {
-            let now = options.trustStore.validate(leaf: certificate, intermediates: [], at: options.now, strict: options.strictX509)
+            let now = options.trustStore.validate(leaf: certificate, intermediates: [], at: options.now, checks: options.pinnedChecks)
             validNow = .init(date: options.now, valid: now.isValid,
                              detail: now.isValid ? "the certificate is also valid \(nowText)"
                                  : explain(now, certificates: [certificate], when: nowText))
