@@ -28,9 +28,14 @@ let package = Package(
         // An Apple-shaped test PKI minted with OpenSSL, for tests and benchmarks.
         .target(name: "TestPKI", dependencies: ["COpenSSL"], swiftSettings: strictSettings),
         .executableTarget(name: "mint-test-tokens", dependencies: ["TestPKI"]),
+        // A strict JSON parser independent of the code under test: the judge of JSON output.
+        .target(name: "StrictJSONParser", swiftSettings: strictSettings),
         // libFuzzer target (make fuzz); built normally, it replays a corpus (make test does).
-        .executableTarget(name: "fuzz-jwsinspect", dependencies: ["JWSInspectCore"]),
+        .executableTarget(name: "fuzz-jwsinspect", dependencies: ["JWSInspectCore", "JWSInspectCLI", "StrictJSONParser"]),
         .testTarget(name: "JWSInspectCoreTests", dependencies: ["JWSInspectCore", "TestPKI"]),
-        .testTarget(name: "JWSInspectCLITests", dependencies: ["jwsinspect", "fuzz-jwsinspect", "JWSInspectCore", "TestPKI"]),
+        .testTarget(
+            name: "JWSInspectCLITests",
+            dependencies: ["jwsinspect", "fuzz-jwsinspect", "JWSInspectCLI", "JWSInspectCore", "TestPKI", "StrictJSONParser"]
+        ),
     ]
 )

@@ -14,37 +14,39 @@ public enum Command {
         // that no file opened later lands on descriptor 0 and is read as standard input.
         let standardInputClosed = fcntl(STDIN_FILENO, F_GETFD) == -1 && errno == EBADF
         if standardInputClosed { _ = Glibc.open("/dev/null", O_RDONLY) }
-        let status = run(Array(CommandLine.arguments.dropFirst()), standardInputClosed: standardInputClosed)
+        let status = run(Array(CommandLine.arguments.dropFirst()), io: .process(standardInputClosed: standardInputClosed))
         exit(status)
     }
 
-    /// Runs with `arguments` (without the program name) and returns the exit status.
-    static func run(_ arguments: [String], standardInputClosed: Bool = false) -> Int32 {
+    /// Runs with `arguments` (without the program name), reading and writing through `io`,
+    /// and returns the exit status.
+    public static func run(_ arguments: [String], io: CommandIO) -> Int32 {
         let options: Options
         do {
             options = try Options.parse(arguments)
         } catch {
-            Console.error(error.message)
-            Console.error(Help.usage + " (see --help)")
+            io.error(error.message)
+            io.error(Help.usage + " (see --help)")
             return ExitStatus.usage.rawValue
         }
         if options.showHelp {
-            Console.out(Help.text + "\n")
+            io.out(Help.text + "\n")
             return ExitStatus.success.rawValue
         }
         if options.showVersion {
-            Console.out("jwsinspect \(Help.version) (\(OpenSSLInfo.version))\n")
+            io.out("jwsinspect \(Help.version) (\(OpenSSLInfo.version))\n")
             return ExitStatus.success.rawValue
         }
 
         var verification = VerificationOptions()
+        verification.now = io.now
         if !options.rootFiles.isEmpty {
             var roots: [Certificate] = []
             for path in options.rootFiles {
                 switch loadRoots(path) {
                 case .success(let certificates): roots += certificates
                 case .failure(let failure):
-                    Console.error(failure.message)
+                    io.error(failure.message)
                     return failure.status.rawValue
                 }
             }
@@ -62,7 +64,7 @@ public enum Command {
         verification.verifySignatures = options.verify
 
         let verifier = Verifier(options: verification)
-        let color = options.color ?? (Console.stdoutIsTerminal && Console.environment("NO_COLOR") == nil)
+        let color = options.color ?? (io.stdoutIsTerminal && io.environment("NO_COLOR") == nil)
         let table = TableRenderer(color: color)
         let format = options.format
         let quiet = options.quiet
@@ -90,13 +92,13 @@ public enum Command {
             var results = 0
             let problem = runner.run(batch) { outcome in
                 results += 1
-                if let error = outcome.error { Console.error(error) }
+                if let error = outcome.error { io.error(error) }
                 if var output = outcome.output {
                     if format == .table {
                         if printedTables > 0 { output = "\n" + output }
                         printedTables += 1
                     }
-                    Console.out(output)
+                    io.out(output)
                 }
                 counts[outcome.status, default: 0] += 1
                 if exitStatus == .success { exitStatus = ExitStatus(outcome.status) }
@@ -108,10 +110,10 @@ public enum Command {
 
         let inputs = options.inputs.isEmpty ? ["-"] : options.inputs
         for (position, input) in inputs.enumerated() {
-            switch InputReader.open(input, position: position + 1, standardInputClosed: standardInputClosed) {
+            switch InputReader.open(input, position: position + 1, io: io) {
             case .unreadable(let message):
                 flush()
-                Console.error(message)
+                io.error(message)
                 if exitStatus == .success { exitStatus = .unreadable }
             case .stream(let origin, var stream):
                 var found = 0
@@ -132,27 +134,27 @@ public enum Command {
                     flush()
                 }
                 if let error = stream.readError {
-                    Console.error(error)
+                    io.error(error)
                     if exitStatus == .success { exitStatus = .unreadable }
                 }
             }
         }
         if options.summary {
-            reportSummary(counts, format: format, quiet: quiet)
+            reportSummary(counts, format: format, quiet: quiet, io: io)
         }
         return exitStatus.rawValue
     }
 
     /// `--summary`: results counted by status, after everything else.
-    private static func reportSummary(_ counts: [Status: Int], format: Options.Format, quiet: Bool) {
+    private static func reportSummary(_ counts: [Status: Int], format: Options.Format, quiet: Bool, io: CommandIO) {
         let total = counts.values.reduce(0, +)
         let ordered = Status.allCases.compactMap { status in counts[status].map { (status, $0) } }
         if format == .table || quiet {
             let parts = ordered.map { "\($0.1) \($0.0.rawValue)" }
-            Console.error("summary: \(total) result\(total == 1 ? "" : "s")" + (parts.isEmpty ? "" : ": " + parts.joined(separator: ", ")))
+            io.error("summary: \(total) result\(total == 1 ? "" : "s")" + (parts.isEmpty ? "" : ": " + parts.joined(separator: ", ")))
         } else {
             let object = OutputJSON.object([("summary", .object([("total", .integer(total))] + ordered.map { ($0.0.rawValue, .integer($0.1)) }))])
-            Console.out(object.serialized(pretty: format == .json) + "\n")
+            io.out(object.serialized(pretty: format == .json) + "\n")
         }
     }
 

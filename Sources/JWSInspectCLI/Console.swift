@@ -11,9 +11,9 @@ enum Console {
         write(text, to: STDOUT_FILENO)
     }
 
-    /// One line on standard error, prefixed with the program name.
-    static func error(_ line: String) {
-        write("jwsinspect: \(TerminalText.safe(line))\n", to: STDERR_FILENO)
+    /// Writes text already formatted for standard error.
+    static func write(error text: String) {
+        write(text, to: STDERR_FILENO)
     }
 
     static var stdoutIsTerminal: Bool { isatty(STDOUT_FILENO) == 1 }

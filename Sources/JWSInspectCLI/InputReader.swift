@@ -23,16 +23,16 @@ enum InputReader {
     /// - Parameters:
     ///   - argument: a token, a file path, or "-" for standard input.
     ///   - position: 1-based position among the inputs, used to name inline tokens.
-    ///   - standardInputClosed: the process started without a standard input (`<&-`).
-    static func open(_ argument: String, position: Int, standardInputClosed: Bool = false) -> Opened {
+    ///   - io: standard input (nil when closed, `<&-`), the record limit, and where hints go.
+    static func open(_ argument: String, position: Int, io: CommandIO) -> Opened {
         if argument == "-" {
-            if standardInputClosed {
+            guard let standardInput = io.standardInput else {
                 return .unreadable("cannot read standard input: it is closed (\(String(cString: strerror(EBADF))))")
             }
-            if isatty(STDIN_FILENO) == 1 {
-                Console.error("reading JWS from standard input (paste, then Ctrl-D; --help for usage)")
+            if io.standardInputIsTerminal {
+                io.error("reading JWS from standard input (paste, then Ctrl-D; --help for usage)")
             }
-            return .stream(origin: "<stdin>", stream(descriptor: STDIN_FILENO, origin: "<stdin>", closeAtEnd: false))
+            return .stream(origin: "<stdin>", InputStream(origin: "<stdin>", recordLimit: io.recordLimit, read: standardInput))
         }
         var info = stat()
         if stat(argument, &info) == 0 {
@@ -43,12 +43,14 @@ enum InputReader {
             guard descriptor >= 0 else {
                 return .unreadable("cannot read '\(argument)': \(String(cString: strerror(errno)))")
             }
-            return .stream(origin: argument, stream(descriptor: descriptor, origin: argument, closeAtEnd: true))
+            return .stream(origin: argument, InputStream(origin: argument, recordLimit: io.recordLimit,
+                                                         read: reader(descriptor: descriptor, origin: argument, closeAtEnd: true)))
         }
         let bytes = Array(argument.utf8)
         let origin = "argument \(position)"
         if isInlineInput(bytes) {
-            return .stream(origin: origin, InputStream(bytes: bytes, origin: origin, numberLines: bytes.contains(UInt8(ascii: "\n"))))
+            return .stream(origin: origin, InputStream(bytes: bytes, origin: origin, numberLines: bytes.contains(UInt8(ascii: "\n")),
+                                                       recordLimit: io.recordLimit))
         }
         let reason = String(cString: strerror(errno))
         return .unreadable("cannot read '\(argument)': \(reason) (and it is not a JWS)")
@@ -67,10 +69,11 @@ enum InputReader {
             + "a JSON document holding one, or lines of them)")
     }
 
-    private static func stream(descriptor: Int32, origin: String, closeAtEnd: Bool) -> InputStream {
+    /// Reads a descriptor a chunk at a time (closing it at the end when asked).
+    static func reader(descriptor: Int32, origin: String, closeAtEnd: Bool) -> InputStream.Reader {
         var closed = false
         let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 1)
-        return InputStream(origin: origin) { buffer in
+        return { buffer in
             guard !closed else { return (0, nil) }
             while true {
                 let count = Glibc.read(descriptor, chunk.baseAddress, chunkSize)

@@ -1,18 +1,24 @@
-// The fuzz target over the input scanner and the decode/verify/display path.
+// The fuzz target over the input scanner, the decode/verify/display path and the whole
+// command.
 //
 // Built by `make fuzz` with `-sanitize=fuzzer,address -DFUZZING`: libFuzzer calls
 // `LLVMFuzzerTestOneInput` with mutated inputs. Built normally (as `swift build` and
 // `make test` do), it is a replay tool: `fuzz-jwsinspect FILE|DIR...` runs every file
-// through the same harness, so the seed corpus and every crash ever found stay
+// through the same harness, so the seed corpus and every finding ever made stay
 // regression tests (Tests/Fuzz/).
 import Foundation
+import JWSInspectCLI
 import JWSInspectCore
+import StrictJSONParser
 
 enum Harness {
-    /// Apple's embedded roots, at a fixed "now", so runs are repeatable.
+    /// A fixed "now", so runs are repeatable.
+    static let now = Date(timeIntervalSince1970: 1_764_547_200)  // 2025-12-01
+
+    /// Apple's embedded roots, with expectations, at the fixed now.
     static let verifier: Verifier = {
         var options = VerificationOptions()
-        options.now = Date(timeIntervalSince1970: 1_764_547_200)  // 2025-12-01
+        options.now = now
         options.expectedEnvironment = .sandbox
         options.expectedBundleId = "com.example.app"
         options.requireActive = true
@@ -27,6 +33,9 @@ enum Harness {
         }
         // As one token, whatever it holds.
         inspect(String(decoding: bytes, as: UTF8.self), source: "raw")
+        // Through the whole command, between two lines of known outcome: with a record limit
+        // small inputs reach, and one that holds App Store tokens.
+        for limit in recordLimits { checkCommand(bytes, recordLimit: limit) }
     }
 
     private static func inspect(_ token: String, source: String) {
@@ -44,6 +53,95 @@ enum Harness {
         _ = display?.fields.count
         _ = summary?.count
         for nested in inspection.nested { _ = nested.inspection.presentation }
+    }
+
+    // MARK: The whole command
+
+    /// A line that always yields exactly one result, `invalid-chain` (no `x5c`).
+    static let sentinel = "eyJhbGciOiJFUzI1NiJ9.e30.AA"
+    /// The record limits of these runs: 1 KiB, which small inputs reach, and 64 KiB.
+    static let recordLimits = [1 << 10, 1 << 16]
+    static let statuses: Set<String> = ["valid", "unverified", "invalid-signature", "invalid-chain", "wrong-environment",
+                                        "wrong-app", "malformed", "inactive"]
+
+    /// The input between two sentinel lines, through `jwsinspect --format jsonl -`, read whole
+    /// by one worker and in small pieces by two, then as pretty JSON. Invariants:
+    /// - the output is JSON (one object a line in JSON Lines), checked by an independent
+    ///   strict parser, whatever the input held;
+    /// - a batch of N records yields N results or named refusals: one result for each item
+    ///   the scanner finds in the input, plus the two sentinels, first and last, in order;
+    /// - a line over the record limit is refused with the limit named, never dropped silently;
+    /// - reading in pieces and verifying on two workers changes nothing.
+    static func checkCommand(_ bytes: [UInt8], recordLimit: Int) {
+        let input = Array((sentinel + "\n").utf8) + bytes + Array(("\n" + sentinel + "\n").utf8)
+        let lastLine = input.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
+        var stream = InputStream(bytes: bytes, origin: "fuzz", recordLimit: recordLimit)
+        var expected = 2
+        while let items = stream.next() { expected += items.count }
+
+        let whole = command(input, pieceSize: input.count, recordLimit: recordLimit, arguments: ["--format", "jsonl", "--jobs", "1", "-"])
+        let pieces = command(input, pieceSize: 1 + Int(input.count % 7), recordLimit: recordLimit,
+                             arguments: ["--format", "jsonl", "--jobs", "2", "-"])
+        precondition(whole == pieces, "reading in pieces on two workers changed the output")
+        precondition(whole.status == 2, "the first sentinel's invalid-chain decides the exit status, not \(whole.status)")
+        let results: [[String: Any]]
+        do {
+            results = try StrictJSON.lines(whole.out)
+        } catch {
+            preconditionFailure("JSON Lines output is not JSON: \(error)")
+        }
+        precondition(results.count == expected, "\(expected) items found, \(results.count) results")
+        var previousLine = 0
+        for result in results {
+            guard let status = result["status"] as? String, statuses.contains(status),
+                  let reason = result["reason"] as? String, !reason.isEmpty,
+                  let source = result["source"] as? String, source.hasPrefix("<stdin>:")
+            else { preconditionFailure("a result without status, reason or source: \(result)") }
+            let line = Int(source.dropFirst(8).prefix { $0.isNumber }) ?? 0
+            precondition(line >= previousLine, "results out of input order")
+            previousLine = line
+        }
+        for (index, line) in [(0, 1), (results.count - 1, lastLine)] {
+            precondition(results[index]["source"] as? String == "<stdin>:\(line)"
+                         && results[index]["status"] as? String == "invalid-chain", "a sentinel was lost")
+        }
+        let longest = bytes.split(separator: 0x0A, omittingEmptySubsequences: false).map(\.count).max() ?? 0
+        if longest > recordLimit {
+            precondition(results.contains { ($0["reason"] as? String)?.contains("limit for one record") == true },
+                         "a line over the record limit was not refused by name")
+        }
+
+        let pretty = command(input, pieceSize: input.count, recordLimit: recordLimit, arguments: ["--format", "json", "--jobs", "1", "-"])
+        do {
+            let documents = try StrictJSON.documents(pretty.out)
+            precondition(documents.count == results.count, "pretty JSON has \(documents.count) results, JSON Lines \(results.count)")
+        } catch {
+            preconditionFailure("pretty JSON output is not JSON: \(error)")
+        }
+    }
+
+    struct Output: Equatable {
+        var status: Int32 = 0
+        var out = ""
+        var error = ""
+    }
+
+    /// Runs the command on `input` as standard input, read `pieceSize` bytes at a time.
+    static func command(_ input: [UInt8], pieceSize: Int, recordLimit: Int, arguments: [String]) -> Output {
+        var offset = 0
+        var output = Output()
+        var io = CommandIO(
+            standardInput: { buffer in
+                guard offset < input.count else { return (0, nil) }
+                let end = min(offset + pieceSize, input.count)
+                buffer.append(contentsOf: input[offset..<end])
+                defer { offset = end }
+                return (end - offset, nil)
+            },
+            now: now, writeOut: { output.out += $0 }, writeError: { output.error += $0 })
+        io.recordLimit = recordLimit
+        output.status = Command.run(arguments, io: io)
+        return output
     }
 }
 

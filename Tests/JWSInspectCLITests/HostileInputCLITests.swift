@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import StrictJSONParser
 import TestPKI
 
 /// Untrusted input through the executable: nothing crashes, nothing is lost, every refusal
