@@ -68,14 +68,15 @@ public enum Command {
         let table = TableRenderer(color: color)
         let format = options.format
         let quiet = options.quiet
+        let fragments = ChainFragments()
         let runner = BatchRunner(verifier: verifier, jobs: options.jobs) { inspection in
             let error = inspection.status == .malformed ? "\(inspection.source): malformed: \(inspection.reason)" : nil
             guard !quiet else { return .init(status: inspection.status, output: nil, error: error) }
             let output: String?
             switch format {
             case .table: output = inspection.status == .malformed ? nil : table.render(inspection)
-            case .json: output = JSONRenderer.render(inspection, pretty: true) + "\n"
-            case .jsonl: output = JSONRenderer.render(inspection, pretty: false) + "\n"
+            case .json: output = JSONRenderer.render(inspection, pretty: true, fragments: fragments) + "\n"
+            case .jsonl: output = JSONRenderer.render(inspection, pretty: false, fragments: fragments) + "\n"
             }
             return .init(status: inspection.status, output: output, error: error)
         }

@@ -9,14 +9,16 @@ internal import JWSInspectCore
 /// signed (only whitespace between tokens is re-indented); `display` mirrors the
 /// payload with rendered values; `nested` maps field paths to full results.
 enum JSONRenderer {
-    static func render(_ inspection: Inspection, pretty: Bool) -> String {
-        object(inspection, pretty: pretty, level: 0).serialized(pretty: pretty)
+    /// - Parameter fragments: the run's serialized header and chain fragments (shared by
+    ///   every token of one chain).
+    static func render(_ inspection: Inspection, pretty: Bool, fragments: ChainFragments) -> String {
+        object(inspection, pretty: pretty, level: 0, fragments: fragments).serialized(pretty: pretty)
     }
 
     /// - Parameters:
     ///   - pretty, level: how and at what depth the object will be serialized (the header and
     ///     chain fragments, identical for every token of one chain, are serialized once).
-    static func object(_ inspection: Inspection, pretty: Bool, level: Int) -> OutputJSON {
+    static func object(_ inspection: Inspection, pretty: Bool, level: Int, fragments cache: ChainFragments) -> OutputJSON {
         let (shown, summary) = inspection.presentation
         var members: [(String, OutputJSON)] = [
             ("source", .string(inspection.source)),
@@ -38,7 +40,7 @@ enum JSONRenderer {
         })))
         members.append(("notes", .array(inspection.notes.map { .string($0) })))
         if let jws = inspection.jws {
-            let fragments = ChainFragments.shared.fragments(header: jws.header.bytes, pretty: pretty, level: level + 1) {
+            let fragments = cache.fragments(header: jws.header.bytes, pretty: pretty, level: level + 1) {
                 (OutputJSON.raw(jws.header.bytes), OutputJSON.array(inspection.chain.map(certificate)))
             }
             members.append(("header", .preformatted(fragments.header)))
@@ -51,7 +53,9 @@ enum JSONRenderer {
         members.append(("display", shown.map(display) ?? .null))
         members.append(("unknownFields", .array((shown?.unknownFields ?? []).map { .string($0) })))
         members.append(("unknownValues", .array((shown?.unknownValues ?? []).map { .string($0) })))
-        members.append(("nested", .object(inspection.nested.map { ($0.path, object($0.inspection, pretty: pretty, level: level + 2)) })))
+        members.append(("nested", .object(inspection.nested.map {
+            ($0.path, object($0.inspection, pretty: pretty, level: level + 2, fragments: cache))
+        })))
         return .object(members)
     }
 
@@ -108,10 +112,8 @@ enum JSONRenderer {
 }
 
 /// The `header` and `chain` members serialized once per distinct header: every token of
-/// one chain shares them, and they are most of each result's bytes.
+/// one chain shares them, and they are most of each result's bytes. One per run.
 final class ChainFragments: Sendable {
-    static let shared = ChainFragments()
-
     private struct Key: Hashable {
         /// The header as text: String hashing works on whole buffers, [UInt8] hashing byte by byte.
         let header: String

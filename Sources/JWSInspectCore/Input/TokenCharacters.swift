@@ -13,7 +13,7 @@ enum TokenCharacters {
 
     /// How many bytes from `start` on are JWS characters.
     static func runLength(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
-        guard let base = bytes.baseAddress else { return 0 }
+        guard let base = bytes.baseAddress, start < bytes.count, contains(base[start]) else { return 0 }
         let count = bytes.count
         var index = start
         while index + 16 <= count {
