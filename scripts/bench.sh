@@ -4,6 +4,8 @@
 #   - OpenSSL's own P-256 verify rate (openssl speed) in the same run, and the ratios
 #   - peak resident memory for a large input (BENCH_LINES lines, default 1,000,000)
 #   - wall time of one single-token inspection from the command line
+#   - time and memory on hostile inputs at two sizes (they must grow linearly, and memory
+#     must follow the largest record, not the input)
 # Timings only: no test asserts on them. BENCH_TOKENS and BENCH_LINES change the sizes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -65,6 +67,40 @@ start=$(date +%s%N)
 end=$(date +%s%N)
 printf '| %s-line input (%s MiB) on stdin: peak RSS (target < 64 MiB) | %s MiB |\n' "$lines" "$(( $(stat -c %s "$big") >> 20 ))" "$(calc "$(cat "$work/rss") / 1024" 1)"
 printf '| %s-line input: wall time, tokens/s | %s s, %s |\n' "$lines" "$(calc "($end - $start) / 1000000000" 1)" "$(calc "$lines * 1000000000 / ($end - $start)")"
+
+# Hostile inputs: time must grow with the input (4x the input, about 4x the time), memory
+# must follow the largest record, not the input. Each input is generated at two sizes.
+command -v python3 >/dev/null || { echo "error: python3 is needed to generate the hostile inputs" >&2; exit 1; }
+header=$(head -n 1 "$tokens" | cut -d. -f1)
+python3 - "$work" "$header" <<'PY'
+import base64, json, sys
+work, header = sys.argv[1], sys.argv[2]
+b64 = lambda b: base64.urlsafe_b64encode(b).rstrip(b"=").decode()
+piece = "eyJh.eyJh." + "A" * 86
+for mib in (4, 16):
+    with open(f"{work}/glued-{mib}", "w") as f:
+        f.write(piece * ((mib << 20) // len(piece)) + "\n")
+body = '{"signedPayload":"%s.%s.%s"}\n' % (header, b64(b'{"signedDate":1}'), b64(bytes(64)))
+for mib in (16, 64):
+    with open(f"{work}/blank-{mib}", "w") as f:
+        f.write(body + "\n" * (mib << 20))
+fields = json.loads(base64.urlsafe_b64decode(header + "=" * (-len(header) % 4)))
+for count in (50, 200):
+    with open(f"{work}/headers-{count}", "w") as f:
+        for i in range(count):
+            fields["pad"] = "%06d" % i + "x" * 690000
+            f.write(b64(json.dumps(fields).encode()) + "." + b64(b'{"signedDate":1}') + "." + b64(bytes(64)) + "\n")
+PY
+measure() { /usr/bin/time -f '%e %M' -o "$work/m" "$bin" -q --jobs 1 "$@" >/dev/null 2>&1 || true; tail -n 1 "$work/m"; }
+row() {  # label, small file, large file, size ratio
+    read -r t1 m1 < <(measure "$2"); read -r t2 m2 < <(measure "$3")
+    printf '| %s | %s s, %s MiB | %s s, %s MiB | %s (input ×%s) |\n' "$1" "$t1" "$(calc "$m1 / 1024" 1)" "$t2" \
+        "$(calc "$m2 / 1024" 1)" "$(calc "$t2 / ($t1 > 0.01 ? $t1 : 0.01)" 1)" "$4"
+}
+printf '\n| hostile input (--jobs 1 -q) | smaller: time, peak RSS | larger: time, peak RSS | time ratio |\n|---|---|---|---|\n'
+row "one line of minimal tokens glued together, 4 / 16 MiB" "$work/glued-4" "$work/glued-16" 4
+row "a notification body, then 16 / 64 MiB of newlines" "$work/blank-16" "$work/blank-64" 4
+row "50 / 200 distinct 920 KB headers" "$work/headers-50" "$work/headers-200" 4
 
 token=$(head -n 1 "$tokens")
 runs=50

@@ -24,9 +24,12 @@ enum Help {
                             app transactions); DATE is ISO-8601 (2024-05-01,
                             2024-05-01T12:00:00Z) or milliseconds since 1970.
                             Validity now is always reported beside the verdict.
-      --root FILE           trust this root certificate (DER or PEM) instead of the
-                            embedded Apple roots; repeatable
-      --x509-strict         add OpenSSL's X509_V_FLAG_X509_STRICT checks
+      --root FILE           trust the root certificates of FILE (DER, or PEM with
+                            one or more) instead of the embedded Apple roots;
+                            repeatable
+      --x509-strict         OpenSSL's X509_V_FLAG_X509_STRICT checks in full:
+                            also refuse certificates without key identifiers
+                            (the other strict checks always apply)
       --no-verify           decode only; check nothing cryptographic (said loudly)
 
     StoreKit Testing in Xcode tokens (one self-signed certificate) are labelled as
@@ -68,11 +71,12 @@ enum Help {
           missing Apple OID, certificate not valid at the check time)
       3   environment differs from --environment
       4   bundle ID, app Apple ID, account token or device verification differs
-      5   malformed input (no JWS found, undecodable segments, non-JSON parts)
+      5   malformed input (no JWS found, undecodable segments, a header or
+          payload that is not JSON in UTF-8, over a size limit)
       6   --require-active: the transaction grants no access (revoked, expired,
           upgraded, or nothing that grants access)
-      64  usage error (unknown option, bad option value)
-      66  an input file cannot be read
+      64  usage error (unknown option, bad option value, no certificate in --root)
+      66  an input file, closed standard input or --root file cannot be read
 
     Examples:
       jwsinspect "$(pbpaste)"                          inspect a pasted token

@@ -97,6 +97,28 @@ enum CLI {
                       stderr: String(decoding: errData, as: UTF8.self))
     }
 
+    /// Runs another program (a shell, jq) with no standard input, and waits for it.
+    static func runProgram(_ path: String, _ arguments: [String]) throws -> Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        nonisolated(unsafe) var errData = Data()
+        let errDone = DispatchSemaphore(value: 0)
+        Thread {
+            errData = err.fileHandleForReading.readDataToEndOfFile()
+            errDone.signal()
+        }.start()
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        errDone.wait()
+        return Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                      stderr: String(decoding: errData, as: UTF8.self))
+    }
+
     /// One folder per test process for every file the tests write, removed when the process exits.
     static let scratch: URL = {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("jwsinspect-tests-\(getpid())-\(UUID().uuidString)")

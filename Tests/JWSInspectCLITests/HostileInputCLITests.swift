@@ -145,20 +145,37 @@ extension HostileInputCLITests {
     /// A closed standard input answered "malformed" (exit 5) with "Bad file descriptor"; a
     /// directory given as --root answered 64. Both are unreadable: exit 66, one line.
     @Test func unreadableIsUnreadable() throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", "exec \"$0\" <&-", CLI.executable.path]
-        let err = Pipe()
-        process.standardError = err
-        process.standardOutput = Pipe()
-        try process.run()
-        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 66)
-        #expect(message == "jwsinspect: cannot read standard input: it is closed (Bad file descriptor)\n")
+        let closed = try CLI.runProgram("/bin/sh", ["-c", "exec \"$0\" <&-", CLI.executable.path])
+        #expect(closed.status == 66)
+        #expect(closed.stderr == "jwsinspect: cannot read standard input: it is closed (Bad file descriptor)\n")
 
         let directory = try CLI.run(["--root", NSTemporaryDirectory(), ExecutableTests.sample])
         #expect(directory.status == 66)
         #expect(directory.stderr == "jwsinspect: --root: cannot read '\(NSTemporaryDirectory())': it is a directory\n")
+    }
+}
+
+extension HostileInputCLITests {
+    static let jq = ["/usr/bin/jq", "/usr/local/bin/jq"].first { FileManager.default.isExecutableFile(atPath: $0) }
+
+    /// jq itself reads every result of a hostile batch (the strict parser above is the judge
+    /// everywhere; this is the tool users pipe into).
+    @Test(.enabled(if: jq != nil, "jq is not installed"))
+    func jqReadsEveryResult() throws {
+        let folder = try CLI.temporaryDirectory()
+        let batch = folder.appendingPathComponent("batch.txt")
+        var bytes = Array(try String(contentsOf: CLI.packageRoot.appendingPathComponent("Tests/Fuzz/regressions/raw-control-characters.txt"),
+                                     encoding: .utf8).utf8)
+        bytes += Array(try Data(contentsOf: CLI.packageRoot.appendingPathComponent("Tests/Fuzz/regressions/lax-json.txt")))
+        bytes += Array(try Data(contentsOf: CLI.packageRoot.appendingPathComponent("Tests/Fuzz/regressions/signed-date-1e22.txt")))
+        try Data(bytes).write(to: batch)
+        for format in ["jsonl", "json"] {
+            let output = folder.appendingPathComponent("out.\(format)")
+            let result = try CLI.run(["--format", format, batch.path])
+            try Data(result.stdout.utf8).write(to: output)
+            let jq = try CLI.runProgram(try #require(Self.jq), ["-r", ".status", output.path])
+            #expect(jq.status == 0, "jq refused the \(format) output: \(jq.stderr)")
+            #expect(jq.stdout.split(separator: "\n").count == 11, "\(jq.stdout)")
+        }
     }
 }
