@@ -69,12 +69,35 @@ enum InputReader {
             + "a JSON document holding one, or lines of them)")
     }
 
-    /// Reads a descriptor a chunk at a time (closing it at the end when asked).
+    /// Reads a descriptor a chunk at a time (closing it at the end when asked). The chunk is
+    /// allocated on the first read and freed at the end of the input, or with the reader when
+    /// it is never read to the end (standard input when only files are given).
     static func reader(descriptor: Int32, origin: String, closeAtEnd: Bool) -> InputStream.Reader {
-        var closed = false
-        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 1)
-        return { buffer in
+        let state = DescriptorReader(descriptor: descriptor, origin: origin, closeAtEnd: closeAtEnd)
+        return { state.read(into: &$0) }
+    }
+
+    private final class DescriptorReader {
+        let descriptor: Int32
+        let origin: String
+        let closeAtEnd: Bool
+        private var chunk: UnsafeMutableRawBufferPointer?
+        private var closed = false
+
+        init(descriptor: Int32, origin: String, closeAtEnd: Bool) {
+            self.descriptor = descriptor
+            self.origin = origin
+            self.closeAtEnd = closeAtEnd
+        }
+
+        deinit {
+            chunk?.deallocate()
+        }
+
+        func read(into buffer: inout [UInt8]) -> (count: Int, error: String?) {
             guard !closed else { return (0, nil) }
+            let chunk = self.chunk ?? UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 1)
+            self.chunk = chunk
             while true {
                 let count = Glibc.read(descriptor, chunk.baseAddress, chunkSize)
                 if count < 0 && errno == EINTR { continue }
@@ -82,6 +105,7 @@ enum InputReader {
                     let error = count < 0 ? "cannot read '\(origin)': \(String(cString: strerror(errno)))" : nil
                     if closeAtEnd { close(descriptor) }
                     chunk.deallocate()
+                    self.chunk = nil
                     closed = true
                     return (0, error)
                 }
