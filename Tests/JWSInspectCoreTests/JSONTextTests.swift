@@ -118,6 +118,33 @@ import TestPKI
         #expect(Self.strict(text) == expected)
     }
 
+    /// Strings are skipped eight bytes at a time: every byte value, at every position of a
+    /// word and of the byte-by-byte tail, is seen for what it is.
+    @Test func stringsAreScannedWordByWordAndToTheLastByte() {
+        for value in 0...255 {
+            let byte = UInt8(value)
+            var word = [UInt8](repeating: UInt8(ascii: "a"), count: 8)
+            for position in 0..<8 {
+                word[position] = byte
+                let loaded = word.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+                #expect(JSONSyntax.mayEndString(loaded) == (byte == 0x22 || byte == 0x5C || byte < 0x20), "byte \(value) at \(position)")
+                word[position] = UInt8(ascii: "a")
+            }
+            for position in [0, 5, 7, 8, 15, 16, 18] {
+                var text = Array(#"{"k":""#.utf8) + [UInt8](repeating: UInt8(ascii: "a"), count: 20) + Array(#""}"#.utf8)
+                text[6 + position] = byte
+                let (problem, raw) = text.withUnsafeBufferPointer { JSONSyntax.strictCheck($0) }
+                switch byte {
+                case 0x22: #expect(problem == "expected ',' or a closing bracket, found 'a' at byte \(7 + position)")
+                case 0x5C: #expect(problem == "an unknown escape '\\a' at byte \(7 + position)")
+                default:
+                    #expect(problem == nil, "byte \(value) at \(position): \(problem ?? "")")
+                    #expect(raw == (byte < 0x20))
+                }
+            }
+        }
+    }
+
     /// Every prefix of a document is open or complete; the record mode never breaks on a
     /// line end outside strings, and always inside one.
     @Test func recordModeBreaksOnlyWhereJSONCannotContinue() {

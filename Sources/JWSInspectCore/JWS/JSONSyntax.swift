@@ -123,7 +123,11 @@ struct JSONSyntax {
             switch state {
             case .string:
                 if expectLowSurrogate, byte != 0x5C { return fail("an unpaired surrogate escape", at: index) }
-                // Most bytes of a document are inside strings (tokens, certificates): skip runs.
+                // Most bytes of a document are inside strings (tokens, certificates): skip runs,
+                // eight bytes at a time while none of them is a quote, a backslash or a control.
+                while index + 8 <= count, !Self.mayEndString(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)) {
+                    index += 8
+                }
                 while index < count {
                     let next = base[index]
                     if next == 0x22 || next == 0x5C { break }
@@ -162,6 +166,12 @@ struct JSONSyntax {
                     if mode == .strict, let problem = surrogateProblem() { return fail(problem, at: index) }
                 }
             case .number:
+                // The digits of an integer (dates, prices, IDs) without a step each.
+                if step == NumberStep.integer.rawValue, byte &- 0x30 < 10 {
+                    index += 1
+                    while index < count, base[index] &- 0x30 < 10 { index += 1 }
+                    continue
+                }
                 switch numberStep(byte) {
                 case .inside:
                     break
@@ -233,6 +243,7 @@ struct JSONSyntax {
 
     /// A byte other than whitespace where a structural token or a value is expected: nil
     /// when it may stand there (and the state moves on), else why not.
+    @inline(__always)
     private mutating func structural(_ byte: UInt8) -> String? {
         switch state {
         case .colon:
@@ -269,6 +280,7 @@ struct JSONSyntax {
         return nil
     }
 
+    @inline(__always)
     private mutating func beginValue(_ byte: UInt8) -> String? {
         switch byte {
         case 0x7B:  // {
@@ -297,11 +309,13 @@ struct JSONSyntax {
 
     private static let literals: [[UInt8]] = [Array("true".utf8), Array("false".utf8), Array("null".utf8)]
 
+    @inline(__always)
     private var isObject: Bool {
         let level = depth - 1
         return containers[level >> 6] & (1 << UInt64(level & 63)) != 0
     }
 
+    @inline(__always)
     private mutating func push(object: Bool) {
         let level = depth
         if level >> 6 == containers.count { containers.append(0) }
@@ -311,6 +325,7 @@ struct JSONSyntax {
         deepest = max(deepest, depth)
     }
 
+    @inline(__always)
     private mutating func close(_ byte: UInt8) -> String? {
         guard depth > 0 else { return "'\(Self.shown(byte))' closes nothing" }
         guard isObject == (byte == 0x7D) else { return "'\(Self.shown(byte))' closes \(isObject ? "an object" : "an array")" }
@@ -320,6 +335,7 @@ struct JSONSyntax {
     }
 
     /// A value just ended: at the top level, the text is complete.
+    @inline(__always)
     private mutating func valueEnded() {
         if depth == 0 {
             state = .done
@@ -423,6 +439,22 @@ struct JSONSyntax {
         offset += count
     }
 
+    /// Whether any of eight bytes is `"`, `\` or below 0x20 (a word's bytes at once: a lane
+    /// of `(x - 0x01…) & ~x & 0x80…` is set only where x is zero, for x below 0x80; bytes
+    /// from 0x80 up are never flagged, and are none of the three).
+    @inline(__always)
+    static func mayEndString(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let high: UInt64 = 0x8080_8080_8080_8080
+        let quote = word ^ (ones &* 0x22)
+        let backslash = word ^ (ones &* 0x5C)
+        let zeroQuote = (quote &- ones) & ~quote
+        let zeroBackslash = (backslash &- ones) & ~backslash
+        let control = (word &- ones &* 0x20) & ~word
+        return (zeroQuote | zeroBackslash | control) & high != 0
+    }
+
+    @inline(__always)
     private static func isWhitespace(_ byte: UInt8) -> Bool {
         byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
     }
