@@ -103,7 +103,7 @@ public struct InputStream {
         /// The JWS found in the record, and why it is not JSON when it looked like JSON.
         public func scan() -> (items: [InputScanner.Item], jsonProblem: String?) {
             let source = numberLines ? "\(origin):\(number)" : origin
-            let limit = "the \(InputStream.describe(size: self.limit)) limit for one record"
+            var limit: String { "the \(InputStream.describe(size: self.limit)) limit for one record" }
             switch content {
             case .overLimit(let length):
                 return ([.malformed(source: "\(origin):\(number)", reason: "line \(number) is \(length) bytes, over \(limit)")], nil)
