@@ -1,22 +1,18 @@
-#if canImport(Glibc)
-internal import Glibc
-#elseif canImport(Darwin)
-internal import Darwin
-#endif
 public import FoundationEssentials
 public import JWSInspectCore
 
 /// Where a run reads and writes, and what it knows of its surroundings: the process's own
-/// descriptors, clock and environment (`process`), or memory, for the fuzz harness, which
-/// runs the whole command on each input and checks what it printed.
+/// descriptors, clock and environment (`process`), or memory, for the fuzz harness and the
+/// in-process tests, which run the whole command and check what it printed.
 public struct CommandIO {
-    /// Standard input as a stream reader; nil when it is closed.
-    public var standardInput: InputStream.Reader?
+    /// Makes standard input's reader (and what says whether its next read would wait), given
+    /// what to call when it would wait for more input; nil when standard input is closed.
+    public var standardInput: ((_ onStall: @escaping () -> Void) -> (read: InputStream.Reader, wouldWait: (() -> Bool)?))?
     /// Whether standard input is a terminal (a hint on how to end a paste is printed then).
     public var standardInputIsTerminal = false
-    /// Writes to standard output.
-    public var writeOut: (String) -> Void
-    /// Writes to standard error.
+    /// Writes to standard output: nil when written, else the error number.
+    public var writeOut: (String) -> Int32?
+    /// Writes to standard error (what cannot be written there cannot be reported anywhere).
     public var writeError: (String) -> Void
     /// Whether standard output is a terminal (colour by default).
     public var stdoutIsTerminal = false
@@ -27,9 +23,12 @@ public struct CommandIO {
     /// The largest record read whole (smaller when fuzzing, so small inputs reach it).
     public var recordLimit = InputStream.maximumRecordSize
 
-    public init(standardInput: InputStream.Reader?, now: Date, writeOut: @escaping (String) -> Void,
+    /// - Parameters:
+    ///   - standardInput: standard input's bytes, read by this reader (nil: closed).
+    ///   - writeOut: receives standard output; returns nil, or an error number to fail the write with.
+    public init(standardInput: InputStream.Reader?, now: Date, writeOut: @escaping (String) -> Int32?,
                 writeError: @escaping (String) -> Void) {
-        self.standardInput = standardInput
+        self.standardInput = standardInput.map { reader in { _ in (reader, nil) } }
         self.now = now
         self.writeOut = writeOut
         self.writeError = writeError
@@ -37,18 +36,21 @@ public struct CommandIO {
 
     /// The process's descriptors, clock and environment.
     static func process(standardInputClosed: Bool) -> CommandIO {
-        var io = CommandIO(standardInput: standardInputClosed ? nil : InputReader.reader(descriptor: STDIN_FILENO, origin: "<stdin>",
-                                                                                        closeAtEnd: false),
-                           now: Date(), writeOut: Console.out, writeError: Console.write(error:))
-        io.standardInputIsTerminal = isatty(STDIN_FILENO) == 1
-        io.stdoutIsTerminal = Console.stdoutIsTerminal
-        io.environment = Console.environment
+        var io = CommandIO(standardInput: nil, now: Date(), writeOut: { System.writeAll($0, to: System.standardOutput) },
+                           writeError: { _ = System.writeAll($0, to: System.standardError) })
+        if !standardInputClosed {
+            io.standardInput = { onStall in
+                // A terminal reads a paste of any length (TerminalPaste), and Ctrl-D ends it.
+                let terminal = System.isTerminal(System.standardInput) && TerminalPaste.begin(System.standardInput)
+                let reader = InputReader.reader(descriptor: System.standardInput, origin: "<stdin>", closeAtEnd: false,
+                                                onStall: onStall, terminal: terminal)
+                return ({ reader.read(into: &$0) }, reader.wouldWait)
+            }
+        }
+        io.standardInputIsTerminal = System.isTerminal(System.standardInput)
+        io.stdoutIsTerminal = System.isTerminal(System.standardOutput)
+        io.environment = System.environment
         return io
-    }
-
-    /// Writes to standard output.
-    func out(_ text: String) {
-        writeOut(text)
     }
 
     /// One line on standard error, prefixed with the program name, control characters escaped.

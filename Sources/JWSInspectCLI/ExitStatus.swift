@@ -1,7 +1,8 @@
 internal import JWSInspectCore
 
-/// jwsinspect's documented exit statuses.
-enum ExitStatus: Int32 {
+/// jwsinspect's documented exit statuses: this table is the one `--help`, the man page and
+/// the README show (a test compares the README's with it).
+enum ExitStatus: Int32, CaseIterable {
     case success = 0
     case invalidSignature = 1
     case invalidChain = 2
@@ -11,6 +12,7 @@ enum ExitStatus: Int32 {
     case inactive = 6
     case usage = 64
     case unreadable = 66
+    case ioError = 74
 
     init(_ status: Status) {
         switch status {
@@ -21,6 +23,26 @@ enum ExitStatus: Int32 {
         case .wrongApp: self = .wrongApp
         case .malformed: self = .malformed
         case .inactive: self = .inactive
+        }
+    }
+
+    /// What the status means, as documentation says it.
+    var meaning: String {
+        switch self {
+        case .success: "every JWS verified and met every expectation (or --no-verify)"
+        case .invalidSignature: "invalid signature, including an alg other than ES256 (a JWT from another issuer)"
+        case .invalidChain:
+            "invalid certificate chain: no or short x5c, untrusted root, missing Apple OID, certificate not valid at the check time"
+        case .wrongEnvironment: "environment differs from --environment"
+        case .wrongApp: "bundle ID, app Apple ID, account token or device verification differs (or is absent)"
+        case .malformed:
+            "malformed input: no JWS found, undecodable segments, a header or payload that is not RFC 8259 JSON in UTF-8, "
+                + "a legacy receipt, over a size limit"
+        case .inactive:
+            "--require-active: the transaction grants no access (revoked, expired, upgraded, consumable, or no transaction)"
+        case .usage: "usage: unknown option, bad option value, a --root file without a usable certificate"
+        case .unreadable: "an input file, standard input or a --root file cannot be read"
+        case .ioError: "output could not be written (a full disk, a closed standard output)"
         }
     }
 }

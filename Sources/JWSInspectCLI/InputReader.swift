@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-internal import Glibc
-#elseif canImport(Darwin)
-internal import Darwin
-#endif
 internal import JWSInspectCore
 
 /// Turns command-line inputs (tokens, paths, "-") into streams of what the scanner finds.
@@ -24,36 +19,60 @@ enum InputReader {
     ///   - argument: a token, a file path, or "-" for standard input.
     ///   - position: 1-based position among the inputs, used to name inline tokens.
     ///   - io: standard input (nil when closed, `<&-`), the record limit, and where hints go.
-    static func open(_ argument: String, position: Int, io: CommandIO) -> Opened {
+    ///   - onStall: called when reading a pipe or terminal would wait for more input (so that
+    ///     what was read so far is verified and shown first).
+    static func open(_ argument: String, position: Int, io: CommandIO, onStall: @escaping () -> Void) -> Opened {
         if argument == "-" {
             guard let standardInput = io.standardInput else {
-                return .unreadable("cannot read standard input: it is closed (\(String(cString: strerror(EBADF))))")
+                return .unreadable("cannot read standard input: it is closed (\(System.errorText(System.badDescriptor)))")
             }
             if io.standardInputIsTerminal {
-                io.error("reading JWS from standard input (paste, then Ctrl-D; --help for usage)")
+                io.error("reading JWS from standard input: paste (any length), Enter, then Ctrl-D; --help for usage")
             }
-            return .stream(origin: "<stdin>", InputStream(origin: "<stdin>", recordLimit: io.recordLimit, read: standardInput))
+            let (read, wouldWait) = standardInput(onStall)
+            return .stream(origin: "<stdin>", InputStream(origin: "<stdin>", recordLimit: io.recordLimit, wouldWait: wouldWait, read: read))
         }
-        var info = stat()
-        if stat(argument, &info) == 0 {
-            if (info.st_mode & S_IFMT) == S_IFDIR {
-                return .unreadable("cannot read '\(argument)': it is a directory")
+        switch System.kind(ofPath: argument) {
+        case .directory?:
+            return .unreadable("cannot read '\(argument)': it is a directory")
+        case .regular?, .other?:
+            switch System.openForReading(argument) {
+            case .failure(let error):
+                return .unreadable("cannot read '\(argument)': \(error)")
+            case .success(let descriptor):
+                let read = reader(descriptor: descriptor, origin: argument, closeAtEnd: true, onStall: onStall)
+                return .stream(origin: argument, stream(read, origin: argument, io: io))
             }
-            let descriptor = Glibc.open(argument, O_RDONLY)
-            guard descriptor >= 0 else {
-                return .unreadable("cannot read '\(argument)': \(String(cString: strerror(errno)))")
-            }
-            return .stream(origin: argument, InputStream(origin: argument, recordLimit: io.recordLimit,
-                                                         read: reader(descriptor: descriptor, origin: argument, closeAtEnd: true)))
+        case nil:
+            let reason = System.errorText(System.lastError)
+            let bytes = unwrapped(Array(argument.utf8))
+            let origin = "argument \(position)"
+            guard isInlineInput(bytes) else { return .unreadable("cannot read '\(Excerpt.of(argument))': \(reason) (and it is not a JWS)") }
+            let stream = InputStream(bytes: bytes, origin: origin, numberLines: bytes.contains(UInt8(ascii: "\n")),
+                                     recordLimit: io.recordLimit)
+            return .stream(origin: origin, stream)
         }
-        let bytes = Array(argument.utf8)
-        let origin = "argument \(position)"
-        if isInlineInput(bytes) {
-            return .stream(origin: origin, InputStream(bytes: bytes, origin: origin, numberLines: bytes.contains(UInt8(ascii: "\n")),
-                                                       recordLimit: io.recordLimit))
+    }
+
+    /// An argument as pasted, without what surrounds the token: whitespace, a pair of quotes
+    /// (`'…'` or `"…"`, as copied from code or a log) and an `Authorization` header's `Bearer `.
+    static func unwrapped(_ bytes: [UInt8]) -> [UInt8] {
+        var text = bytes[...]
+        func trim() {
+            while let first = text.first, InputScanner.isWhitespace(first) { text = text.dropFirst() }
+            while let last = text.last, InputScanner.isWhitespace(last) { text = text.dropLast() }
         }
-        let reason = String(cString: strerror(errno))
-        return .unreadable("cannot read '\(argument)': \(reason) (and it is not a JWS)")
+        trim()
+        for quote in [UInt8(ascii: "\""), UInt8(ascii: "'")] where text.count >= 2 && text.first == quote && text.last == quote {
+            text = text.dropFirst().dropLast()
+            trim()
+        }
+        let bearer = Array("bearer ".utf8)
+        if text.count > bearer.count, zip(text, bearer).allSatisfy({ $0 | 0x20 == $1 }) {
+            text = text.dropFirst(bearer.count)
+            trim()
+        }
+        return Array(text)
     }
 
     /// What to report for an input in which the scanner found nothing.
@@ -72,46 +91,84 @@ enum InputReader {
     /// Reads a descriptor a chunk at a time (closing it at the end when asked). The chunk is
     /// allocated on the first read and freed at the end of the input, or with the reader when
     /// it is never read to the end (standard input when only files are given).
-    static func reader(descriptor: Int32, origin: String, closeAtEnd: Bool) -> InputStream.Reader {
-        let state = DescriptorReader(descriptor: descriptor, origin: origin, closeAtEnd: closeAtEnd)
-        return { state.read(into: &$0) }
+    ///
+    /// - Parameters:
+    ///   - onStall: for pipes and terminals, called before a read that would wait.
+    ///   - terminal: the descriptor is a terminal in non-canonical mode (`TerminalPaste`):
+    ///     Ctrl-D's byte ends the input, and the terminal is restored then.
+    static func reader(descriptor: Int32, origin: String, closeAtEnd: Bool, onStall: (() -> Void)?, terminal: Bool = false)
+        -> DescriptorReader {
+        DescriptorReader(descriptor: descriptor, origin: origin, closeAtEnd: closeAtEnd, onStall: onStall, terminal: terminal)
     }
 
-    private final class DescriptorReader {
+    /// An input stream over a descriptor reader.
+    static func stream(_ reader: DescriptorReader, origin: String, io: CommandIO) -> InputStream {
+        InputStream(origin: origin, recordLimit: io.recordLimit, wouldWait: reader.wouldWait, read: { reader.read(into: &$0) })
+    }
+
+    final class DescriptorReader {
         let descriptor: Int32
         let origin: String
         let closeAtEnd: Bool
+        let terminal: Bool
+        /// Set for pipes and terminals, which can make a read wait (files never do).
+        let onStall: (() -> Void)?
         private var chunk: UnsafeMutableRawBufferPointer?
         private var closed = false
 
-        init(descriptor: Int32, origin: String, closeAtEnd: Bool) {
+        init(descriptor: Int32, origin: String, closeAtEnd: Bool, onStall: (() -> Void)?, terminal: Bool) {
             self.descriptor = descriptor
             self.origin = origin
             self.closeAtEnd = closeAtEnd
+            self.terminal = terminal
+            self.onStall = System.kind(of: descriptor) == .regular ? nil : onStall
         }
 
         deinit {
             chunk?.deallocate()
+            if terminal { TerminalPaste.restore() }
+        }
+
+        /// Whether the next read would wait for input that may never come (a live pipe or a terminal).
+        func wouldWait() -> Bool {
+            !closed && onStall != nil && !System.canReadWithoutWaiting(descriptor)
         }
 
         func read(into buffer: inout [UInt8]) -> (count: Int, error: String?) {
             guard !closed else { return (0, nil) }
             let chunk = self.chunk ?? UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 1)
             self.chunk = chunk
-            while true {
-                let count = Glibc.read(descriptor, chunk.baseAddress, chunkSize)
-                if count < 0 && errno == EINTR { continue }
-                if count <= 0 {
-                    let error = count < 0 ? "cannot read '\(origin)': \(String(cString: strerror(errno)))" : nil
-                    if closeAtEnd { close(descriptor) }
-                    chunk.deallocate()
-                    self.chunk = nil
-                    closed = true
-                    return (0, error)
+            // Input stalls (`tail -f`): what was read so far is shown before waiting for more.
+            if let onStall, !System.canReadWithoutWaiting(descriptor) { onStall() }
+            switch System.readSome(descriptor, into: chunk) {
+            case .success(var count) where count > 0:
+                var ended = false
+                if terminal, let end = chunk[0..<count].firstIndex(of: TerminalPaste.endOfTransmission) {
+                    count = end
+                    ended = true
                 }
                 buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: chunk[0..<count]))
+                if ended {
+                    finish()
+                    // The bytes before Ctrl-D are the last; an empty read says the input ended.
+                    return count > 0 ? (count, nil) : (0, nil)
+                }
                 return (count, nil)
+            case .success:
+                finish()
+                return (0, nil)
+            case .failure(let error):
+                finish()
+                return (0, "cannot read '\(origin)': \(error)")
             }
+        }
+
+        private func finish() {
+            if closeAtEnd { System.closeDescriptor(descriptor) }
+            if terminal { TerminalPaste.restore() }
+            chunk?.deallocate()
+            chunk = nil
+            closed = true
         }
     }
 

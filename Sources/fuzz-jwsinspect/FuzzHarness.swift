@@ -144,7 +144,7 @@ enum Harness {
                 defer { offset = end }
                 return (end - offset, nil)
             },
-            now: now, writeOut: { output.out += $0 }, writeError: { output.error += $0 })
+            now: now, writeOut: { output.out += $0; return nil }, writeError: { output.error += $0 })
         io.recordLimit = recordLimit
         output.status = Command.run(arguments, io: io)
         return output

@@ -260,7 +260,7 @@ import TestPKI
         for text in ["Exit status", "--format", "--at", "--root", "--no-verify", "66", "Examples"] { #expect(help.stdout.contains(text)) }
         let version = try CLI.run(["--version"])
         #expect(version.status == 0)
-        #expect(version.stdout.hasPrefix("jwsinspect 1.0.0 (OpenSSL 3."))
+        #expect(version.stdout.hasPrefix("jwsinspect 1.1.0 (OpenSSL 3."))
         let quiet = try CLI.run(["-q", "--at", "now", Self.sample])
         #expect(quiet.status == 2)
         #expect(quiet.stdout.isEmpty)

@@ -28,6 +28,9 @@ public struct InputStream {
     private let origin: String
     private let numberLines: Bool
     private let read: Reader
+    /// For a live input (a pipe, a terminal): whether the next read would wait. Nothing is
+    /// read ahead then, so that a record is handed over as soon as it is complete.
+    private let wouldWait: (() -> Bool)?
     /// `maximumRecordSize`, or less (tests and the fuzzer reach the limit with small inputs).
     private let limit: Int
     private var buffer: [UInt8] = []
@@ -52,11 +55,14 @@ public struct InputStream {
     ///   - origin: the input's name ("file.json", "<stdin>", "argument 1"), prefixed to every source.
     ///   - numberLines: whether text sources name the line ("file.jws:3").
     ///   - recordLimit: the largest record read whole (`maximumRecordSize` unless testing).
+    ///   - wouldWait: for a live input, whether the next read would wait for more.
     ///   - read: appends the next bytes of the input.
-    public init(origin: String, numberLines: Bool = true, recordLimit: Int = maximumRecordSize, read: @escaping Reader) {
+    public init(origin: String, numberLines: Bool = true, recordLimit: Int = maximumRecordSize, wouldWait: (() -> Bool)? = nil,
+                read: @escaping Reader) {
         self.origin = origin
         self.numberLines = numberLines
         self.limit = max(1, min(recordLimit, Self.maximumRecordSize))
+        self.wouldWait = wouldWait
         self.read = read
     }
 
@@ -276,9 +282,11 @@ public struct InputStream {
         buffer.withUnsafeBufferPointer { dropped(UnsafeBufferPointer(rebasing: $0[range])) }
     }
 
-    /// True when no other record follows (reads ahead one line, which it gives back).
+    /// True when no other record follows (reads ahead one line, which it gives back). A live
+    /// input that has nothing more yet is not waited for: something may follow.
     private mutating func nothingFollows() -> Bool {
         if pending != nil { return false }
+        if let wouldWait, Self.newline(in: buffer, from: position) == nil, wouldWait() { return false }
         guard let next = nextLine(skippingBlank: true) else { return true }
         pending = next
         return false

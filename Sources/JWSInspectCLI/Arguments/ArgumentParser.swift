@@ -1,0 +1,119 @@
+internal import JWSInspectCore
+
+/// Parses a subcommand's arguments against its option table.
+///
+/// Accepts `--name value`, `--name=value` and `-x value`; `--` ends options; `-` and every
+/// argument not starting with `-` are positional. A choice's value is matched without regard
+/// to case and handed on in its canonical spelling.
+enum ArgumentParser {
+    /// - Returns: the values, built from `initial` by every option in order, and the positional arguments.
+    static func parse<Values>(_ arguments: [String], options: [OptionSpec<Values>], into initial: Values)
+        throws(UsageError) -> (values: Values, positional: [String]) {
+        var values = initial
+        var positional: [String] = []
+        var index = 0
+        var onlyPositional = false
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            if onlyPositional || argument == "-" || !argument.hasPrefix("-") {
+                positional.append(argument)
+                continue
+            }
+            if argument == "--" {
+                onlyPositional = true
+                continue
+            }
+            var name = argument
+            var inline: String?
+            if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
+                name = String(argument[..<equals])
+                inline = String(argument[argument.index(after: equals)...])
+            }
+            guard let option = options.first(where: { $0.doc.names.contains(name) }) else {
+                throw UsageError(unknownOptionMessage(name, among: options.flatMap(\.doc.names)))
+            }
+            let value: String
+            switch option.doc.value {
+            case .flag:
+                guard inline == nil else { throw UsageError("\(name) takes no value") }
+                value = ""
+            case .value:
+                guard let given = inline ?? (index < arguments.count ? arguments[index] : nil) else {
+                    throw UsageError("\(name) needs a value")
+                }
+                if inline == nil { index += 1 }
+                value = given
+            case .choice(let choices):
+                guard let given = inline ?? (index < arguments.count ? arguments[index] : nil) else {
+                    throw UsageError("\(name) needs a value: \(list(choices))")
+                }
+                if inline == nil { index += 1 }
+                value = try canonical(given, among: choices, option: name)
+            case .optionalChoice(let choices, let implied):
+                if let inline {
+                    value = try canonical(inline, among: choices, option: name)
+                } else if index < arguments.count, let next = match(arguments[index], among: choices) {
+                    index += 1
+                    value = next
+                } else {
+                    value = implied
+                }
+            }
+            try option.apply(&values, value)
+        }
+        return (values, positional)
+    }
+
+    /// "unknown option '--jsno' (did you mean '--json'?)".
+    static func unknownOptionMessage(_ name: String, among names: [String]) -> String {
+        let shown = Excerpt.of(name)
+        guard let suggestion = EditDistance.closest(to: name, among: names) else { return "unknown option '\(shown)'" }
+        return "unknown option '\(shown)' (did you mean '\(suggestion)'?)"
+    }
+
+    private static func canonical(_ given: String, among choices: [String], option: String) throws(UsageError) -> String {
+        guard let value = match(given, among: choices) else {
+            throw UsageError("\(option) must be \(list(choices)), not '\(Excerpt.of(given))'")
+        }
+        return value
+    }
+
+    private static func match(_ given: String, among choices: [String]) -> String? {
+        choices.first { $0.lowercased() == given.lowercased() }
+    }
+
+    /// "table, json or jsonl".
+    static func list(_ values: [String]) -> String {
+        values.count < 2 ? values.joined() : values.dropLast().joined(separator: ", ") + " or " + values[values.count - 1]
+    }
+}
+
+/// Levenshtein distance, for did-you-mean suggestions.
+enum EditDistance {
+    /// The closest of `candidates` to `word`, when it is close enough to be a likely typo
+    /// (at most a third of the word's length, and at most 3 edits).
+    static func closest(to word: String, among candidates: [String]) -> String? {
+        let scored = candidates.map { ($0, distance(word, $0)) }
+        guard let best = scored.min(by: { $0.1 < $1.1 }) else { return nil }
+        let allowed = min(3, max(1, word.count / 3))
+        return best.1 <= allowed ? best.0 : nil
+    }
+
+    static func distance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        guard !a.isEmpty else { return b.count }
+        guard !b.isEmpty else { return a.count }
+        var previous = Array(0...b.count)
+        var current = [Int](repeating: 0, count: b.count + 1)
+        for i in 1...a.count {
+            current[0] = i
+            for j in 1...b.count {
+                let substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, substitution)
+            }
+            swap(&previous, &current)
+        }
+        return previous[b.count]
+    }
+}

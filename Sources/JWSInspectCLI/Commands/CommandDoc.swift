@@ -1,0 +1,82 @@
+/// A subcommand, described once: its help, the man page and the shell completions are made
+/// from these descriptions and the option tables.
+struct CommandDoc {
+    /// The subcommand's name (`inspect`), as typed after `jwsinspect`.
+    let name: String
+    /// One line: what it does.
+    let abstract: String
+    /// Usage lines, without "jwsinspect ".
+    let usage: [String]
+    /// Paragraphs, wrapped where they are shown.
+    let discussion: [String]
+    let options: [OptionDoc]
+    /// What a shell completes for its positional arguments.
+    let positional: OptionDoc.Completion
+    /// Command lines (without "jwsinspect "), each with what it does.
+    let examples: [(command: String, comment: String)]
+}
+
+/// Every subcommand of `jwsinspect`. `inspect` is the default: `jwsinspect FILE` is
+/// `jwsinspect inspect FILE`. (`sign`, `fetch`, `mint` and `verify-offer-v1` join this list
+/// with their own option tables.)
+enum Commands {
+    static let all = [inspect, completion, help]
+
+    static func named(_ name: String) -> CommandDoc? {
+        all.first { $0.name == name }
+    }
+
+    static let inspect = CommandDoc(
+        name: "inspect",
+        abstract: "decode and verify App Store signed data (the default subcommand)",
+        usage: ["[inspect] [options] [JWS | FILE | -]..."],
+        discussion: [
+            "Each input is a compact JWS, a file, or - for standard input (the default). A file or standard input may hold one "
+                + "JWS or many (whitespace or line separated, or wrapped over several lines), a JSON document holding them (a "
+                + "notification body {\"signedPayload\": …}, an App Store Server API response), JSON lines, or log lines quoting "
+                + "them. An argument may be quoted or start with \"Bearer \", as copied from code or a request.",
+            "JWS nested in a notification (data.signedTransactionInfo, data.signedRenewalInfo, "
+                + "appData.signedAppTransactionInfo) are decoded and verified too; a nested failure fails the input. Results are "
+                + "shown as each is verified, in input order, so a stream (tail -f) is shown as it arrives. Verification is "
+                + "offline: nothing leaves this machine.",
+            "StoreKit Testing in Xcode tokens (one self-signed certificate) are labelled as NOT signed by the App Store and fail "
+                + "the chain check unless the certificate Xcode exports is given: --root StoreKitTestCertificate.cer.",
+        ],
+        options: InspectOptions.table.map(\.doc),
+        positional: .files,
+        examples: [
+            ("\"$(pbpaste)\"", "inspect a pasted token (a paste longer than a terminal line works too)"),
+            ("notification.json --environment Production --bundle-id com.example.app", "a webhook body, with expectations"),
+            ("--format jsonl history.json | jq -r 'select(.status != \"valid\") | .reason'", "why each failure failed"),
+            ("tail -f webhooks.log | jwsinspect --format jsonl", "each result as soon as it arrives"),
+            ("-q --summary webhooks.log", "count a day of webhooks by status, on standard error"),
+            ("--at now -q transaction.jws && echo \"valid right now\"", "certificates checked at this moment"),
+            ("--require-active --account-token \"$UUID\" transaction.jws", "does this customer have access now?"),
+            ("--no-verify token.jws", "just decode"),
+            ("--root StoreKitTestCertificate.cer xcode-transaction.jws", "a StoreKit Testing in Xcode token"),
+        ])
+
+    static let completion = CommandDoc(
+        name: "completion",
+        abstract: "print a shell completion script",
+        usage: ["completion bash|zsh|fish"],
+        discussion: [
+            "Prints the completion script for the shell: options, their fixed values and file names. `make install` installs "
+                + "all three where the shells look for them; to load one by hand: source <(jwsinspect completion bash), "
+                + "jwsinspect completion zsh > ~/.zfunc/_jwsinspect (a folder on fpath), or jwsinspect completion fish > "
+                + "~/.config/fish/completions/jwsinspect.fish.",
+        ],
+        options: CompletionOptions.table.map(\.doc),
+        positional: .values(CompletionOptions.Shell.allCases.map(\.rawValue)),
+        examples: [("completion bash > /etc/bash_completion.d/jwsinspect", "install bash completion system-wide")])
+
+    static let help = CommandDoc(
+        name: "help",
+        abstract: "show help for jwsinspect or one subcommand, or its man page",
+        usage: ["help [SUBCOMMAND] [--man]"],
+        discussion: ["Without a subcommand, the help of jwsinspect (as --help). With --man, the manual page in roff, as installed "
+            + "in share/man/man1/jwsinspect.1 (read it with: jwsinspect help --man | man -l -)."],
+        options: HelpOptions.table.map(\.doc),
+        positional: .values(["inspect", "completion", "help"]),
+        examples: [("help --man | man -l -", "read the manual page")])
+}

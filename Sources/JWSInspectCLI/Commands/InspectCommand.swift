@@ -1,0 +1,167 @@
+internal import JWSInspectCore
+
+/// `jwsinspect [inspect] [options] [INPUT…]`: reads the inputs, verifies every JWS found,
+/// renders each result as it is verified, and returns the exit status.
+enum InspectCommand {
+    static func run(_ options: InspectOptions, io: CommandIO) -> Int32 {
+        let output = Output(io.writeOut)
+        if options.showHelp {
+            output.write(HelpText.main)
+            return output.finish(io) ?? ExitStatus.success.rawValue
+        }
+        if options.showVersion {
+            output.write("jwsinspect \(HelpText.version) (\(OpenSSLInfo.version))\n")
+            return output.finish(io) ?? ExitStatus.success.rawValue
+        }
+        var trustStore: TrustStore?
+        if !options.rootFiles.isEmpty {
+            var roots: [Certificate] = []
+            for path in options.rootFiles {
+                switch RootFiles.load(path) {
+                case .success(let certificates): roots += certificates
+                case .failure(let failure):
+                    io.error(failure.message)
+                    return failure.status.rawValue
+                }
+            }
+            trustStore = TrustStore(roots: roots)
+        }
+        let verifier = Verifier(options: options.verificationOptions(trustStore: trustStore, now: io.now))
+        let render = Renderer(format: options.format, quiet: options.quiet,
+                              color: options.usesColor(stdoutIsTerminal: io.stdoutIsTerminal, environment: io.environment))
+        let runner = BatchRunner(verifier: verifier, jobs: options.jobs, render: render.outcome)
+        let run = Run(runner: runner, render: render, output: output, io: io)
+
+        let inputs = options.inputs.isEmpty ? ["-"] : options.inputs
+        for (position, input) in inputs.enumerated() where !output.failed {
+            run.read(input, position: position + 1)
+        }
+        if let status = output.finish(io) { return status }
+        if options.summary { run.reportSummary() }
+        return run.exitStatus.rawValue
+    }
+
+    /// What one run has done so far: results shown, counted, and the exit status they make.
+    private final class Run {
+        let runner: BatchRunner
+        let render: Renderer
+        let output: Output
+        let io: CommandIO
+        private(set) var exitStatus = ExitStatus.success
+        private var counts: [String: Int] = [:]
+        private var printedTables = 0
+        private var batch: [BatchRunner.Work] = []
+        private var batchBytes = 0
+        /// Results of the input being read, and why a JSON-looking record of it was not JSON.
+        private var found = 0
+        private var jsonProblem: String?
+
+        init(runner: BatchRunner, render: Renderer, output: Output, io: CommandIO) {
+            self.runner = runner
+            self.render = render
+            self.output = output
+            self.io = io
+        }
+
+        /// Reads one input to its end, verifying and showing its results batch by batch.
+        func read(_ input: String, position: Int) {
+            found = 0
+            jsonProblem = nil
+            // A pipe or terminal that stalls (`tail -f`) gets what is done shown before the wait.
+            let opened = InputReader.open(input, position: position, io: io) { [unowned self] in flush() }
+            switch opened {
+            case .unreadable(let message):
+                flush()
+                unreadable(source: input, message: message)
+            case .stream(let origin, var stream):
+                while !output.failed, let record = stream.nextRecord() {
+                    batch.append(.record(record))
+                    batchBytes += record.size
+                    if batch.count >= runner.batchSize || batchBytes >= BatchRunner.batchBytes { flush() }
+                }
+                flush()
+                stream.noteJSONProblem(jsonProblem)
+                if found == 0, stream.readError == nil, !output.failed {
+                    batch.append(.item(InputReader.nothingFound(in: stream, origin: origin)))
+                    flush()
+                }
+                if let error = stream.readError {
+                    unreadable(source: origin, message: error)
+                }
+            }
+        }
+
+        /// Verifies the batch and shows its results, in input order.
+        func flush() {
+            guard !batch.isEmpty, !output.failed else { return }
+            let work = batch
+            batch.removeAll(keepingCapacity: true)
+            batchBytes = 0
+            let problem = runner.run(work) { outcome in
+                found += 1
+                if let error = outcome.error { io.error(error) }
+                if var text = outcome.output {
+                    if render.format == .table {
+                        if printedTables > 0 { text = "\n" + text }
+                        printedTables += 1
+                    }
+                    output.write(text)
+                }
+                counts[outcome.status.rawValue, default: 0] += 1
+                if exitStatus == .success { exitStatus = ExitStatus(outcome.status) }
+            }
+            if jsonProblem == nil { jsonProblem = problem }
+        }
+
+        /// An input that cannot be read: one line on standard error, and in JSON modes a record
+        /// in its place, so that every input has its result there (exit 66).
+        private func unreadable(source: String, message: String) {
+            io.error(message)
+            if let record = render.unreadable(source: source, reason: message) { output.write(record) }
+            counts[Renderer.unreadableStatus, default: 0] += 1
+            if exitStatus == .success { exitStatus = .unreadable }
+        }
+
+        /// `--summary`: results counted by status, on standard error (one JSON object there in
+        /// JSON modes, so that every line of standard output is a result).
+        func reportSummary() {
+            let total = counts.values.reduce(0, +)
+            let order = Status.allCases.map(\.rawValue) + [Renderer.unreadableStatus]
+            let ordered = order.compactMap { status in counts[status].map { (status, $0) } }
+            if render.format == .table {
+                let parts = ordered.map { "\($0.1) \($0.0)" }
+                io.error("summary: \(total) result\(total == 1 ? "" : "s")" + (parts.isEmpty ? "" : ": " + parts.joined(separator: ", ")))
+            } else {
+                let object = OutputJSON.object([("summary", .object([("total", .integer(total))] + ordered.map { ($0.0, .integer($0.1)) }))])
+                io.writeError(object.serialized(pretty: false) + "\n")
+            }
+        }
+    }
+}
+
+/// Standard output for one run, every write checked. The first failure ends the output: a
+/// closed pipe quietly (as `| head` expects), anything else with one line and exit 74.
+final class Output {
+    private let write: (String) -> Int32?
+    private(set) var failure: Int32?
+
+    init(_ write: @escaping (String) -> Int32?) {
+        self.write = write
+    }
+
+    var failed: Bool { failure != nil }
+
+    func write(_ text: String) {
+        guard failure == nil else { return }
+        failure = write(text)
+    }
+
+    /// The exit status a failed write ends the run with, after saying why; nil when all went out.
+    func finish(_ io: CommandIO) -> Int32? {
+        guard let failure else { return nil }
+        // A reader that has gone needs no message: end as the default SIGPIPE would have.
+        if failure == System.brokenPipe { return 128 + 13 }
+        io.error("write error: \(System.errorText(failure))")
+        return ExitStatus.ioError.rawValue
+    }
+}

@@ -1,0 +1,205 @@
+public import FoundationEssentials
+internal import JWSInspectCore
+
+/// `jwsinspect [inspect]`'s options: the one table the parser, `--help`, the man page and the
+/// completions are made from, and the one mapping into `VerificationOptions`.
+struct InspectOptions {
+    enum Format: String, CaseIterable {
+        case table, json, jsonl
+    }
+
+    enum ColorChoice: String, CaseIterable {
+        case auto, always, never
+    }
+
+    var format = Format.table
+    var quiet = false
+    var showHelp = false
+    var showVersion = false
+    var color = ColorChoice.auto
+    var timePolicy = VerificationOptions.TimePolicy.signingTime
+    var rootFiles: [String] = []
+    var bundleId: String?
+    var appAppleId: Int64?
+    var environment: Environment?
+    var kind: PayloadKind?
+    var accountToken: UUID?
+    var deviceID: UUID?
+    var requireActive = false
+    /// Verification threads; by default one per core.
+    var jobs = InspectOptions.defaultJobs
+    var summary = false
+    var verify = true
+    var strictX509 = false
+    /// Inputs: tokens, file paths, or "-" for stdin; empty means stdin.
+    var inputs: [String] = []
+
+    /// The number of online processors.
+    static var defaultJobs: Int { System.processorCount }
+
+    static let verification = "Verification (the verdict)"
+    static let expectations = "Expectations (each checked only when given)"
+    static let output = "Output"
+
+    static let table: [OptionSpec<InspectOptions>] = [
+        OptionSpec(["--at"], .value("now|DATE"), group: verification,
+                   help: "Check certificate validity at this time instead of the payload's signedDate (else receiptCreationDate, for "
+                       + "app transactions). DATE is ISO-8601 (2024-05-01, 2024-05-01T12:00:00Z) or milliseconds since 1970, within "
+                       + "years 0001 to 9999. Validity now is always reported beside the verdict.") { options, value throws(UsageError) in
+            options.timePolicy = try parseTime(value)
+        },
+        OptionSpec(["--root"], .value("FILE"), group: verification,
+                   help: "Trust the root certificates of FILE (DER, or PEM with one or more) instead of the embedded Apple roots; "
+                       + "repeatable.", completes: .files) { options, value in
+            options.rootFiles.append(value)
+        },
+        OptionSpec(["--x509-strict"], group: verification,
+                   help: "OpenSSL's X509_V_FLAG_X509_STRICT checks in full: also refuse certificates without key identifiers (the "
+                       + "other strict checks always apply).") { options, _ in
+            options.strictX509 = true
+        },
+        OptionSpec(["--no-verify"], group: verification, help: "Decode only; check nothing cryptographic (and say so loudly).") { options, _ in
+            options.verify = false
+        },
+        OptionSpec(["--bundle-id"], .value("ID"), group: expectations, help: "The app's bundle ID.") { options, value throws(UsageError) in
+            guard !value.isEmpty else { throw UsageError("--bundle-id needs a non-empty bundle ID") }
+            options.bundleId = value
+        },
+        OptionSpec(["--app-apple-id"], .value("N"), group: expectations,
+                   help: "The app's Apple ID (where the payload carries one).") { options, value throws(UsageError) in
+            guard value.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }), let number = Int64(value) else {
+                throw UsageError("--app-apple-id must be a whole number, not '\(Excerpt.of(value))'")
+            }
+            options.appAppleId = number
+        },
+        OptionSpec(["--environment"], .choice(Environment.allCases.map(\.rawValue)), group: expectations,
+                   help: "The environment the data must come from.") { options, value in
+            options.environment = Environment(rawValue: value)
+        },
+        OptionSpec(["--account-token"], .value("UUID"), group: expectations,
+                   help: "The transaction's (or renewal info's) appAccountToken.") { options, value throws(UsageError) in
+            options.accountToken = try uuid(value, option: "--account-token")
+        },
+        OptionSpec(["--device-id"], .value("UUID"), group: expectations,
+                   help: "The device's AppStore.deviceVerificationID, checked against deviceVerification and its nonce "
+                       + "(SHA-384).") { options, value throws(UsageError) in
+            options.deviceID = try uuid(value, option: "--device-id")
+        },
+        OptionSpec(["--require-active"], group: expectations,
+                   help: "The transaction must grant access at --at (default: now): not revoked, not expired, not "
+                       + "upgraded.") { options, _ in
+            options.requireActive = true
+        },
+        OptionSpec(["--type"], .choice(PayloadKind.allCases.filter { $0 != .unknown }.map(\.rawValue)), group: expectations,
+                   help: "Treat payloads as this kind (default: recognised from the payload).") { options, value in
+            options.kind = PayloadKind(rawValue: value)
+        },
+        OptionSpec(["--format"], .choice(Format.allCases.map(\.rawValue)), group: output,
+                   help: "Readable tables (the default); one pretty JSON object per JWS; or one compact JSON object per "
+                       + "line.") { options, value in
+            options.format = Format(rawValue: value) ?? .table
+        },
+        OptionSpec(["--json"], group: output, help: "Short for --format json.") { options, _ in
+            options.format = .json
+        },
+        OptionSpec(["--quiet", "-q"], group: output, help: "Print nothing on standard output; the exit status says it all.") { options, _ in
+            options.quiet = true
+        },
+        OptionSpec(["--summary"], group: output,
+                   help: "After everything, count results by status on standard error (one JSON object there with --format "
+                       + "json or jsonl).") { options, _ in
+            options.summary = true
+        },
+        OptionSpec(["--jobs", "-j"], .value("N"), group: output,
+                   help: "Verification threads (default: one per core); output stays in input order.") { options, value throws(UsageError) in
+            guard value.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }), let count = Int(value),
+                  (1...256).contains(count)
+            else { throw UsageError("--jobs must be a whole number from 1 to 256, not '\(Excerpt.of(value))'") }
+            options.jobs = count
+        },
+        OptionSpec(["--color"], .optionalChoice(ColorChoice.allCases.map(\.rawValue), implied: "always"), group: output,
+                   help: "Colours: auto (the default: on for a terminal, off when NO_COLOR is set and not empty or TERM is "
+                       + "dumb, on when CLICOLOR_FORCE is set and not 0), always, or never. --color alone means always.") { options, value in
+            options.color = ColorChoice(rawValue: value) ?? .auto
+        },
+        OptionSpec(["--no-color"], group: output, help: "Short for --color=never.") { options, _ in
+            options.color = .never
+        },
+        OptionSpec(["--help", "-h"], group: output, help: "This help.") { options, _ in
+            options.showHelp = true
+        },
+        OptionSpec(["--version"], group: output, help: "The version, and the OpenSSL in use.") { options, _ in
+            options.showVersion = true
+        },
+    ]
+
+    /// Parses `inspect`'s arguments (without the program or subcommand name).
+    static func parse(_ arguments: [String]) throws(UsageError) -> InspectOptions {
+        var (options, inputs) = try ArgumentParser.parse(arguments, options: table, into: InspectOptions())
+        options.inputs = inputs
+        return options
+    }
+
+    /// The verification these options ask for: the one place options become `VerificationOptions`.
+    func verificationOptions(trustStore: TrustStore?, now: Date) -> VerificationOptions {
+        var verification = trustStore.map { VerificationOptions(trustStore: $0) } ?? VerificationOptions()
+        verification.now = now
+        verification.timePolicy = timePolicy
+        verification.expectedBundleId = bundleId
+        verification.expectedAppAppleId = appAppleId
+        verification.expectedEnvironment = environment
+        verification.kindOverride = kind
+        verification.expectedAccountToken = accountToken
+        verification.deviceVerificationID = deviceID
+        verification.requireActive = requireActive
+        verification.strictX509 = strictX509
+        verification.verifySignatures = verify
+        return verification
+    }
+
+    /// Whether to colour tables: an explicit choice, else NO_COLOR (set and not empty) turns
+    /// colours off, CLICOLOR_FORCE (set and not 0) on, TERM=dumb off, and a terminal on.
+    func usesColor(stdoutIsTerminal: Bool, environment: (String) -> String?) -> Bool {
+        switch color {
+        case .always: return true
+        case .never: return false
+        case .auto:
+            if let value = environment("NO_COLOR"), !value.isEmpty { return false }
+            if let value = environment("CLICOLOR_FORCE"), !value.isEmpty, value != "0" { return true }
+            if environment("TERM") == "dumb" { return false }
+            return stdoutIsTerminal
+        }
+    }
+
+    private static func uuid(_ value: String, option: String) throws(UsageError) -> UUID {
+        guard let uuid = UUID(uuidString: value) else {
+            throw UsageError("\(option) must be a UUID such as 7e3fb20b-4cdb-47cc-936d-99d65f608138, not '\(Excerpt.of(value))'")
+        }
+        return uuid
+    }
+
+    /// `now`, an ISO-8601 date or date-time, or integer milliseconds since 1970 (Apple's format).
+    static func parseTime(_ text: String) throws(UsageError) -> VerificationOptions.TimePolicy {
+        if text.lowercased() == "now" { return .now }
+        let outOfRange = UsageError("--at '\(Excerpt.of(text))' is not a date within years 0001 to 9999")
+        if !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
+            guard let milliseconds = Int64(text), let date = Timestamp.date(milliseconds: Double(milliseconds)) else {
+                throw outOfRange
+            }
+            return .fixed(date)
+        }
+        let utc = TimeZone.gmt
+        let styles: [Date.ISO8601FormatStyle] = [
+            Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: utc),
+            Date.ISO8601FormatStyle(timeZone: utc),
+            Date.ISO8601FormatStyle(timeZone: utc).year().month().day(),
+        ]
+        for style in styles {
+            guard let date = try? style.parse(text) else { continue }
+            guard Timestamp.isValid(date) else { throw outOfRange }
+            return .fixed(date)
+        }
+        throw UsageError("--at takes 'now', an ISO-8601 date such as 2024-05-01 or 2024-05-01T12:00:00Z, "
+            + "or milliseconds since 1970; not '\(Excerpt.of(text))'")
+    }
+}

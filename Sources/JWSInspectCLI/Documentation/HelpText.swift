@@ -1,0 +1,118 @@
+/// `--help` texts, made from the subcommands' descriptions and option tables.
+enum HelpText {
+    static let version = "1.1.0"
+
+    /// Help is wrapped to this width (and the man page is wrapped by man itself).
+    static let width = 80
+    /// Where option descriptions start.
+    private static let helpColumn = 24
+
+    /// `jwsinspect --help`: everything about the default subcommand, and the others listed.
+    static var main: String {
+        let inspect = Commands.inspect
+        var lines = [
+            "jwsinspect — decode and verify App Store signed data (StoreKit 2 transactions, renewal info, App Store Server "
+                + "Notifications V2, app transactions).",
+            "",
+        ]
+        lines = lines.flatMap { wrap($0, width: width) }
+        lines += usageLines()
+        lines.append("")
+        for paragraph in inspect.discussion {
+            lines += wrap(paragraph, width: width)
+            lines.append("")
+        }
+        lines += optionLines(inspect.options)
+        lines.append("Subcommands:")
+        for command in Commands.all {
+            lines += column("  " + command.name, command.abstract)
+        }
+        lines.append("")
+        lines.append("Exit status (with several inputs, that of the first failing one):")
+        for status in ExitStatus.allCases {
+            lines += column("  \(status.rawValue)", status.meaning, at: 6)
+        }
+        lines.append("")
+        lines += exampleLines(inspect)
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// `jwsinspect help SUBCOMMAND` and `jwsinspect SUBCOMMAND --help`.
+    static func of(_ command: CommandDoc) -> String {
+        if command.name == Commands.inspect.name { return main }
+        var lines = wrap("jwsinspect \(command.name) — \(command.abstract).", width: width)
+        lines.append("")
+        lines += command.usage.enumerated().map { ($0 == 0 ? "usage: " : "       ") + "jwsinspect " + $1 }
+        lines.append("")
+        for paragraph in command.discussion {
+            lines += wrap(paragraph, width: width)
+            lines.append("")
+        }
+        lines += optionLines(command.options)
+        lines += exampleLines(command)
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// "usage: jwsinspect …" with every subcommand's usage.
+    static func usageLines() -> [String] {
+        Commands.all.flatMap(\.usage).enumerated().map { ($0 == 0 ? "usage: " : "       ") + "jwsinspect " + $1 }
+    }
+
+    /// The one line printed with a usage error.
+    static var usage: String { "usage: jwsinspect " + Commands.inspect.usage[0] }
+
+    private static func optionLines(_ options: [OptionDoc]) -> [String] {
+        var lines: [String] = []
+        var groups: [String] = []
+        for option in options where !groups.contains(option.group) { groups.append(option.group) }
+        for group in groups {
+            lines.append(group + ":")
+            for option in options where option.group == group {
+                lines += column("  " + option.synopsis, option.help)
+            }
+            lines.append("")
+        }
+        return lines
+    }
+
+    private static func exampleLines(_ command: CommandDoc) -> [String] {
+        guard !command.examples.isEmpty else { return [] }
+        var lines = ["Examples:"]
+        for example in command.examples {
+            lines += wrap("jwsinspect " + example.command, width: width, indent: "  ", continuation: "      ")
+            lines += wrap(example.comment, width: width, indent: "      ", continuation: "      ")
+        }
+        return lines
+    }
+
+    /// A term and its description in two columns; a term too wide for its column gets a line of its own.
+    private static func column(_ term: String, _ text: String, at column: Int = helpColumn) -> [String] {
+        let pad = String(repeating: " ", count: column)
+        var lines = wrap(text, width: width, indent: pad, continuation: pad)
+        if term.count + 2 <= column {
+            let first = lines[0].dropFirst(column)
+            lines[0] = term + String(repeating: " ", count: column - term.count) + first
+        } else {
+            lines.insert(term, at: 0)
+        }
+        return lines
+    }
+
+    /// Words filled into lines of at most `width` columns (a longer word gets a line of its own).
+    static func wrap(_ text: String, width: Int, indent: String = "", continuation: String = "") -> [String] {
+        var lines: [String] = []
+        var line = indent
+        var empty = true
+        for word in text.split(separator: " ") {
+            if !empty, line.count + 1 + word.count > width {
+                lines.append(line)
+                line = continuation
+                empty = true
+            }
+            line += (empty ? "" : " ") + word
+            empty = false
+        }
+        lines.append(line)
+        return lines
+    }
+}

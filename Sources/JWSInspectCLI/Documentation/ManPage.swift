@@ -1,0 +1,82 @@
+/// `jwsinspect help --man`: the manual page in roff (installed as share/man/man1/jwsinspect.1),
+/// made from the same descriptions as `--help`.
+enum ManPage {
+    static var text: String {
+        var out: [String] = [
+            ".TH JWSINSPECT 1 \"\" \"jwsinspect \(HelpText.version)\" \"User Commands\"",
+            ".SH NAME",
+            "jwsinspect \\- decode and verify App Store signed data",
+            ".SH SYNOPSIS",
+        ]
+        for usage in Commands.all.flatMap(\.usage) {
+            out += [".B jwsinspect", escape(usage), ".br"]
+        }
+        out.append(".SH DESCRIPTION")
+        out.append(escape("jwsinspect decodes and verifies App Store signed data: StoreKit 2 transactions, renewal info, App Store "
+            + "Server Notifications V2, app transactions, and the JWS in App Store Server API responses, as Apple's libraries do, "
+            + "and shows header, certificate chain and payload as tables or JSON."))
+        for paragraph in Commands.inspect.discussion {
+            out += [".PP", escape(paragraph)]
+        }
+        out.append(".SH OPTIONS")
+        out += optionLines(Commands.inspect.options)
+        out.append(".SH COMMANDS")
+        for command in Commands.all {
+            out += [".TP", "\\fB\(escape(command.name))\\fR", escape(command.abstract + ".")]
+            for paragraph in command.discussion where command.name != Commands.inspect.name {
+                out += [".IP", escape(paragraph)]
+            }
+        }
+        out.append(".SH EXIT STATUS")
+        out.append(escape("With several inputs, the status of the first failing one."))
+        for status in ExitStatus.allCases {
+            out += [".TP", "\\fB\(status.rawValue)\\fR", escape(status.meaning + ".")]
+        }
+        out.append(".SH ENVIRONMENT")
+        for (name, meaning) in environment {
+            out += [".TP", "\\fB\(name)\\fR", escape(meaning)]
+        }
+        out.append(".SH EXAMPLES")
+        for command in Commands.all {
+            for example in command.examples {
+                out += [".PP", escape(example.comment + ":"), ".RS", ".nf", escape("jwsinspect " + example.command), ".fi", ".RE"]
+            }
+        }
+        out += [".SH SEE ALSO", "\\fBjq\\fR(1), \\fBopenssl\\fR(1)"]
+        return out.joined(separator: "\n") + "\n"
+    }
+
+    static let environment = [
+        ("NO_COLOR", "Set and not empty: no colours (unless --color always)."),
+        ("CLICOLOR_FORCE", "Set and not 0: colours even when standard output is not a terminal (unless NO_COLOR or --color never)."),
+        ("TERM", "dumb: no colours by default."),
+    ]
+
+    private static func optionLines(_ options: [OptionDoc]) -> [String] {
+        var out: [String] = []
+        var groups: [String] = []
+        for option in options where !groups.contains(option.group) { groups.append(option.group) }
+        for group in groups {
+            out += [".SS \(escape(group))"]
+            for option in options where option.group == group {
+                out += [".TP", "\\fB" + escape(option.synopsis) + "\\fR", escape(option.help)]
+            }
+        }
+        return out
+    }
+
+    /// Text as roff shows it: backslashes escaped, hyphens as minus signs (options copy and
+    /// paste correctly), and a line that starts with a dot or quote made literal.
+    static func escape(_ text: String) -> String {
+        var out = ""
+        for character in text {
+            switch character {
+            case "\\": out += "\\e"
+            case "-": out += "\\-"
+            default: out.append(character)
+            }
+        }
+        if out.hasPrefix(".") || out.hasPrefix("'") { out = "\\&" + out }
+        return out
+    }
+}

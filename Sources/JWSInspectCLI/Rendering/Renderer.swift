@@ -1,0 +1,44 @@
+internal import JWSInspectCore
+
+/// Turns each inspection into what the chosen output shows: a table, a JSON object, or
+/// nothing (`--quiet`), with the one-line error a malformed input gets on standard error.
+struct Renderer: Sendable {
+    let format: InspectOptions.Format
+    let quiet: Bool
+    private let table: TableRenderer
+    /// The run's serialized header and chain fragments, shared by every token of one chain.
+    private let fragments = ChainFragments()
+
+    init(format: InspectOptions.Format, quiet: Bool, color: Bool) {
+        self.format = format
+        self.quiet = quiet
+        self.table = TableRenderer(color: color)
+    }
+
+    /// One inspection's outcome: its status, what goes to standard output, and for a
+    /// malformed input the line for standard error.
+    func outcome(_ inspection: Inspection) -> BatchRunner.Outcome {
+        let error = inspection.status == .malformed ? "\(inspection.source): malformed: \(inspection.reason)" : nil
+        guard !quiet else { return .init(status: inspection.status, output: nil, error: error) }
+        let output: String?
+        switch format {
+        case .table: output = inspection.status == .malformed ? nil : table.render(inspection)
+        case .json: output = JSONRenderer.render(inspection, pretty: true, fragments: fragments) + "\n"
+        case .jsonl: output = JSONRenderer.render(inspection, pretty: false, fragments: fragments) + "\n"
+        }
+        return .init(status: inspection.status, output: output, error: error)
+    }
+
+    /// The record an unreadable input gets in its place in JSON modes (so that every input has
+    /// its result there); nil in table mode and with `--quiet`, where standard error says it.
+    func unreadable(source: String, reason: String) -> String? {
+        guard !quiet, format != .table else { return nil }
+        let object = OutputJSON.object([
+            ("source", .string(source)), ("status", .string(Self.unreadableStatus)), ("reason", .string(reason)),
+        ])
+        return object.serialized(pretty: format == .json) + "\n"
+    }
+
+    /// The `status` of an input that could not be read (beside the verification statuses).
+    static let unreadableStatus = "unreadable"
+}
