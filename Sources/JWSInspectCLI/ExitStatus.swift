@@ -30,19 +30,21 @@ enum ExitStatus: Int32, CaseIterable {
     var meaning: String {
         switch self {
         case .success: "every JWS verified and met every expectation (or --no-verify)"
-        case .invalidSignature: "invalid signature, including an alg other than ES256 (a JWT from another issuer)"
+        case .invalidSignature:
+            "invalid signature: the signature does not verify, is empty, or alg is not ES256 (a JWT from another issuer)"
         case .invalidChain:
             "invalid certificate chain: no or short x5c, untrusted root, missing Apple OID, certificate not valid at the check time"
         case .wrongEnvironment: "environment differs from --environment"
         case .wrongApp: "bundle ID, app Apple ID, account token or device verification differs (or is absent)"
         case .malformed:
             "malformed input: no JWS found, undecodable segments, a header or payload that is not RFC 8259 JSON in UTF-8, "
-                + "a legacy receipt, over a size limit"
+                + "a token over 1 MiB, a record over 64 MiB, a legacy receipt (not yet supported)"
         case .inactive:
             "--require-active: the transaction grants no access (revoked, expired, upgraded, consumable, or no transaction)"
-        case .usage: "usage: unknown option, bad option value, a --root file without a usable certificate"
-        case .unreadable: "an input file, standard input or a --root file cannot be read"
-        case .ioError: "output could not be written (a full disk, a closed standard output)"
+        case .usage:
+            "usage: unknown option or bad option value (--at outside years 0001 to 9999), a --root file without a usable certificate"
+        case .unreadable: "an input file, standard input (closed) or a --root file cannot be read"
+        case .ioError: "output cannot be written: a full disk, a closed standard output (a closed pipe ends quietly with 141)"
         }
     }
 }

@@ -68,7 +68,8 @@ enum ArgumentParser {
     /// "unknown option '--jsno' (did you mean '--json'?)".
     static func unknownOptionMessage(_ name: String, among names: [String]) -> String {
         let shown = Excerpt.of(name)
-        guard let suggestion = EditDistance.closest(to: name, among: names) else { return "unknown option '\(shown)'" }
+        // A short option's neighbours are one letter away from anything: no guess then.
+        guard name.count > 3, let suggestion = EditDistance.closest(to: name, among: names) else { return "unknown option '\(shown)'" }
         return "unknown option '\(shown)' (did you mean '\(suggestion)'?)"
     }
 
@@ -100,10 +101,13 @@ enum EditDistance {
         return best.1 <= allowed ? best.0 : nil
     }
 
+    /// Edits (insertions, deletions, substitutions, and swaps of neighbours, as in `--mna`)
+    /// that turn `a` into `b`: the optimal string alignment distance.
     static func distance(_ a: String, _ b: String) -> Int {
         let a = Array(a), b = Array(b)
         guard !a.isEmpty else { return b.count }
         guard !b.isEmpty else { return a.count }
+        var beforePrevious = [Int](repeating: 0, count: b.count + 1)
         var previous = Array(0...b.count)
         var current = [Int](repeating: 0, count: b.count + 1)
         for i in 1...a.count {
@@ -111,8 +115,11 @@ enum EditDistance {
             for j in 1...b.count {
                 let substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)
                 current[j] = min(previous[j] + 1, current[j - 1] + 1, substitution)
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+                    current[j] = min(current[j], beforePrevious[j - 2] + 1)
+                }
             }
-            swap(&previous, &current)
+            (beforePrevious, previous, current) = (previous, current, beforePrevious)
         }
         return previous[b.count]
     }

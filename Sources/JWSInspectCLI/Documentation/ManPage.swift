@@ -4,6 +4,8 @@ enum ManPage {
     static var text: String {
         var out: [String] = [
             ".TH JWSINSPECT 1 \"\" \"jwsinspect \(HelpText.version)\" \"User Commands\"",
+            ".nh",
+            ".ad l",
             ".SH NAME",
             "jwsinspect \\- decode and verify App Store signed data",
             ".SH SYNOPSIS",
@@ -66,14 +68,24 @@ enum ManPage {
     }
 
     /// Text as roff shows it: backslashes escaped, hyphens as minus signs (options copy and
-    /// paste correctly), and a line that starts with a dot or quote made literal.
+    /// paste correctly), characters outside ASCII named, and a line that starts with a dot or
+    /// quote made literal.
     static func escape(_ text: String) -> String {
         var out = ""
         for character in text {
             switch character {
             case "\\": out += "\\e"
             case "-": out += "\\-"
-            default: out.append(character)
+            default:
+                // Outside ASCII as a named glyph (\[u2014]), which every roff reads whatever its input encoding.
+                for scalar in character.unicodeScalars {
+                    if scalar.isASCII {
+                        out.unicodeScalars.append(scalar)
+                    } else {
+                        let hex = String(scalar.value, radix: 16, uppercase: true)
+                        out += "\\[u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex + "]"
+                    }
+                }
             }
         }
         if out.hasPrefix(".") || out.hasPrefix("'") { out = "\\&" + out }

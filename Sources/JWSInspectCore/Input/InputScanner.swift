@@ -76,11 +76,22 @@ public enum InputScanner {
         line.withUnsafeBufferPointer { bytes in
             let count = bytes.count
             var index = 0
+            // Where the last attempt to join a wrapped token stopped: none starts again before it.
+            var noJoinBefore = 0
             while index < count {
                 let length = TokenCharacters.runLength(bytes, from: index)
                 guard length > 0 else {
                     index += 1
                     continue
+                }
+                if index >= noJoinBefore, index + length < count, isWhitespace(bytes[index + length]) {
+                    let (token, scannedTo) = joinWrapped(bytes, from: index, length: length)
+                    noJoinBefore = scannedTo
+                    if let token {
+                        items.append(.token(source: source, token: String(decoding: token, as: UTF8.self)))
+                        index = scannedTo
+                        continue
+                    }
                 }
                 var runEnd = index + length
                 while runEnd > index, bytes[runEnd - 1] == UInt8(ascii: ".") { runEnd -= 1 }  // a sentence's full stop
@@ -100,6 +111,33 @@ public enum InputScanner {
             }
         }
         return items
+    }
+
+    /// A token wrapped by whitespace (line breaks or spaces) that starts with the run at
+    /// `start`: its pieces joined, when together they form one JWS (`WrappedToken`), and
+    /// where the attempt stopped.
+    private static func joinWrapped(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, length: Int) -> (token: [UInt8]?, end: Int) {
+        let run = UnsafeBufferPointer(rebasing: bytes[start..<start + length])
+        guard looksLikeJWSHeader(run) else { return (nil, start) }
+        var progress = WrappedToken.Progress()
+        progress.add(run)
+        guard progress.isIncomplete else { return (nil, start) }
+        var pieces = [start..<start + length]
+        var end = start + length
+        while progress.isIncomplete {
+            var next = end
+            while next < bytes.count, isWhitespace(bytes[next]) { next += 1 }
+            let pieceLength = next < bytes.count ? TokenCharacters.runLength(bytes, from: next) : 0
+            guard next > end, pieceLength > 0 else { break }
+            let piece = UnsafeBufferPointer(rebasing: bytes[next..<next + pieceLength])
+            guard !WrappedToken.isTokenByItself(piece) else { break }
+            progress.add(piece)
+            pieces.append(next..<next + pieceLength)
+            end = next + pieceLength
+        }
+        guard pieces.count > 1, progress.isWhole else { return (nil, end) }
+        let token = pieces.flatMap { bytes[$0] }
+        return WrappedToken.isOneJWS(token) ? (token, end) : (nil, end)
     }
 
     private static func dotCount(_ buffer: UnsafeBufferPointer<UInt8>) -> Int {

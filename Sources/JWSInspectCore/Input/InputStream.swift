@@ -158,7 +158,7 @@ public struct InputStream {
         }
         let first = buffer[range].first { !InputScanner.isWhitespace($0) }
         guard first == UInt8(ascii: "{") || first == UInt8(ascii: "[") else {
-            let bytes = Array(buffer[range])
+            let bytes = joiningWrappedLines(Array(buffer[range]))
             onlyRecord = recordCount == 1 ? bytes : nil
             return Record(origin: origin, numberLines: numberLines, number: line.number, content: .text(bytes), limit: limit)
         }
@@ -205,6 +205,43 @@ public struct InputStream {
         let whole = recordCount == 1 && line.number == 1 && nothingFollows()
         return Record(origin: origin, numberLines: numberLines, number: line.number, content: .json(record, lines: lines, whole: whole),
                       limit: limit)
+    }
+
+    /// A text line, and after it the lines that continue a token it ends with, when that token is
+    /// wrapped (at 76 columns, or by a terminal): each following line that holds nothing but
+    /// token characters, and is not a token by itself, is joined while the token is shorter
+    /// than a whole ES256 JWS. The scanner joins the pieces only if they make one JWS. A live
+    /// input is not waited for.
+    private mutating func joiningWrappedLines(_ line: [UInt8]) -> [UInt8] {
+        var progress = WrappedToken.Progress()
+        let wrapped = line.withUnsafeBufferPointer { line in
+            guard let run = WrappedToken.lastRun(line), InputScanner.looksLikeJWSHeader(run) else { return false }
+            progress.add(run)
+            return progress.isIncomplete
+        }
+        guard wrapped else { return line }
+        var record = line
+        while progress.isIncomplete {
+            if let wouldWait, Self.newline(in: buffer, from: position) == nil, wouldWait() { break }
+            guard let next = nextLine(skippingBlank: true) else { break }
+            let joined = next.range.map { range in
+                buffer.withUnsafeBufferPointer { bytes -> Bool in
+                    guard record.count + 1 + next.length <= limit,
+                          let piece = WrappedToken.soleRun(UnsafeBufferPointer(rebasing: bytes[range])),
+                          !WrappedToken.isTokenByItself(piece)
+                    else { return false }
+                    progress.add(piece)
+                    record.append(UInt8(ascii: "\n"))
+                    record.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[range]))
+                    return true
+                }
+            } ?? false
+            if !joined {
+                pending = next
+                break
+            }
+        }
+        return record
     }
 
     /// "64 MiB", "64 KiB" or "100 bytes", as messages name a limit.

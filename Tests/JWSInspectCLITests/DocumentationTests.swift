@@ -1,0 +1,148 @@
+import Foundation
+import Testing
+@testable import JWSInspectCLI
+
+/// What is generated from the option tables (help, man page, completions) and what the README
+/// says, checked against the code; and golden files of `--help`, one table and one JSON rendering.
+@Suite struct DocumentationTests {
+    // MARK: Goldens
+
+    /// Compares `text` with the golden file; with JWSINSPECT_UPDATE_GOLDENS=1 in the
+    /// environment, rewrites the file instead (then review the change with `git diff`).
+    static func expectGolden(_ text: String, _ name: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let url = CLI.packageRoot.appendingPathComponent("Tests/JWSInspectCLITests/Goldens/\(name)")
+        if ProcessInfo.processInfo.environment["JWSINSPECT_UPDATE_GOLDENS"] == "1" {
+            try Data(text.utf8).write(to: url)
+            return
+        }
+        let golden = try String(contentsOf: url, encoding: .utf8)
+        let comment: Comment = "\(name) differs from its golden file (update: JWSINSPECT_UPDATE_GOLDENS=1 swift test --filter DocumentationTests)"
+        #expect(text == golden, comment, sourceLocation: sourceLocation)
+    }
+
+    static let sample = CLI.packageRoot.appendingPathComponent("Samples/transaction-sandbox-2022.jws").path
+
+    @Test func helpGolden() throws {
+        try Self.expectGolden(InProcess.run(["--help"]).stdout, "help.txt")
+    }
+
+    @Test func tableGolden() throws {
+        let result = InProcess.run([Self.sample])
+        try Self.expectGolden(result.stdout.replacingOccurrences(of: CLI.packageRoot.path + "/", with: ""), "table-transaction.txt")
+    }
+
+    @Test func jsonGolden() throws {
+        let result = InProcess.run(["--json", Self.sample])
+        try Self.expectGolden(result.stdout.replacingOccurrences(of: CLI.packageRoot.path + "/", with: ""), "json-transaction.json")
+    }
+
+    // MARK: Help, man page and README agree with the code
+
+    /// Every option of every subcommand is in its help, the man page and every completion script.
+    @Test func everyOptionIsDocumentedEverywhere() {
+        let man = ManPage.text
+        for command in Commands.all {
+            let help = HelpText.of(command)
+            for option in command.options {
+                for name in option.names {
+                    #expect(help.contains(name), "\(command.name) help lacks \(name)")
+                    #expect(CompletionScripts.bash.contains(name), "bash lacks \(name)")
+                    #expect(CompletionScripts.zsh.contains(name), "zsh lacks \(name)")
+                    let fishName = name.hasPrefix("--") ? "-l \(name.dropFirst(2))" : "-s \(name.dropFirst())"
+                    #expect(CompletionScripts.fish.contains(fishName), "fish lacks \(name)")
+                }
+                if command.name == "inspect" { #expect(man.contains(ManPage.escape(option.synopsis)), "man lacks \(option.names[0])") }
+            }
+            #expect(man.contains("\\fB\(command.name)\\fR"))
+        }
+    }
+
+    @Test func exitStatusesAreTheSameInHelpManPageAndReadme() throws {
+        let help = HelpText.main
+        let man = ManPage.text
+        let readme = try String(contentsOf: CLI.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        // The README's table: "| 5 | meaning |" rows under "### Exit status".
+        let section = try #require(readme.components(separatedBy: "### Exit status").dropFirst().first)
+        var rows: [Int32: String] = [:]
+        for line in section.split(separator: "\n").prefix(while: { !$0.hasPrefix("#") }) where line.hasPrefix("| ") {
+            let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            if cells.count == 2, let code = Int32(cells[0]) { rows[code] = cells[1].replacingOccurrences(of: "`", with: "") }
+        }
+        #expect(Set(rows.keys) == Set(ExitStatus.allCases.map(\.rawValue)))
+        for status in ExitStatus.allCases {
+            #expect(rows[status.rawValue] == status.meaning, "README's exit \(status.rawValue)")
+            let wrapped = HelpText.wrap(status.meaning, width: HelpText.width - 6).joined(separator: " ")
+            #expect(help.replacingOccurrences(of: "\n      ", with: " ").contains("\(status.rawValue)" + String(repeating: " ",
+                count: 4 - "\(status.rawValue)".count) + wrapped), "help's exit \(status.rawValue)")
+            #expect(man.contains(".TP\n\\fB\(status.rawValue)\\fR\n\(ManPage.escape(status.meaning + "."))"), "man's exit \(status.rawValue)")
+        }
+    }
+
+    /// The man page has the conventional sections and renders without warnings.
+    @Test func manPageRenders() throws {
+        let man = ManPage.text
+        for section in ["NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS", "EXIT STATUS", "EXAMPLES"] {
+            #expect(man.contains(".SH \(section)\n"), "\(section)")
+        }
+        let groff = URL(fileURLWithPath: "/usr/bin/groff")
+        guard FileManager.default.isExecutableFile(atPath: groff.path) else { return }
+        let result = try Self.pipe(man, through: groff, ["-man", "-Tutf8", "-ww", "-z"])
+        #expect(result.status == 0)
+        #expect(result.stderr.isEmpty, "\(result.stderr)")
+    }
+
+    // MARK: Completion scripts
+
+    /// bash completes options, fixed values (after a space or `=`), subcommands and files.
+    @Test func bashCompletes() throws {
+        func complete(_ words: [String]) throws -> [String] {
+            let quoted = words.map { "'\($0)'" }.joined(separator: " ")
+            let script = CompletionScripts.bash + "\ncompopt() { :; }\nCOMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count - 1); _jwsinspect; "
+                + "printf '%s\\n' \"${COMPREPLY[@]}\"\n"
+            let result = try Self.pipe(script, through: URL(fileURLWithPath: "/bin/bash"), [])
+            #expect(result.status == 0, "\(result.stderr)")
+            return result.stdout.split(separator: "\n").map(String.init)
+        }
+        #expect(try complete(["jwsinspect", "--format", "js"]) == ["json", "jsonl"])
+        #expect(try complete(["jwsinspect", "--format", "=", ""]) == ["table", "json", "jsonl"])
+        #expect(try complete(["jwsinspect", "--environment", "S"]) == ["Sandbox"])
+        #expect(try complete(["jwsinspect", "--type", "app"]) == ["appTransaction"])
+        #expect(try complete(["jwsinspect", "--color", "n"]) == ["never"])
+        #expect(try complete(["jwsinspect", "--jso"]) == ["--json"])
+        #expect(try complete(["jwsinspect", "completion", ""]) == ["bash", "zsh", "fish"])
+        #expect(try complete(["jwsinspect", "help", "--m"]) == ["--man"])
+        #expect(try complete(["jwsinspect", "comp"]).contains("completion"))
+        let files = try complete(["jwsinspect", CLI.packageRoot.path + "/Samples/transaction-s"])
+        #expect(files == [CLI.packageRoot.path + "/Samples/transaction-sandbox-2022.jws"])
+        let roots = try complete(["jwsinspect", "--root", CLI.packageRoot.path + "/Certificates/AppleRootCA-G"])
+        #expect(!roots.isEmpty && roots.allSatisfy { $0.contains("/Certificates/AppleRootCA-G") })
+    }
+
+    /// zsh and fish parse their scripts (when installed).
+    @Test(arguments: [("zsh", ["-n"]), ("fish", ["--no-execute"])])
+    func otherShellsParseTheirScripts(_ shell: String, _ arguments: [String]) throws {
+        let url = ["/usr/bin/", "/bin/", "/usr/local/bin/"].map { URL(fileURLWithPath: $0 + shell) }
+            .first { FileManager.default.isExecutableFile(atPath: $0.path) }
+        guard let url else { return }
+        let script = shell == "zsh" ? CompletionScripts.zsh : CompletionScripts.fish
+        let result = try Self.pipe(script, through: url, arguments)
+        #expect(result.status == 0, "\(result.stderr)")
+    }
+
+    static func pipe(_ input: String, through executable: URL, _ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = stderr
+        try process.run()
+        stdin.fileHandleForWriting.write(Data(input.utf8))
+        try stdin.fileHandleForWriting.close()
+        let out = stdout.fileHandleForReading.readDataToEndOfFile()
+        let err = stderr.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+    }
+}
