@@ -173,6 +173,12 @@ def corpus(rng):
                            ("x5c-unpadded", [x5c[0].rstrip("="), x5c[1].rstrip("="), x5c[2]]),
                            ("x5c-garbage-cert", [base64.b64encode(b"\x30\x03\x02\x01\x01").decode(), x5c[1], x5c[2]])]:
             add(cls, kind, token(pki, payload, {"alg": "ES256", "x5c": chain}))
+        # x5c[2] is never read by Apple's libraries: whatever it holds, the chain is leaf -> intermediate -> root.
+        for third in ["!!", "", base64.b64encode(b"hello").decode(), base64.b64encode(b"\x30\x03\x02\x01\x01").decode(),
+                      attacker.x5c()[1], x5c[0]]:
+            add("x5c2-not-a-certificate", kind, token(pki, payload, {"alg": "ES256", "x5c": [x5c[0], x5c[1], third]}))
+        for third in [3, None, {"a": 1}, [], True]:
+            add("x5c2-not-a-string", kind, token(pki, payload, {"alg": "ES256", "x5c": [x5c[0], x5c[1], third]}))
         add("x5c-missing", kind, token(pki, payload, {"alg": "ES256"}))
         add("x5c-not-array", kind, token(pki, payload, {"alg": "ES256", "x5c": x5c[0]}))
         add("x5c-numbers", kind, token(pki, payload, {"alg": "ES256", "x5c": [1, 2, 3]}))

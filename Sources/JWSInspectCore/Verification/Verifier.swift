@@ -272,7 +272,8 @@ struct Run: ~Copyable {
 
     /// The `x5c` check on the parsed chain, filling the chain report.
     ///
-    /// - Returns: the certificates (nil when `x5c` is unusable) and the `x5c` check's outcome.
+    /// - Returns: the certificates (nil when `x5c` is unusable; the leaf and intermediate only
+    ///   when `x5c[2]` is not a certificate) and the `x5c` check's outcome.
     private mutating func readChain() -> ([Certificate]?, Check) {
         func record(_ name: Check.Name, _ passed: Bool, _ detail: String) -> Check { Check(name, passed: passed, detail) }
         chain = parsedChain.summaries
@@ -296,6 +297,9 @@ struct Run: ~Copyable {
         guard count == 3 else {
             return (nil, record(.x5c, false, "x5c has \(count) certificate\(count == 1 ? "" : "s"); "
                    + "App Store chains have exactly 3 (leaf, intermediate, root)"))
+        }
+        if let ignored = parsedChain.ignoredRoot {
+            return (certificates, record(.x5c, true, "3 entries (leaf, intermediate, x5c[2]); \(ignored)"))
         }
         return (certificates, record(.x5c, true, "3 certificates (leaf, intermediate, root); x5c[2] is never trusted, only the configured roots are"))
     }
