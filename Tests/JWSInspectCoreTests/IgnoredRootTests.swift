@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import JWSInspectCore
 import TestPKI
+import Testing
+
+@testable import JWSInspectCore
 
 /// `x5c[2]` is never read by Apple's libraries (they count three entries and parse the first
 /// two): a token whose third entry is not a certificate is valid when the rest verifies, with
@@ -32,10 +33,13 @@ import TestPKI
             let x5c = try #require(result.check(.x5c))
             #expect(x5c.passed)
             #expect(x5c.detail.hasPrefix("3 entries (leaf, intermediate, x5c[2]); \(expected)"), "\(x5c.detail)")
-            #expect(x5c.detail.hasSuffix(": ignored, as Apple's libraries ignore it (it is never trusted; only the configured roots are)"))
+            #expect(
+                x5c.detail.hasSuffix(
+                    ": ignored, as Apple's libraries ignore it (it is never trusted; only the configured roots are)"))
             #expect(result.check(.chainPath)?.passed == true)
             #expect(result.chain.count == 3)
-            #expect(result.chain[2].error?.hasSuffix("(ignored)") == true, "\(String(describing: result.chain[2].error))")
+            #expect(
+                result.chain[2].error?.hasSuffix("(ignored)") == true, "\(String(describing: result.chain[2].error))")
         }
     }
 
@@ -43,8 +47,10 @@ import TestPKI
         // An ignored x5c[2] never rescues a chain: an untrusted leaf and intermediate still fail.
         let attacker = Fixtures.attacker
         let header = #"{"alg":"ES256","x5c":["\#(attacker.x5c[0])","\#(attacker.x5c[1])","!!"]}"#
-        let result = Fixtures.inspect(TestPKI.compactJWS(headerJSON: header, payloadJSON: TestPayloads.transaction(),
-                                                         key: attacker.leaf.key))
+        let result = Fixtures.inspect(
+            TestPKI.compactJWS(
+                headerJSON: header, payloadJSON: TestPayloads.transaction(),
+                key: attacker.leaf.key))
         #expect(result.status == .invalidChain)
         #expect(result.failedCheck == .chain)
         #expect(result.check(.chain)?.detail.contains("not among the trusted roots") == true)
@@ -55,8 +61,14 @@ import TestPKI
     @Test func onlyTheThirdOfThreeEntriesIsIgnored() {
         // `leaf`, `intermediate`, `root` and `other` stand for certificates, the rest is JSON.
         let cases = [
-            (#"[leaf,intermediate,"!!"]"#, Status.valid, "3 entries (leaf, intermediate, x5c[2]); x5c[2] is not standard base64"),
-            (#"[leaf,intermediate,other]"#, .valid, "3 certificates (leaf, intermediate, root); x5c[2] is never trusted"),
+            (
+                #"[leaf,intermediate,"!!"]"#, Status.valid,
+                "3 entries (leaf, intermediate, x5c[2]); x5c[2] is not standard base64"
+            ),
+            (
+                #"[leaf,intermediate,other]"#, .valid,
+                "3 certificates (leaf, intermediate, root); x5c[2] is never trusted"
+            ),
             (#"[leaf,"!!",root]"#, .invalidChain, "x5c[1] is not standard base64"),
             (#"[leaf,3,root]"#, .invalidChain, "x5c[1] is a number, expected a base64 string"),
             (#"[3,intermediate,"!!"]"#, .invalidChain, "x5c[0] is a number, expected a base64 string"),
@@ -68,8 +80,10 @@ import TestPKI
                 .replacingOccurrences(of: "root", with: "\"\(pki.x5c[2])\"")
                 .replacingOccurrences(of: "other", with: "\"\(Fixtures.attacker.x5c[1])\"")
             let header = #"{"alg":"ES256","x5c":\#(x5c)}"#
-            let result = Fixtures.inspect(TestPKI.compactJWS(headerJSON: header, payloadJSON: TestPayloads.transaction(),
-                                                             key: pki.leaf.key))
+            let result = Fixtures.inspect(
+                TestPKI.compactJWS(
+                    headerJSON: header, payloadJSON: TestPayloads.transaction(),
+                    key: pki.leaf.key))
             #expect(result.status == status, "\(entries): \(result.reason)")
             #expect(result.check(.x5c)?.detail.hasPrefix(detail) == true, "\(entries): \(result.reason)")
         }
