@@ -256,6 +256,9 @@ def corpus(rng):
         add("payload-type-mismatch", kind, token(pki, None, raw_payload=text.replace('"Sandbox"', '["Sandbox"]').encode()))
         add("header-not-json", kind, sign(pki.leaf_key, b64u(b"not json"), pb))
         add("truncated", kind, valid[: len(valid) // 2])
+        # header.payload. : an empty signature (how alg none is written), under Apple's header and under alg none.
+        add("empty-signature", kind, valid[: valid.rindex(".") + 1])
+        add("empty-signature", kind, b64u(json.dumps({"alg": "none", "x5c": x5c}).encode()) + "." + pb + ".")
         add("segments-four", kind, valid + ".x")
     return pki, cases
 
