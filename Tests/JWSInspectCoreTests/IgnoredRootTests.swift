@@ -40,6 +40,7 @@ import Testing
             #expect(result.chain.count == 3)
             #expect(
                 result.chain[2].error?.hasSuffix("(ignored)") == true, "\(String(describing: result.chain[2].error))")
+            if third == #""""# { #expect(result.chain[2].error == "an empty string (ignored)") }
         }
     }
 

@@ -107,6 +107,7 @@ private enum EntryFailure: Error {
         switch self {
         case .notString: "not a string"
         case .notBase64: "not standard base64"
+        case .notCertificate(_, empty: true): "an empty string"
         case .notCertificate(let error, _): error.description
         }
     }
