@@ -85,7 +85,7 @@ import TestPKI
         #expect(result.status == .invalidSignature)
         #expect(result.checks.first?.name == .alg)
         #expect(result.failedCheck == .alg)
-        #expect(result.check(.alg)?.detail.contains("\"\(alg)\"") == true)
+        #expect(result.check(.alg)?.detail.contains(alg) == true)
         #expect(result.check(.signature) == nil, "no ES256 check under another alg")
     }
 
@@ -132,7 +132,7 @@ import TestPKI
         let token = TestPKI.compactJWS(headerJSON: #"{"alg":"ES256"}"#, payloadJSON: TestPayloads.transaction(), key: pki.leaf.key)
         let result = Fixtures.inspect(token)
         #expect(result.status == .invalidChain)
-        #expect(result.check(.x5c)?.detail == "the header has no x5c certificate chain")
+        #expect(result.check(.x5c)?.detail.hasPrefix("ES256 without x5c: signed with a key of its own") == true)
     }
 
     @Test func undecodableCertificateFails() {

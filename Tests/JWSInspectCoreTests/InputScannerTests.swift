@@ -68,6 +68,22 @@ import TestPKI
         #expect(tokens(truncated) == [.malformed(source: "in:1", reason: "looks like a JWS but has 2 segments, expected 3 (header.payload.signature); truncated?")])
     }
 
+    /// `header.payload.` is a JWS with an empty signature (an `alg: none` JWT), in text and in
+    /// JSON; a full stop after a whole token is still a sentence's.
+    @Test func trailingDotOpensAnEmptySignatureOnlyAfterTwoSegments() {
+        let parts = Self.token.split(separator: ".")
+        let unsigned = "\(parts[0]).\(parts[1])."
+        #expect(tokens(unsigned) == [.token(source: "in:1", token: unsigned)])
+        #expect(tokens("paste: \(unsigned)\n") == [.token(source: "in:1", token: unsigned)])
+        #expect(tokens(#"{"signedPayload": "\#(unsigned)"}"#, origin: "b.json")
+            == [.token(source: "b.json: signedPayload", token: unsigned)])
+        // A sentence's full stop after a whole token, or after more dots, is not part of it.
+        #expect(tokens("token: \(Self.token).") == [.token(source: "in:1", token: Self.token)])
+        #expect(tokens("token: \(Self.token)...") == [.token(source: "in:1", token: Self.token)])
+        #expect(tokens("\(parts[0]).\(parts[1])..") == [.malformed(source: "in:1",
+            reason: "looks like a JWS but has 2 segments, expected 3 (header.payload.signature); truncated?")])
+    }
+
     @Test(arguments: [1, 5, 64, 4093])
     func readsInAnyPiecesFindWhatOneReadFinds(pieceSize: Int) {
         // Lines and JSON documents that span reads, blank lines, a last line without a newline.

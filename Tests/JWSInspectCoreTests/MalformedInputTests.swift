@@ -12,7 +12,6 @@ import TestPKI
         ("abc", "found 1"),
         ("a.b", "found 2"),
         ("a.b.c.d", "found 4"),
-        ("\(header).\(payload).", "the signature segment is empty"),
         ("\(header)..sig", "the payload segment is empty"),
         ("\(header)=.\(payload).c2ln", "'=' at offset"),
         ("\(header).\(payload)+.c2ln", "'+' at offset"),

@@ -173,6 +173,12 @@ def corpus(rng):
                            ("x5c-unpadded", [x5c[0].rstrip("="), x5c[1].rstrip("="), x5c[2]]),
                            ("x5c-garbage-cert", [base64.b64encode(b"\x30\x03\x02\x01\x01").decode(), x5c[1], x5c[2]])]:
             add(cls, kind, token(pki, payload, {"alg": "ES256", "x5c": chain}))
+        # x5c[2] is never read by Apple's libraries: whatever it holds, the chain is leaf -> intermediate -> root.
+        for third in ["!!", "", base64.b64encode(b"hello").decode(), base64.b64encode(b"\x30\x03\x02\x01\x01").decode(),
+                      attacker.x5c()[1], x5c[0]]:
+            add("x5c2-not-a-certificate", kind, token(pki, payload, {"alg": "ES256", "x5c": [x5c[0], x5c[1], third]}))
+        for third in [3, None, {"a": 1}, [], True]:
+            add("x5c2-not-a-string", kind, token(pki, payload, {"alg": "ES256", "x5c": [x5c[0], x5c[1], third]}))
         add("x5c-missing", kind, token(pki, payload, {"alg": "ES256"}))
         add("x5c-not-array", kind, token(pki, payload, {"alg": "ES256", "x5c": x5c[0]}))
         add("x5c-numbers", kind, token(pki, payload, {"alg": "ES256", "x5c": [1, 2, 3]}))
@@ -250,6 +256,9 @@ def corpus(rng):
         add("payload-type-mismatch", kind, token(pki, None, raw_payload=text.replace('"Sandbox"', '["Sandbox"]').encode()))
         add("header-not-json", kind, sign(pki.leaf_key, b64u(b"not json"), pb))
         add("truncated", kind, valid[: len(valid) // 2])
+        # header.payload. : an empty signature (how alg none is written), under Apple's header and under alg none.
+        add("empty-signature", kind, valid[: valid.rindex(".") + 1])
+        add("empty-signature", kind, b64u(json.dumps({"alg": "none", "x5c": x5c}).encode()) + "." + pb + ".")
         add("segments-four", kind, valid + ".x")
     return pki, cases
 

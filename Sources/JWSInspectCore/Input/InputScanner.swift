@@ -93,8 +93,7 @@ public enum InputScanner {
                         continue
                     }
                 }
-                var runEnd = index + length
-                while runEnd > index, bytes[runEnd - 1] == UInt8(ascii: ".") { runEnd -= 1 }  // a sentence's full stop
+                let runEnd = tokenEnd(bytes, run: index..<(index + length))
                 if runEnd - index >= minimumCandidateLength {
                     let runBytes = UnsafeBufferPointer(rebasing: bytes[index..<runEnd])
                     if looksLikeJWSHeader(runBytes) {
@@ -138,6 +137,17 @@ public enum InputScanner {
         guard pieces.count > 1, progress.isWhole else { return (nil, end) }
         let token = pieces.flatMap { bytes[$0] }
         return WrappedToken.isOneJWS(token) ? (token, end) : (nil, end)
+    }
+
+    /// Where a token in `run` ends: trailing dots are a sentence's full stop (`… h.p.s.`), except
+    /// the one dot of `h.p.` that opens an empty third segment (an unsigned JWT, `alg: none`).
+    private static func tokenEnd(_ bytes: UnsafeBufferPointer<UInt8>, run: Range<Int>) -> Int {
+        var end = run.upperBound
+        while end > run.lowerBound, bytes[end - 1] == UInt8(ascii: ".") { end -= 1 }
+        guard end == run.upperBound - 1, end > run.lowerBound,
+              dotCount(UnsafeBufferPointer(rebasing: bytes[run.lowerBound..<end])) == 1
+        else { return end }
+        return run.upperBound
     }
 
     private static func dotCount(_ buffer: UnsafeBufferPointer<UInt8>) -> Int {

@@ -15,7 +15,7 @@ public struct CompactJWS: Sendable {
     public let header: DecodedSegment
     /// The decoded payload bytes (UTF-8 JSON as signed) and their parsed value.
     public let payload: DecodedSegment
-    /// The decoded signature bytes.
+    /// The decoded signature bytes (empty for `header.payload.`).
     public let signature: [UInt8]
 
     /// A decoded JSON segment: the exact bytes and the object they hold.
@@ -112,8 +112,9 @@ public struct CompactJWS: Sendable {
         let dots = Self.dotPositions(bytes)
         guard dots.count == 2 else { throw .segmentCount(dots.count + 1) }
         let parts = [bytes[..<dots[0]], bytes[(dots[0] + 1)..<dots[1]], bytes[(dots[1] + 1)...]]
-        let names = ["header", "payload", "signature"]
-        for (part, name) in zip(parts, names) where part.isEmpty { throw .emptySegment(name) }
+        // An empty signature is a JWS all the same (`header.payload.`, an `alg: none` JWT):
+        // verification says it is not signed.
+        for (part, name) in zip(parts.prefix(2), ["header", "payload"]) where part.isEmpty { throw .emptySegment(name) }
 
         func decode(_ part: Slice<UnsafeBufferPointer<UInt8>>, _ name: String) throws(FormatError) -> [UInt8] {
             do { return try Base64URL.decode(UnsafeBufferPointer(rebasing: part)) } catch { throw .base64(segment: name, error) }

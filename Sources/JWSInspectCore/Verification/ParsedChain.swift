@@ -11,56 +11,68 @@ final class ParsedChain: Sendable {
     let count: Int
     /// Why `x5c` is unusable regardless of its length (missing, not an array, undecodable entries).
     let problem: String?
+    /// Why `x5c[2]` of a three-entry chain is not a certificate, when it is not: Apple's libraries
+    /// count three entries and never read the third, so neither does verification.
+    let ignoredRoot: String?
 
     /// Decodes `x5c` from a header, parsing certificates through `cache`.
     convenience init(header: [String: JSONValue], trustStore: TrustStore, cache: VerificationCache) {
         guard let x5c = header["x5c"] else {
-            self.init(certificates: [], summaries: [], count: 0, problem: "the header has no x5c certificate chain")
+            self.init(certificates: [], summaries: [], count: 0, problem: "the header has no x5c certificate chain",
+                      ignoredRoot: nil)
             return
         }
         guard case .array(let entries) = x5c else {
             self.init(certificates: [], summaries: [], count: 0,
-                      problem: "x5c is \(x5c.kindDescription), expected an array of base64 certificates")
+                      problem: "x5c is \(x5c.kindDescription), expected an array of base64 certificates", ignoredRoot: nil)
             return
         }
         guard entries.count <= 8 else {
             self.init(certificates: [], summaries: [], count: entries.count,
-                      problem: "x5c has \(entries.count) entries; App Store chains have exactly 3 (leaf, intermediate, root)")
+                      problem: "x5c has \(entries.count) entries; App Store chains have exactly 3 (leaf, intermediate, root)",
+                      ignoredRoot: nil)
             return
         }
         var certificates: [Certificate] = []
         var summaries: [CertificateSummary] = []
         var problems: [String] = []
+        var ignoredRoot: String?
         for (index, entry) in entries.enumerated() {
             let role = Self.role(index: index, count: entries.count)
-            guard case .string(let text) = entry else {
-                problems.append("x5c[\(index)] is \(entry.kindDescription), expected a base64 string")
-                summaries.append(CertificateSummary(index: index, role: role, error: "not a string"))
-                continue
-            }
-            guard let data = Data(base64Encoded: text) else {
-                problems.append("x5c[\(index)] is not standard base64")
-                summaries.append(CertificateSummary(index: index, role: role, error: "not standard base64"))
-                continue
-            }
-            do {
-                let certificate = try cache.certificate(der: Array(data))
+            switch Self.parse(entry, cache: cache) {
+            case .success(let certificate):
                 certificates.append(certificate)
                 summaries.append(CertificateSummary(index: index, role: role, certificate: certificate, trustedRoots: trustStore.roots))
-            } catch {
-                problems.append("x5c[\(index)] is \(error)")
-                summaries.append(CertificateSummary(index: index, role: role, error: error.description))
+            case .failure(let failure) where index == 2 && entries.count == 3:
+                ignoredRoot = failure.ignoredRootNote
+                summaries.append(CertificateSummary(index: index, role: role, error: failure.summary + " (ignored)"))
+            case .failure(let failure):
+                problems.append(failure.problem(index: index))
+                summaries.append(CertificateSummary(index: index, role: role, error: failure.summary))
             }
         }
         self.init(certificates: problems.isEmpty ? certificates : [], summaries: summaries, count: entries.count,
-                  problem: problems.first)
+                  problem: problems.first, ignoredRoot: problems.isEmpty ? ignoredRoot : nil)
     }
 
-    private init(certificates: [Certificate], summaries: [CertificateSummary], count: Int, problem: String?) {
+    /// One `x5c` entry parsed through `cache`.
+    private static func parse(_ entry: JSONValue, cache: VerificationCache) -> Result<Certificate, EntryFailure> {
+        guard case .string(let text) = entry else { return .failure(.notString(entry.kindDescription)) }
+        guard let data = Data(base64Encoded: text) else { return .failure(.notBase64) }
+        do {
+            return .success(try cache.certificate(der: Array(data)))
+        } catch {
+            return .failure(.notCertificate(error, empty: text.isEmpty))
+        }
+    }
+
+    private init(certificates: [Certificate], summaries: [CertificateSummary], count: Int, problem: String?,
+                 ignoredRoot: String?) {
         self.certificates = certificates
         self.summaries = summaries
         self.count = count
         self.problem = problem
+        self.ignoredRoot = ignoredRoot
     }
 
     private static func role(index: Int, count: Int) -> String {
@@ -71,5 +83,44 @@ final class ParsedChain: Sendable {
         case 2: return "root (in the message, never trusted)"
         default: return "extra"
         }
+    }
+}
+
+/// Why an `x5c` entry is not a certificate.
+private enum EntryFailure: Error {
+    /// Not a JSON string: its kind ("a number").
+    case notString(String)
+    case notBase64
+    case notCertificate(Certificate.ParseError, empty: Bool)
+
+    /// Why the chain is unusable, for an entry verification needs.
+    func problem(index: Int) -> String {
+        switch self {
+        case .notString(let kind): "x5c[\(index)] is \(kind), expected a base64 string"
+        case .notBase64: "x5c[\(index)] is not standard base64"
+        case .notCertificate(let error, _): "x5c[\(index)] is \(error)"
+        }
+    }
+
+    /// The entry's line in the chain report.
+    var summary: String {
+        switch self {
+        case .notString: "not a string"
+        case .notBase64: "not standard base64"
+        case .notCertificate(_, empty: true): "an empty string"
+        case .notCertificate(let error, _): error.description
+        }
+    }
+
+    /// The note on an `x5c[2]` that is not a certificate, which verification ignores.
+    var ignoredRootNote: String {
+        let what = switch self {
+        case .notString(let kind): "x5c[2] is \(kind), not a certificate"
+        case .notBase64: "x5c[2] is not standard base64, so not a certificate"
+        case .notCertificate(_, empty: true): "x5c[2] is an empty string, not a certificate"
+        case .notCertificate(.notDER(let detail), _): "x5c[2] is not a DER X.509 certificate (\(detail))"
+        case .notCertificate(let error, _): "x5c[2] is not a certificate (\(error))"
+        }
+        return what + ": ignored, as Apple's libraries ignore it (it is never trusted; only the configured roots are)"
     }
 }

@@ -238,7 +238,10 @@ struct Run: ~Copyable {
 
     mutating func execute() {
         if options.verifySignatures {
+            checkSigned()
             checkAlgorithm()
+        } else if jws.signature.isEmpty {
+            notes.append("the signature segment is empty: the token is not signed")
         }
         let (certificates, x5cCheck) = readChain()
         if options.verifySignatures {
@@ -251,12 +254,20 @@ struct Run: ~Copyable {
 
     // MARK: Header and x5c
 
+    /// An empty signature segment (`header.payload.`, an `alg: none` JWT) decides the verdict:
+    /// recorded first, as the signature check, so the token reads as not signed.
+    private mutating func checkSigned() {
+        guard jws.signature.isEmpty else { return }
+        checks.append(Check(.signature, passed: false, ForeignJWT.unsignedDetail(alg: jws.header.object["alg"])))
+    }
+
     private mutating func checkAlgorithm() {
         switch jws.header.object["alg"] {
         case .string("ES256")?:
             checks.append(Check(.alg, passed: true, "ES256"))
         case .string(let alg)?:
-            checks.append(Check(.alg, passed: false, "alg is \"\(alg)\"; App Store data is signed with ES256 only"))
+            checks.append(Check(.alg, passed: false, ForeignJWT.algorithmDetail(alg, header: jws.header.object,
+                                                                              payload: jws.payload.object)))
         case let other?:
             checks.append(Check(.alg, passed: false, "alg is \(other.kindDescription), expected the string \"ES256\""))
         case nil:
@@ -265,18 +276,23 @@ struct Run: ~Copyable {
         // RFC 7515 §4.1.11: extensions marked critical must be understood, and jwsinspect
         // understands none (App Store data never uses crit).
         if let critical = jws.header.object["crit"] {
-            checks.append(Check(.crit, passed: false, "the header marks extensions critical (crit: \(PayloadDisplay.rawText(critical))) "
+            checks.append(Check(.crit, passed: false, "the header marks extensions critical (crit: \(Excerpt.of(PayloadDisplay.rawText(critical)))) "
                                 + "that jwsinspect does not understand; RFC 7515 requires refusing the token"))
         }
     }
 
     /// The `x5c` check on the parsed chain, filling the chain report.
     ///
-    /// - Returns: the certificates (nil when `x5c` is unusable) and the `x5c` check's outcome.
+    /// - Returns: the certificates (nil when `x5c` is unusable; the leaf and intermediate only
+    ///   when `x5c[2]` is not a certificate) and the `x5c` check's outcome.
     private mutating func readChain() -> ([Certificate]?, Check) {
         func record(_ name: Check.Name, _ passed: Bool, _ detail: String) -> Check { Check(name, passed: passed, detail) }
         chain = parsedChain.summaries
         if let problem = parsedChain.problem {
+            if jws.header.object["x5c"] == nil, jws.header.object["alg"] == .string("ES256") {
+                return (nil, record(.x5c, false, ForeignJWT.withoutChainDetail(header: jws.header.object,
+                                                                                payload: jws.payload.object)))
+            }
             return (nil, record(.x5c, false, problem))
         }
         let certificates = parsedChain.certificates
@@ -296,6 +312,9 @@ struct Run: ~Copyable {
         guard count == 3 else {
             return (nil, record(.x5c, false, "x5c has \(count) certificate\(count == 1 ? "" : "s"); "
                    + "App Store chains have exactly 3 (leaf, intermediate, root)"))
+        }
+        if let ignored = parsedChain.ignoredRoot {
+            return (certificates, record(.x5c, true, "3 entries (leaf, intermediate, x5c[2]); \(ignored)"))
         }
         return (certificates, record(.x5c, true, "3 certificates (leaf, intermediate, root); x5c[2] is never trusted, only the configured roots are"))
     }
@@ -400,7 +419,8 @@ struct Run: ~Copyable {
     // MARK: Signature
 
     private mutating func checkSignature(leaf: Certificate?) {
-        guard case .string("ES256")? = jws.header.object["alg"] else { return }
+        // An empty signature was recorded first, by checkSigned.
+        guard case .string("ES256")? = jws.header.object["alg"], !jws.signature.isEmpty else { return }
         guard let leaf else {
             notes.append("signature not checked: no usable leaf certificate")
             return

@@ -1,0 +1,88 @@
+/// Recognises a legacy App Store receipt (the PKCS#7 `appStoreReceipt` of
+/// `verifyReceipt`), so that one handed over by mistake can be named rather than
+/// reported as "no JWS found".
+///
+/// A receipt is a CMS SignedData: DER or BER starting `30 80` (indefinite length, as
+/// StoreKit Testing in Xcode writes it) or `30 81`…`30 84` (definite length), then the
+/// OID 1.2.840.113549.1.7.2. Apps send it base64-encoded, so its text starts `MIA` or
+/// `MII`/`MIM`…, often wrapped at 64 or 76 columns.
+public enum LegacyReceipt {
+    /// The DER of OID 1.2.840.113549.1.7.2 (pkcs7-signedData).
+    static let signedDataOID: [UInt8] = [0x06, 0x09, 0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x07, 0x02]
+
+    /// Base64 characters decoded: 32 make 24 bytes, more than the longest SignedData start
+    /// (6 bytes of tag and length, 11 of OID).
+    static let base64Characters = 32
+
+    /// Bytes looked at after leading whitespace: room for the base64 characters wrapped
+    /// at any width and indented.
+    static let window = 256
+
+    /// Whether `bytes` start like a PKCS#7 SignedData, raw (DER or BER) or in standard
+    /// base64 (wrapped or not, padded or not).
+    ///
+    /// Linear in the leading whitespace, then bounded: only the first `window` bytes after
+    /// it are read, and of base64 text only the first `base64Characters` characters decoded.
+    public static func looksLike(_ bytes: some Collection<UInt8>) -> Bool {
+        guard let start = bytes.firstIndex(where: { !isWhitespace($0) }) else { return false }
+        let prefix = Array(bytes[start...].prefix(window))
+        return startsSignedData(prefix) || startsSignedData(decodeBase64Start(prefix))
+    }
+
+    /// Whether `bytes` start with a SEQUENCE of indefinite or long-form length holding the
+    /// signedData OID first.
+    static func startsSignedData(_ bytes: [UInt8]) -> Bool {
+        guard bytes.count >= 2, bytes[0] == 0x30 else { return false }
+        let header: Int
+        switch bytes[1] {
+        case 0x80: header = 2
+        case 0x81...0x84: header = 2 + Int(bytes[1] & 0x7F)
+        default: return false
+        }
+        return bytes.count >= header + signedDataOID.count
+            && bytes[header..<(header + signedDataOID.count)].elementsEqual(signedDataOID)
+    }
+
+    /// The bytes encoded by the first `base64Characters` characters of standard base64 in
+    /// `text`, whitespace skipped; empty when a character before them is not base64. Decoding
+    /// stops at padding or at the end of `text`.
+    static func decodeBase64Start(_ text: [UInt8]) -> [UInt8] {
+        var values: [UInt8] = []
+        values.reserveCapacity(base64Characters)
+        for byte in text {
+            if isWhitespace(byte) { continue }
+            if byte == UInt8(ascii: "=") { break }
+            guard let value = base64Value(byte) else { return [] }
+            values.append(value)
+            if values.count == base64Characters { break }
+        }
+        var decoded: [UInt8] = []
+        var index = 0
+        while index + 1 < values.count {
+            // n characters of a group of four make n - 1 bytes (a lone last character none).
+            let group = Array(values[index..<min(index + 4, values.count)])
+            decoded.append(group[0] << 2 | group[1] >> 4)
+            if group.count > 2 { decoded.append(group[1] << 4 | group[2] >> 2) }
+            if group.count > 3 { decoded.append(group[2] << 6 | group[3]) }
+            index += 4
+        }
+        return decoded
+    }
+
+    /// A standard base64 character's value (RFC 4648 §4), nil for any other byte.
+    static func base64Value(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"): byte - UInt8(ascii: "A")
+        case UInt8(ascii: "a")...UInt8(ascii: "z"): byte - UInt8(ascii: "a") + 26
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0") + 52
+        case UInt8(ascii: "+"): 62
+        case UInt8(ascii: "/"): 63
+        default: nil
+        }
+    }
+
+    /// Space, tab, line feed, vertical tab, form feed and carriage return.
+    static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || (0x09...0x0D).contains(byte)
+    }
+}
