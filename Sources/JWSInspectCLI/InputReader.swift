@@ -47,6 +47,9 @@ enum InputReader {
             let reason = System.errorText(System.lastError)
             let bytes = unwrapped(Array(argument.utf8))
             let origin = "argument \(position)"
+            if LegacyReceipt.looksLike(bytes) {
+                return .stream(origin: origin, InputStream(bytes: bytes, origin: origin, numberLines: false, recordLimit: io.recordLimit))
+            }
             guard isInlineInput(bytes) else { return .unreadable("cannot read '\(Excerpt.of(argument))': \(reason) (and it is not a JWS)") }
             let stream = InputStream(bytes: bytes, origin: origin, numberLines: bytes.contains(UInt8(ascii: "\n")),
                                      recordLimit: io.recordLimit)
@@ -77,6 +80,9 @@ enum InputReader {
 
     /// What to report for an input in which the scanner found nothing.
     static func nothingFound(in stream: InputStream, origin: String) -> InputScanner.Item {
+        if LegacyReceipt.looksLike(stream.opening) {
+            return .malformed(source: origin, reason: LegacyReceipt.notYetSupported)
+        }
         if let record = stream.soleTextRecord, let token = soleBareToken(record) {
             // Dot-separated base64url that the scanner passed over: decode it for a precise reason.
             return .token(source: origin, token: token)

@@ -278,4 +278,33 @@ import JWSInspectCore
         #expect(result.stderr.count < 200)
         #expect(result.stderr.contains("zqzq") && result.stderr.contains("…'"))
     }
+
+    // MARK: Named mistakes
+
+    /// A legacy receipt, as DER, as base64 in an argument and wrapped on standard input: named, exit 5.
+    @Test func aLegacyReceiptIsNamed() throws {
+        let file = CLI.packageRoot.appendingPathComponent("Tests/Vectors/receipts/06-sandbox-griddiary-2014.der")
+        let base64 = try Data(contentsOf: file).base64EncodedString()
+        let wrapped = try Data(contentsOf: file).base64EncodedString(options: .lineLength76Characters)
+        for result in [InProcess.run([file.path]), InProcess.run([base64]), InProcess.run([], stdin: wrapped + "\n")] {
+            #expect(result.status == 5)
+            #expect(result.stderr.contains(": malformed: a legacy App Store receipt (PKCS#7, as appStoreReceiptURL holds), not a JWS"))
+            #expect(result.stderr.split(separator: "\n").count == 1)
+        }
+    }
+
+    /// `header.payload.` is an unsigned JWS (exit 1, naming alg and the empty signature), and
+    /// another issuer's JWT says it is not App Store signed data.
+    @Test func unsignedAndForeignTokensAreNamed() throws {
+        func token(_ header: String, signature: String) -> String {
+            Base64URL.encode(Array(header.utf8)) + "." + Base64URL.encode(Array(#"{"sub":"1"}"#.utf8)) + "." + signature
+        }
+        let unsigned = InProcess.run(["--format", "jsonl", token(#"{"alg":"none"}"#, signature: "")])
+        #expect(unsigned.status == 1)
+        #expect(unsigned.stdout.contains(#""status":"invalid-signature","reason":"signature: alg \"none\" with an empty signature"#))
+        let hmac = InProcess.run(["--format", "jsonl", token(#"{"alg":"HS256","typ":"JWT"}"#, signature: String(repeating: "A", count: 43))])
+        #expect(hmac.status == 1)
+        #expect(hmac.stdout.contains("an HMAC-signed JWT (HS256"))
+        #expect(hmac.stdout.contains("not App Store signed data"))
+    }
 }

@@ -50,6 +50,10 @@ public struct InputStream {
     public private(set) var readError: String?
     /// The most bytes the read buffer held at once: at most the record limit and one read.
     public private(set) var peakBufferedBytes = 0
+    /// The input's first bytes (up to `openingSize`), to recognise what it is when no JWS is
+    /// found in it (a legacy receipt, say).
+    public private(set) var opening: [UInt8] = []
+    public static let openingSize = 64
 
     /// - Parameters:
     ///   - origin: the input's name ("file.json", "<stdin>", "argument 1"), prefixed to every source.
@@ -348,6 +352,9 @@ public struct InputStream {
         }
         let (count, error) = read(&buffer)
         peakBufferedBytes = max(peakBufferedBytes, buffer.count)
+        if opening.count < Self.openingSize, count > 0 {
+            opening += buffer[(buffer.count - count)...].prefix(Self.openingSize - opening.count)
+        }
         if count <= 0 {
             atEnd = true
             if let error { readError = error }
