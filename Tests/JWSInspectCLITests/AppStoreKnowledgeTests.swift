@@ -42,7 +42,7 @@ import TestPKI
                                                                renewal: Self.pki.sign(payloadJSON: TestPayloads.renewalInfo())))
         let failed = try CLI.run(["--root", Self.root, bad])
         #expect(failed.status == 1)
-        #expect(failed.stdout.hasPrefix("INVALID (invalid-signature)  notification"))
+        #expect(failed.stdout.hasPrefix("INVALID (invalid-signature) — notification NOT proven authentic  "))
         #expect(failed.stdout.split(separator: "\n")[1].contains("nested data.signedTransactionInfo failed: signature: "))
         #expect(failed.stdout.contains("NESTED data.signedTransactionInfo"))
     }
@@ -131,7 +131,8 @@ import TestPKI
         try Data(certificate.der).write(to: cer)
         let trusted = try CLI.run(["--root", cer.path, "--environment", "Xcode", token])
         #expect(trusted.status == 0, "\(trusted.stdout)")
-        #expect(trusted.stdout.hasPrefix("VALID  transaction"))
+        let xcodeVerdict = "VALID — StoreKit Testing in Xcode transaction, NOT signed by the App Store  "
+        #expect(trusted.stdout.hasPrefix(xcodeVerdict))
         #expect(trusted.stdout.contains("NOT signed by the App Store"))
         #expect(trusted.stdout.contains("no date (a year-0001 placeholder"))
         let json = try #require(try CLI.run(["--format", "jsonl", "--root", cer.path, token]).jsonObjects().first)

@@ -82,6 +82,8 @@ import Testing
         #expect(decision.access.explanation == Self.expiredWords)
         #expect(decision.access.briefPhrase == "grants no access (expired 2025-10-02)")
         #expect(result.fullPresentation?.access == decision)
+        #expect(result.isAuthentic)
+        #expect(result.isAppleSigned)
 
         let test = try inspect("notification-test-sandbox-2025.jws")
         #expect(test.access?.path == nil)
@@ -125,5 +127,23 @@ import Testing
         #expect(
             try summary(#","autoRenewStatus":1,"isInBillingRetryPeriod":true,"gracePeriodExpiresDate":1751328000000"#)
                 == "Renewal info for p: auto-renew on; in billing retry; grace period until 2025-07-01.")
+    }
+
+    @Test func authenticityIgnoresExpectationsButNotCryptography() throws {
+        let pki = Fixtures.pki
+        let expired = pki.sign(payloadJSON: TestPayloads.transaction())  // expired 2025-01-31
+        let inactive = Fixtures.inspect(expired) { $0.requireActive = true }
+        #expect(inactive.status == .inactive)
+        #expect(inactive.isAuthentic)
+        #expect(!inactive.isAppleSigned)  // the test PKI is not Apple's
+        let unchecked = Fixtures.inspect(expired) {
+            $0.requireActive = true
+            $0.verifySignatures = false
+        }
+        #expect(unchecked.status == .inactive)
+        #expect(!unchecked.isAuthentic)
+        let forged = Fixtures.inspect(Fixtures.attacker.sign(payloadJSON: TestPayloads.transaction()))
+        #expect(forged.status == .invalidChain)
+        #expect(!forged.isAuthentic)
     }
 }

@@ -43,6 +43,25 @@ extension Inspection {
         jws.map { jws in accessDecision(Self.accessMembers(jws.payload)) }
     }
 
+    /// Whether the signature and certificate chain verified, here and in every nested token,
+    /// whatever the expectations (`--bundle-id`, `--require-active`, …) said. False under
+    /// `--no-verify`, which checks nothing cryptographic. A StoreKit Testing in Xcode token
+    /// can be authentic to its pinned certificate, yet it is not signed by the App Store (`isXcode`).
+    public var isAuthentic: Bool {
+        guard jws != nil, checks.contains(where: { $0.name == .signature && $0.passed }),
+            checks.contains(where: { $0.name == .chain && $0.passed })
+        else { return false }
+        let cryptographic: Set<Status> = [.invalidSignature, .invalidChain]
+        return checks.allSatisfy { $0.passed || !cryptographic.contains($0.name.failureStatus) }
+            && nested.allSatisfy { $0.inspection.isAuthentic }
+    }
+
+    /// Whether the token is authentic and signed through an intermediate jwsinspect knows, by
+    /// its fingerprint, as Apple's (App Store data is; a `--root` of one's own is not).
+    public var isAppleSigned: Bool {
+        isAuthentic && !isXcode && chain.count > 1 && chain[1].knownAs != nil
+    }
+
     /// The decision on `payload` (this token's members), or on the nested token that decides.
     private func accessDecision(_ payload: [String: JSONValue]) -> AccessDecision {
         let decides = { (item: Nested) in
