@@ -96,8 +96,8 @@ import TestPKI
         #expect(result.status == 0)
         // Keys in documented order, as printed.
         let keys = result.stdout.split(separator: "\n").filter { $0.hasPrefix("  \"") }.map { $0.dropFirst(3).prefix { $0 != "\"" } }
-        #expect(keys == ["source", "type", "status", "reason", "verified", "xcode", "summary", "checkTime", "validNow", "checks",
-                         "notes", "header", "chain", "payload", "display", "unknownFields", "unknownValues", "nested"])
+        #expect(keys == ["source", "type", "status", "reason", "verified", "xcode", "summary", "access", "checkTime", "validNow",
+                         "checks", "notes", "header", "chain", "payload", "display", "unknownFields", "unknownValues", "nested"])
         let object = try #require(try result.jsonObjects().first)
         #expect(object["type"] as? String == "transaction")
         #expect(object["source"] as? String == "argument 1")

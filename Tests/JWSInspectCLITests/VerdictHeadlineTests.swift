@@ -7,7 +7,7 @@ import Testing
 
 /// The table's first line shows support staff both whether the token is authentic and whether
 /// it grants access, so a valid token for an expired purchase never reads as "the purchase is
-/// good". Rendered in process, through `TableRenderer` directly.
+/// good". Rendered in process, through `TableRenderer` and `JSONRenderer` directly.
 @Suite struct VerdictHeadlineTests {
     static let pki = ExecutableTests.pki
     /// 2025-12-01: after the SUBSCRIBED sample's transaction expired, inside the test leaf's validity.
@@ -144,5 +144,21 @@ import Testing
         let inactive = Self.headline(
             try Self.inspect(try Self.sample(Self.subscribed)) { $0.requireActive = true }, color: true)
         #expect(inactive.contains("\u{1b}[31;1mgrants no access (expired 2025-10-02)\u{1b}[0m"))
+    }
+
+    @Test func jsonCarriesTheAccessDecision() throws {
+        let result = try Self.inspect(try Self.sample(Self.subscribed))
+        let text = JSONRenderer.render(result, pretty: false, fragments: ChainFragments())
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        let access = try #require(object["access"] as? [String: Any])
+        #expect(access["grants"] as? Bool == false)
+        #expect(access["detail"] as? String == "grants no access: expired 2025-10-02T07:09:07.000Z")
+        #expect(access["time"] as? String == "2025-12-01T00:00:00.000Z")
+        #expect(access["decidedBy"] as? String == "data.signedTransactionInfo")
+        #expect(
+            (object["summary"] as? String)?.hasSuffix(
+                "its transaction grants no access: expired 2025-10-02T07:09:07.000Z.") == true)
+        let renewal = try #require((object["nested"] as? [String: Any])?["data.signedRenewalInfo"] as? [String: Any])
+        #expect((renewal["access"] as? [String: Any])?["grants"] is NSNull)
     }
 }
