@@ -96,8 +96,8 @@ import TestPKI
         #expect(result.status == 0)
         // Keys in documented order, as printed.
         let keys = result.stdout.split(separator: "\n").filter { $0.hasPrefix("  \"") }.map { $0.dropFirst(3).prefix { $0 != "\"" } }
-        #expect(keys == ["source", "type", "status", "reason", "verified", "xcode", "summary", "checkTime", "validNow", "checks",
-                         "notes", "header", "chain", "payload", "display", "unknownFields", "unknownValues", "nested"])
+        #expect(keys == ["source", "type", "status", "reason", "verified", "xcode", "summary", "access", "checkTime", "validNow",
+                         "checks", "notes", "header", "chain", "payload", "display", "unknownFields", "unknownValues", "nested"])
         let object = try #require(try result.jsonObjects().first)
         #expect(object["type"] as? String == "transaction")
         #expect(object["source"] as? String == "argument 1")
@@ -125,7 +125,8 @@ import TestPKI
     @Test func realSampleWithEmbeddedRootsAndTime() throws {
         let table = try CLI.run([Self.sample])
         #expect(table.status == 0, "\(table.stderr)")
-        #expect(table.stdout.hasPrefix("VALID  transaction  "))
+        let verdict = "VALID — authentic Apple-signed transaction · grants no access (expired 2022-10-24)  "
+        #expect(table.stdout.hasPrefix(verdict))
         for section in ["CHECKS", "HEADER", "CHAIN", "PAYLOAD"] { #expect(table.stdout.contains("\n\(section)")) }
         #expect(table.stdout.contains("1666615873000  2022-10-24T12:51:13.000Z"))
         #expect(table.stdout.contains("NOT valid now"))

@@ -88,7 +88,7 @@ import TestPKI
         #expect(active.status == .valid, "\(active.reason)")
         let expired = inspect(#","expiresDate":1738281600000"#)
         #expect(expired.status == .inactive)
-        #expect(expired.reason.hasPrefix("active: expired 2025-01-31T00:00:00.000Z"))
+        #expect(expired.reason.hasPrefix("active: grants no access: expired 2025-01-31T00:00:00.000Z"))
         let refunded = inspect(#","expiresDate":1751328000000,"revocationDate":1739000000000,"revocationReason":0"#)
         #expect(refunded.status == .inactive)
         #expect(refunded.reason.contains("revoked 2025-02-08 (refunded for another reason)"))
@@ -102,7 +102,7 @@ import TestPKI
         let payload = #"{"notificationType":"EXPIRED","signedDate":1735689600000,"data":{"bundleId":"b","environment":"Sandbox","signedTransactionInfo":"\#(nested)"}}"#
         let result = Fixtures.inspect(pki.sign(payloadJSON: payload)) { $0.requireActive = true }
         #expect(result.status == .inactive)
-        #expect(result.reason.hasPrefix("active: data.signedTransactionInfo expired"))
+        #expect(result.reason.hasPrefix("active: data.signedTransactionInfo grants no access: expired"))
         let renewalOnly = Fixtures.inspect(pki.sign(payloadJSON: TestPayloads.renewalInfo())) { $0.requireActive = true }
         #expect(renewalOnly.status == .inactive)
     }

@@ -73,12 +73,12 @@ import TestPKI
         }
         let refunded = #"{"type":"Auto-Renewable Subscription","productId":"com.example.pro","purchaseDate":1772323200000,"expiresDate":1774915200000,"revocationDate":1772582400000,"revocationReason":1}"#
         #expect(try summary(refunded, .transaction)
-                == "Auto-renewable subscription com.example.pro, purchased 2026-03-01, refunded 2026-03-04 (issue in the app): grants no access.")
+                == "Auto-renewable subscription com.example.pro, purchased 2026-03-01; grants no access: revoked 2026-03-04 (refunded: issue in the app).")
         let active = #"{"type":"Auto-Renewable Subscription","productId":"p","purchaseDate":1748736000000,"expiresDate":1751328000000}"#
-        #expect(try summary(active, .transaction) == "Auto-renewable subscription p, purchased 2025-06-01, expires 2025-07-01: grants access until 2025-07-01.")
-        #expect(try summary(#"{"type":"Consumable","productId":"coins"}"#, .transaction) == "Consumable coins: grants no access.")
+        #expect(try summary(active, .transaction) == "Auto-renewable subscription p, purchased 2025-06-01; grants access until 2025-07-01T00:00:00.000Z.")
+        #expect(try summary(#"{"type":"Consumable","productId":"coins"}"#, .transaction) == "Consumable coins; grants no access: consumables are never entitlements.")
         #expect(try summary(#"{"notificationType":"REFUND","data":{"bundleId":"b","environment":"Production","status":5}}"#, .notification)
-                == "REFUND (App Store refunded a transaction) for b in Production; subscription revoked.")
+                == "REFUND (App Store refunded a transaction) for b in Production; status when sent: revoked.")
     }
 
     @Test func accessFollowsApplesRules() throws {

@@ -3,8 +3,8 @@ internal import JWSInspectCore
 
 /// `--format json|jsonl`: one object per JWS with stable keys.
 ///
-/// Keys, in order: source, type, status, reason, verified, xcode, summary, checkTime,
-/// validNow, checks, notes, header, chain, payload, display, unknownFields,
+/// Keys, in order: source, type, status, reason, verified, xcode, summary, access,
+/// checkTime, validNow, checks, notes, header, chain, payload, display, unknownFields,
 /// unknownValues, nested. `header` and `payload` are the decoded segments exactly as
 /// signed (only whitespace between tokens is re-indented); `display` mirrors the
 /// payload with rendered values; `nested` maps field paths to full results.
@@ -18,8 +18,26 @@ enum JSONRenderer {
     /// - Parameters:
     ///   - pretty, level: how and at what depth the object will be serialized (the header and
     ///     chain fragments, identical for every token of one chain, are serialized once).
-    static func object(_ inspection: Inspection, pretty: Bool, level: Int, fragments cache: ChainFragments) -> OutputJSON {
-        let (shown, summary) = inspection.presentation
+    static func object(_ inspection: Inspection, pretty: Bool, level: Int, fragments cache: ChainFragments)
+        -> OutputJSON
+    {
+        let presentation = inspection.fullPresentation
+        let shown = presentation?.display
+        let checkTime = inspection.checkTime.map { time in
+            OutputJSON.object([("time", .string(ISO8601.string(time.date))), ("basis", .string(time.basis))])
+        }
+        let validNow = inspection.validNow.map { now in
+            OutputJSON.object([
+                ("time", .string(ISO8601.string(now.date))), ("valid", .bool(now.valid)),
+                ("detail", .string(now.detail)),
+            ])
+        }
+        let checks = inspection.checks.map { check in
+            OutputJSON.object([
+                ("name", .string(check.name.rawValue)), ("passed", .bool(check.passed)),
+                ("detail", .string(check.detail)),
+            ])
+        }
         var members: [(String, OutputJSON)] = [
             ("source", .string(inspection.source)),
             ("type", .string(inspection.kind.rawValue)),
@@ -27,17 +45,12 @@ enum JSONRenderer {
             ("reason", .string(inspection.reason)),
             ("verified", .bool(inspection.status == .valid)),
             ("xcode", .bool(inspection.isXcode)),
-            ("summary", summary.map { .string($0) } ?? .null),
+            ("summary", presentation.map { .string($0.summary) } ?? .null),
+            ("access", presentation.map { access($0.access) } ?? .null),
+            ("checkTime", checkTime ?? .null),
+            ("validNow", validNow ?? .null),
+            ("checks", .array(checks)),
         ]
-        members.append(("checkTime", inspection.checkTime.map { time in
-            .object([("time", .string(ISO8601.string(time.date))), ("basis", .string(time.basis))])
-        } ?? .null))
-        members.append(("validNow", inspection.validNow.map { now in
-            .object([("time", .string(ISO8601.string(now.date))), ("valid", .bool(now.valid)), ("detail", .string(now.detail))])
-        } ?? .null))
-        members.append(("checks", .array(inspection.checks.map { check in
-            .object([("name", .string(check.name.rawValue)), ("passed", .bool(check.passed)), ("detail", .string(check.detail))])
-        })))
         members.append(("notes", .array(inspection.notes.map { .string($0) })))
         if let jws = inspection.jws {
             let fragments = cache.fragments(header: jws.header.bytes, pretty: pretty, level: level + 1) {
@@ -53,10 +66,22 @@ enum JSONRenderer {
         members.append(("display", shown.map(display) ?? .null))
         members.append(("unknownFields", .array((shown?.unknownFields ?? []).map { .string($0) })))
         members.append(("unknownValues", .array((shown?.unknownValues ?? []).map { .string($0) })))
-        members.append(("nested", .object(inspection.nested.map {
-            ($0.path, object($0.inspection, pretty: pretty, level: level + 2, fragments: cache))
-        })))
+        let nested = inspection.nested.map { item in
+            (item.path, object(item.inspection, pretty: pretty, level: level + 2, fragments: cache))
+        }
+        members.append(("nested", .object(nested)))
         return .object(members)
+    }
+
+    /// `{grants, detail, time, decidedBy}`: whether the payload grants access at `time`, in the
+    /// summary's words; `decidedBy` names the nested token that decided, for a notification.
+    private static func access(_ decision: Inspection.AccessDecision) -> OutputJSON {
+        .object([
+            ("grants", decision.access.grantsAccess.map { .bool($0) } ?? .null),
+            ("detail", .string(decision.access.explanation)),
+            ("time", .string(ISO8601.string(decision.time))),
+            ("decidedBy", decision.path.map { .string($0) } ?? .null),
+        ])
     }
 
     /// The payload's shape with rendered values: dates in ISO-8601, enums with meanings, prices with currency.
@@ -137,11 +162,13 @@ final class ChainFragments: Sendable {
     static let largestHeader = 64 << 10
 
     /// The serialized fragments for `header` at `level`, built by `make` on first sight.
-    func fragments(header: [UInt8], pretty: Bool, level: Int,
-                   make: () -> (header: OutputJSON, chain: OutputJSON)) -> (header: String, chain: String) {
+    func fragments(
+        header: [UInt8], pretty: Bool, level: Int, make: () -> (header: OutputJSON, chain: OutputJSON)
+    ) -> (header: String, chain: String) {
         func build() -> (header: String, chain: String) {
             let (headerJSON, chainJSON) = make()
-            return (headerJSON.serialized(pretty: pretty, level: level), chainJSON.serialized(pretty: pretty, level: level))
+            let header = headerJSON.serialized(pretty: pretty, level: level)
+            return (header, chainJSON.serialized(pretty: pretty, level: level))
         }
         guard header.count <= Self.largestHeader else { return build() }
         let key = Key(header: String(decoding: header, as: UTF8.self), pretty: pretty, level: level)

@@ -13,19 +13,25 @@ struct TableRenderer {
 
     private func renderLines(_ inspection: Inspection) -> [String] {
         var lines: [String] = []
-        lines.append(verdict(inspection))
+        let presentation = inspection.fullPresentation
+        lines.append(verdict(inspection, access: presentation?.access))
         lines.append("  " + TerminalText.safe(inspection.reason))
         if inspection.isXcode {
-            lines.append("  " + paint("StoreKit Testing in Xcode token: NOT signed by the App Store; it proves nothing about payment", .yellow))
+            let warning = "StoreKit Testing in Xcode token: NOT signed by the App Store; "
+            lines.append("  " + paint(warning + "it proves nothing about payment", .yellow))
         }
-        let (shown, summary) = inspection.presentation
+        let (shown, summary) = (presentation?.display, presentation?.summary)
         if let summary {
             lines.append("  " + TerminalText.safe(summary))
         }
         if let now = inspection.validNow, inspection.status == .valid || inspection.status == .unverified {
-            lines.append(now.valid ? "  " + TerminalText.safe(now.detail)
-                         : "  " + paint("note: NOT valid now", .yellow) + " — " + TerminalText.safe(now.detail)
-                           + "; the verdict follows the signing time (use --at now to require current validity)")
+            if now.valid {
+                lines.append("  " + TerminalText.safe(now.detail))
+            } else {
+                let advice = "; the verdict follows the signing time (use --at now to require current validity)"
+                let note = paint("note: NOT valid now", .yellow)
+                lines.append("  " + note + " — " + TerminalText.safe(now.detail) + advice)
+            }
         }
         guard let jws = inspection.jws else { return lines }
 
@@ -68,15 +74,59 @@ struct TableRenderer {
 
     // MARK: Sections
 
-    private func verdict(_ inspection: Inspection) -> String {
-        let word: String
+    /// The first line, for support staff: the status, then whether the token is authentic and
+    /// whether it grants access, then where it came from. "VALID — authentic Apple-signed
+    /// transaction · grants no access (expired 2025-10-02)  file.jws:1".
+    func verdict(_ inspection: Inspection, access: Inspection.AccessDecision?) -> String {
+        let source = TerminalText.safe(inspection.source)
         switch inspection.status {
-        case .valid: word = paint("VALID", .green)
-        case .unverified: word = paint("UNVERIFIED — NOTHING WAS CHECKED (--no-verify)", .yellow)
-        default: word = paint("INVALID (\(inspection.status.rawValue))", .red)
+        case .malformed:
+            return "\(paint("INVALID (malformed)", .red))  \(source)"
+        case .unverified:
+            let word = paint("UNVERIFIED — NOTHING WAS CHECKED (--no-verify)", .yellow)
+            return "\(word)  \(inspection.kind.displayName)  \(source)"
+        default:
+            break
         }
-        let kind = inspection.status == .malformed ? "" : "  \(inspection.kind.displayName)"
-        return "\(word)\(kind)  \(TerminalText.safe(inspection.source))"
+        let valid = inspection.status == .valid
+        let word = valid ? paint("VALID", .green) : paint("INVALID (\(inspection.status.rawValue))", .red)
+        var parts = [authenticity(inspection)]
+        // Access is what a valid token means for the customer, and what `--require-active` failed
+        // on; beside any other failure (another app, environment, a forged chain) it would mislead.
+        if let access, (valid && !inspection.isXcode) || inspection.status == .inactive {
+            parts.append(accessPhrase(access, failed: !valid))
+        }
+        return "\(word) — \(parts.joined(separator: " · "))  \(source)"
+    }
+
+    /// "authentic Apple-signed transaction", or why the token is not shown to be.
+    private func authenticity(_ inspection: Inspection) -> String {
+        let kind = inspection.kind.displayName
+        if inspection.isXcode {
+            return paint("StoreKit Testing in Xcode \(kind), NOT signed by the App Store", .yellow)
+        }
+        if inspection.isAppleSigned {
+            return "authentic Apple-signed \(kind)"
+        }
+        if inspection.isAuthentic {
+            return "authentic \(kind) (trusted root, not a known Apple chain)"
+        }
+        if !inspection.checks.contains(where: { $0.name == .alg }) {
+            return "\(kind), " + paint("signature and chain NOT checked (--no-verify)", .yellow)
+        }
+        return "\(kind) " + paint("NOT proven authentic", .red)
+    }
+
+    /// "grants access until 2026-03-01", "transaction grants no access (expired 2025-10-02)".
+    private func accessPhrase(_ decision: Inspection.AccessDecision, failed: Bool) -> String {
+        let phrase = TerminalText.safe(decision.access.briefPhrase)
+        let painted: String
+        switch decision.access.grantsAccess {
+        case true?: painted = paint(phrase, .green)
+        case false?: painted = paint(phrase, failed ? .red : .yellow)
+        case nil: painted = phrase
+        }
+        return decision.path == nil ? painted : "\(decision.kind.displayName) \(painted)"
     }
 
     private func headerRows(_ header: [String: JSONValue], now: Date) -> [(String, String)] {
@@ -102,7 +152,8 @@ struct TableRenderer {
         ]
         var validity = "\(ISO8601.string(summary.notBefore)) .. \(ISO8601.string(summary.notAfter))"
         if let time = inspection.checkTime {
-            validity += summary.isWithinValidity(at: time.date) ? "  (valid at \(time.basis))" : "  (NOT valid at \(time.basis))"
+            let within = summary.isWithinValidity(at: time.date)
+            validity += within ? "  (valid at \(time.basis))" : "  (NOT valid at \(time.basis))"
         }
         if let now = inspection.validNow, !summary.isWithinValidity(at: now.date) {
             validity += "  (not valid now)"
@@ -152,7 +203,10 @@ struct TableRenderer {
     private func heading(_ text: String) -> String { paint(text, .bold) }
 
     enum Style: String {
-        case red = "31;1", green = "32;1", yellow = "33;1", bold = "1"
+        case red = "31;1"
+        case green = "32;1"
+        case yellow = "33;1"
+        case bold = "1"
     }
 
     private func paint(_ text: String, _ style: Style) -> String {

@@ -8,8 +8,49 @@ public enum Entitlement {
     public struct Access: Sendable, Equatable {
         /// nil when this kind of payload cannot say (renewal info, notifications without a transaction).
         public let grantsAccess: Bool?
+        /// The words every report uses for the decision: the transaction's summary, a
+        /// notification's summary and the `active` check (`--require-active`) all say
+        /// "grants access until 2026-03-01T00:00:00.000Z" or "grants no access: expired
+        /// 2025-10-02T07:09:07.000Z"; for a payload that cannot say, why it cannot.
         public let explanation: String
+        /// When an expiring grant ends (nil when access does not expire or is not granted).
+        public let until: Date?
+        /// Why, in a few words and whole days, for a one-line verdict ("expired 2025-10-02").
+        public let brief: String
+
+        /// The decision in a few words, for a one-line verdict: "grants access until
+        /// 2026-03-01", "grants no access (expired 2025-10-02)", "no access decision
+        /// (renewal info alone)".
+        public var briefPhrase: String {
+            switch grantsAccess {
+            case true?: until.map { "grants access until \(Entitlement.day($0))" } ?? "grants access (\(brief))"
+            case false?: "grants no access (\(brief))"
+            case nil: "no access decision (\(brief))"
+            }
+        }
+
+        static func granted(_ reason: String, brief: String, until: Date? = nil) -> Access {
+            Access(grantsAccess: true, explanation: "grants access" + reason, until: until, brief: brief)
+        }
+
+        static func denied(_ reason: String, brief: String) -> Access {
+            Access(grantsAccess: false, explanation: "grants no access: " + reason, until: nil, brief: brief)
+        }
+
+        static func undecided(_ reason: String, brief: String) -> Access {
+            Access(grantsAccess: nil, explanation: reason, until: nil, brief: brief)
+        }
     }
+
+    /// The payload kinds that decide access; in a notification, the first nested one decides.
+    public static func decidesAccess(_ kind: PayloadKind) -> Bool {
+        kind == .transaction || kind == .appTransaction
+    }
+
+    /// The members `access(kind:payload:at:)` reads.
+    static let accessKeys = [
+        "revocationDate", "revocationReason", "revocationType", "isUpgraded", "type", "expiresDate",
+    ]
 
     /// Access granted by a payload at `date`.
     public static func access(kind: PayloadKind, payload: [String: JSONValue], at date: Date) -> Access {
@@ -17,45 +58,55 @@ public enum Entitlement {
         case .transaction:
             return transactionAccess(payload, at: date)
         case .appTransaction:
-            return Access(grantsAccess: true, explanation: "the app was purchased (app transactions are not revoked)")
+            return .granted(": the app was purchased (app transactions are not revoked)", brief: "app purchased")
         case .renewalInfo:
-            return Access(grantsAccess: nil, explanation: "renewal info alone does not say whether access is granted; "
-                          + "inspect the subscription's transaction")
+            return .undecided(
+                "renewal info alone does not say whether access is granted; inspect the subscription's transaction",
+                brief: "renewal info alone"
+            )
         case .notification:
-            return Access(grantsAccess: nil, explanation: "this notification carries no transaction to decide access")
+            return .undecided(
+                "this notification carries no transaction to decide access", brief: "no transaction in it")
         case .realtimeRequest, .unknown:
-            return Access(grantsAccess: nil, explanation: "a \(kind.displayName) does not say whether access is granted")
+            return .undecided("a \(kind.displayName) does not say whether access is granted", brief: "not a purchase")
         }
     }
 
     private static func transactionAccess(_ payload: [String: JSONValue], at date: Date) -> Access {
         if let revoked = payload["revocationDate"]?.numberValue {
-            return Access(grantsAccess: false, explanation: "revoked \(day(revoked))\(revocationWhy(payload))")
+            return .denied("revoked \(day(revoked))\(revocationWhy(payload))", brief: "revoked \(day(revoked))")
         }
         if payload["isUpgraded"] == .bool(true) {
-            return Access(grantsAccess: false, explanation: "upgraded to another product in the subscription group")
+            return .denied("upgraded to another product in the subscription group", brief: "upgraded")
         }
         if payload["type"]?.stringValue == "Consumable" {
-            return Access(grantsAccess: false, explanation: "consumables are never entitlements")
+            return .denied("consumables are never entitlements", brief: "consumable")
         }
         if let value = payload["expiresDate"], let expires = value.numberValue {
             guard let expiry = Timestamp.date(milliseconds: expires) else {
-                return Access(grantsAccess: false, explanation: "expiresDate \(PayloadDisplay.rawText(value)) is not a valid date "
-                              + "(\(Timestamp.rangeDescription)), so no access can be read from it")
+                return .denied(
+                    "expiresDate \(PayloadDisplay.rawText(value)) is not a valid date (\(Timestamp.rangeDescription)), "
+                        + "so no access can be read from it",
+                    brief: "expiresDate is not a valid date"
+                )
             }
             return expiry > date
-                ? Access(grantsAccess: true, explanation: "active until \(ISO8601.string(expiry))")
-                : Access(grantsAccess: false, explanation: "expired \(ISO8601.string(expiry))")
+                ? .granted(" until \(ISO8601.string(expiry))", brief: "until \(day(expiry))", until: expiry)
+                : .denied("expired \(ISO8601.string(expiry))", brief: "expired \(day(expiry))")
         }
-        return Access(grantsAccess: true, explanation: "not revoked and without an expiry")
+        return .granted(": not revoked and without an expiry", brief: "not revoked, no expiry")
     }
 
     private static func revocationWhy(_ payload: [String: JSONValue]) -> String {
         var reasons: [String] = []
-        if let reason = payload["revocationReason"], case .known(let text) = FieldMeanings.meaning(field: "revocationReason", value: reason) {
+        if let reason = payload["revocationReason"],
+            case .known(let text) = FieldMeanings.meaning(field: "revocationReason", value: reason)
+        {
             reasons.append(text)
         }
-        if let type = payload["revocationType"], case .known(let text) = FieldMeanings.meaning(field: "revocationType", value: type) {
+        if let type = payload["revocationType"],
+            case .known(let text) = FieldMeanings.meaning(field: "revocationType", value: type)
+        {
             reasons.append(text)
         }
         return reasons.isEmpty ? "" : " (" + reasons.joined(separator: "; ") + ")"
@@ -64,47 +115,62 @@ public enum Entitlement {
     // MARK: Summary
 
     /// One plain-language line for support staff, e.g. "Auto-renewable subscription com.example.pro,
-    /// purchased 2026-03-01, refunded 2026-03-04 (issue in the app): grants no access."
-    public static func summary(kind: PayloadKind, payload: [String: JSONValue], now: Date) -> String {
+    /// purchased 2026-03-01; grants no access: revoked 2026-03-04 (refunded: issue in the app)."
+    ///
+    /// - Parameters:
+    ///   - now: the moment access is decided at, and dates are read as past or future from.
+    ///   - nested: for a notification, the kind and access of the nested token that decides
+    ///     access (its transaction), as `--require-active` decides it.
+    public static func summary(
+        kind: PayloadKind,
+        payload: [String: JSONValue],
+        now: Date,
+        nested: (kind: PayloadKind, access: Access)? = nil
+    ) -> String {
         func string(_ key: String) -> String? { payload[key]?.stringValue }
         func date(_ key: String) -> String? { payload[key]?.numberValue.map(day) }
         func meaning(_ key: String) -> String? {
-            guard let value = payload[key], case .known(let text) = FieldMeanings.meaning(field: key, value: value) else { return nil }
+            guard let value = payload[key], case .known(let text) = FieldMeanings.meaning(field: key, value: value)
+            else {
+                return nil
+            }
             return text
+        }
+        /// The day in `key` and whether it is at or before `now` (nil when it is no real date).
+        func moment(_ key: String) -> (day: String, isPast: Bool)? {
+            guard let milliseconds = payload[key]?.numberValue, milliseconds > -2_208_988_800_000,
+                let date = Timestamp.date(milliseconds: milliseconds)
+            else { return nil }
+            return (day(date), date <= now)
         }
 
         switch kind {
         case .transaction:
-            let types = ["Auto-Renewable Subscription": "Auto-renewable subscription", "Non-Consumable": "Non-consumable",
-                         "Consumable": "Consumable", "Non-Renewing Subscription": "Non-renewing subscription"]
-            var parts = ["\(string("type").flatMap { types[$0] } ?? "Purchase") \(string("productId") ?? "(no productId)")"]
+            let types = [
+                "Auto-Renewable Subscription": "Auto-renewable subscription", "Non-Consumable": "Non-consumable",
+                "Consumable": "Consumable", "Non-Renewing Subscription": "Non-renewing subscription",
+            ]
+            var parts = [
+                "\(string("type").flatMap { types[$0] } ?? "Purchase") \(string("productId") ?? "(no productId)")"
+            ]
             if let purchased = date("purchaseDate") { parts.append("purchased \(purchased)") }
-            if let expires = payload["expiresDate"]?.numberValue, payload["revocationDate"] == nil {
-                if let expiry = Timestamp.date(milliseconds: expires) {
-                    parts.append("\(expiry > now ? "expires" : "expired") \(day(expires))")
-                } else {
-                    parts.append("expiresDate is not a valid date")
-                }
-            }
-            if let revoked = payload["revocationDate"]?.numberValue {
-                let reason = payload["revocationReason"] == .integer(1) ? " (issue in the app)"
-                    : payload["revocationReason"] == .integer(0) ? " (other reason)" : ""
-                parts.append("refunded \(day(revoked))\(reason)")
-            }
-            if payload["isUpgraded"] == .bool(true) { parts.append("upgraded") }
             if string("inAppOwnershipType") == "FAMILY_SHARED" { parts.append("family shared") }
-            let access = transactionAccess(payload, at: now)
-            let verdict = access.grantsAccess == true ? "grants access" + (payload["expiresDate"] != nil ? " until \(date("expiresDate") ?? "?")" : "")
-                : "grants no access"
-            return parts.joined(separator: ", ") + ": \(verdict)."
+            return parts.joined(separator: ", ") + "; \(transactionAccess(payload, at: now).explanation)."
 
         case .renewalInfo:
             var text = "Renewal info for \(string("productId") ?? string("autoRenewProductId") ?? "(no productId)")"
             switch payload["autoRenewStatus"] {
             case .integer(1)?:
                 text += ": auto-renew on"
-                if let next = string("autoRenewProductId"), next != string("productId") { text += ", renews as \(next)" }
-                if let renewal = date("renewalDate") { text += ", next renewal \(renewal)" }
+                let next = string("autoRenewProductId").flatMap { $0 == string("productId") ? nil : $0 }
+                if let next { text += ", renews as \(next)" }
+                if let renewal = moment("renewalDate") {
+                    if renewal.isPast {
+                        text += ", renewal was due \(renewal.day)"
+                    } else {
+                        text += next == nil ? ", renews \(renewal.day)" : " on \(renewal.day)"
+                    }
+                }
             case .integer(0)?:
                 text += ": auto-renew off"
                 if let intent = meaning("expirationIntent") { text += " (\(intent))" }
@@ -112,20 +178,27 @@ public enum Entitlement {
                 text += ": auto-renew status unknown"
             }
             if payload["isInBillingRetryPeriod"] == .bool(true) { text += "; in billing retry" }
-            if let grace = date("gracePeriodExpiresDate") { text += "; grace period until \(grace)" }
+            if let grace = moment("gracePeriodExpiresDate") {
+                text += grace.isPast ? "; grace period ended \(grace.day)" : "; grace period until \(grace.day)"
+            }
             return text + "."
 
         case .notification:
             let type = string("notificationType") ?? "(no notificationType)"
             var text = type + (string("subtype").map { "/\($0)" } ?? "")
             if let what = meaning("notificationType") { text += " (\(what))" }
-            let body = ["data", "summary", "externalPurchaseToken", "appData"].lazy.compactMap { payload[$0]?.objectValue }.first
+            let bodies = ["data", "summary", "externalPurchaseToken", "appData"]
+            let body = bodies.lazy.compactMap { payload[$0]?.objectValue }.first
             if let bundle = body?["bundleId"]?.stringValue { text += " for \(bundle)" }
             if let environment = body?["environment"]?.stringValue { text += " in \(environment)" }
             if let signed = date("signedDate") { text += ", sent \(signed)" }
-            if let status = body?["status"], case .known(let meaning) = FieldMeanings.meaning(field: "status", value: status) {
-                text += "; subscription \(meaning)"
+            // `data.status` is the subscription's status when Apple sent the notification, not now.
+            if let status = body?["status"],
+                case .known(let meaning) = FieldMeanings.meaning(field: "status", value: status)
+            {
+                text += "; status when sent: \(meaning)"
             }
+            if let nested { text += "; its \(nested.kind.displayName) \(nested.access.explanation)" }
             return text + "."
 
         case .appTransaction:
@@ -153,7 +226,14 @@ public enum Entitlement {
     /// "2026-03-01": the day of a millisecond timestamp, UTC.
     static func day(_ milliseconds: Double) -> String {
         // Before 1900 is Xcode's year-0001 "no date" placeholder, not an App Store date.
-        guard milliseconds > -2_208_988_800_000, let date = Timestamp.date(milliseconds: milliseconds) else { return "no date" }
-        return String(ISO8601.string(date).prefix(10))
+        guard milliseconds > -2_208_988_800_000, let date = Timestamp.date(milliseconds: milliseconds) else {
+            return "no date"
+        }
+        return day(date)
+    }
+
+    /// "2026-03-01": the day of a date, UTC.
+    static func day(_ date: Date) -> String {
+        String(ISO8601.string(date).prefix(10))
     }
 }

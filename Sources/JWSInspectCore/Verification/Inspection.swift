@@ -48,16 +48,12 @@ public struct Inspection: Sendable {
     }
 
     /// One plain-language line for support staff (nil when malformed); computed on demand.
-    public var summary: String? {
-        jws.map { Entitlement.summary(kind: kind, payload: $0.payload.object, now: accessTime) }
-    }
+    public var summary: String? { fullPresentation?.summary }
 
     /// `display` and `summary` together, decoding the payload once.
     public var presentation: (display: PayloadDisplay?, summary: String?) {
-        guard let jws else { return (nil, nil) }
-        let payload = jws.payload.object
-        return (PayloadDisplay(kind: kind, payload: payload, now: now),
-                Entitlement.summary(kind: kind, payload: payload, now: accessTime))
+        let presentation = fullPresentation
+        return (presentation?.display, presentation?.summary)
     }
 
     /// A JWS found inside the payload (`data.signedTransactionInfo`, …) and its own inspection.
@@ -83,9 +79,11 @@ public struct Inspection: Sendable {
         case verified(String, at: CheckTime)
     }
 
-    init(source: String, kind: PayloadKind, status: Status, reason: Reason, checks: [Check], notes: [String],
-         jws: CompactJWS?, chain: [CertificateSummary], checkTime: CheckTime?, validNow: ValidityNow?,
-         isXcode: Bool = false, nested: [Nested] = [], now: Date = Date(), accessTime: Date = Date()) {
+    init(
+        source: String, kind: PayloadKind, status: Status, reason: Reason, checks: [Check], notes: [String],
+        jws: CompactJWS?, chain: [CertificateSummary], checkTime: CheckTime?, validNow: ValidityNow?,
+        isXcode: Bool = false, nested: [Nested] = [], now: Date = Date(), accessTime: Date = Date()
+    ) {
         self.source = source
         self.kind = kind
         self.status = status
@@ -111,7 +109,8 @@ public struct Inspection: Sendable {
 
     /// An input that is not a decodable JWS.
     public static func malformed(source: String, reason: String) -> Inspection {
-        Inspection(source: source, kind: .unknown, status: .malformed, reason: .literal(reason), checks: [], notes: [],
-                   jws: nil, chain: [], checkTime: nil, validNow: nil)
+        Inspection(
+            source: source, kind: .unknown, status: .malformed, reason: .literal(reason), checks: [], notes: [],
+            jws: nil, chain: [], checkTime: nil, validNow: nil)
     }
 }

@@ -1,0 +1,87 @@
+public import FoundationEssentials
+
+extension Inspection {
+    /// Whether the payload grants access at `accessTime`, decided as `--require-active` decides
+    /// it: on a transaction or app transaction itself, on a notification's first nested one.
+    public struct AccessDecision: Sendable, Equatable {
+        public let access: Entitlement.Access
+        /// The kind of payload that decided (`notification` when a notification has no
+        /// transaction to decide on).
+        public let kind: PayloadKind
+        /// The nested token that decided ("data.signedTransactionInfo"); nil for the payload itself.
+        public let path: String?
+        /// When access was decided: `--at`, else now.
+        public let time: Date
+    }
+
+    /// What renderers show beside the checks, with the payload decoded once.
+    public struct Presentation: Sendable {
+        /// The payload's fields rendered for reading.
+        public let display: PayloadDisplay
+        /// One plain-language line for support staff.
+        public let summary: String
+        /// Whether the payload grants access, in the summary's words.
+        public let access: AccessDecision
+    }
+
+    /// `display`, `summary` and `access` together (nil when malformed); computed on demand,
+    /// so `--quiet` runs never pay for it.
+    public var fullPresentation: Presentation? {
+        guard let jws else { return nil }
+        let payload = jws.payload.object
+        let decision = accessDecision(payload)
+        let nestedAccess = decision.path == nil ? nil : (decision.kind, decision.access)
+        return Presentation(
+            display: PayloadDisplay(kind: kind, payload: payload, now: now),
+            summary: Entitlement.summary(kind: kind, payload: payload, now: accessTime, nested: nestedAccess),
+            access: decision
+        )
+    }
+
+    /// Whether the payload grants access at `accessTime` (nil when malformed).
+    public var access: AccessDecision? {
+        jws.map { jws in accessDecision(Self.accessMembers(jws.payload)) }
+    }
+
+    /// Whether the signature and certificate chain verified, here and in every nested token,
+    /// whatever the expectations (`--bundle-id`, `--require-active`, …) said. False under
+    /// `--no-verify`, which checks nothing cryptographic. A StoreKit Testing in Xcode token
+    /// can be authentic to its pinned certificate, yet it is not signed by the App Store (`isXcode`).
+    public var isAuthentic: Bool {
+        guard jws != nil, checks.contains(where: { $0.name == .signature && $0.passed }),
+            checks.contains(where: { $0.name == .chain && $0.passed })
+        else { return false }
+        let cryptographic: Set<Status> = [.invalidSignature, .invalidChain]
+        return checks.allSatisfy { $0.passed || !cryptographic.contains($0.name.failureStatus) }
+            && nested.allSatisfy { $0.inspection.isAuthentic }
+    }
+
+    /// Whether the token is authentic and signed through an intermediate jwsinspect knows, by
+    /// its fingerprint, as Apple's (App Store data is; a `--root` of one's own is not).
+    public var isAppleSigned: Bool {
+        isAuthentic && !isXcode && chain.count > 1 && chain[1].knownAs != nil
+    }
+
+    /// The decision on `payload` (this token's members), or on the nested token that decides.
+    private func accessDecision(_ payload: [String: JSONValue]) -> AccessDecision {
+        let decides = { (item: Nested) in
+            Entitlement.decidesAccess(item.inspection.kind) && item.inspection.jws != nil
+        }
+        if kind == .notification, let item = nested.first(where: decides), let decisive = item.inspection.jws {
+            let access = Entitlement.access(
+                kind: item.inspection.kind, payload: Self.accessMembers(decisive.payload), at: accessTime)
+            return AccessDecision(access: access, kind: item.inspection.kind, path: item.path, time: accessTime)
+        }
+        let access = Entitlement.access(kind: kind, payload: payload, at: accessTime)
+        return AccessDecision(access: access, kind: kind, path: nil, time: accessTime)
+    }
+
+    /// The members access is decided on, without decoding the rest of the payload.
+    private static func accessMembers(_ payload: CompactJWS.DecodedSegment) -> [String: JSONValue] {
+        if payload.isComplete { return payload.essentials }
+        let selected = try? JSONValue.decodeObject(payload.decodable ?? payload.bytes, selection: accessSelection)
+        return (selected ?? nil)?.members ?? payload.essentials
+    }
+
+    private static let accessSelection = MemberSelection(values: Entitlement.accessKeys, recognition: false)
+}
