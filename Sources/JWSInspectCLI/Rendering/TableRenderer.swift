@@ -134,7 +134,7 @@ struct TableRenderer {
         let keys = order.filter { header[$0] != nil } + header.keys.filter { !order.contains($0) }.sorted()
         return keys.map { key in
             if key == "x5c", case .array(let entries) = header[key]! {
-                return (key, "\(entries.count) certificate\(entries.count == 1 ? "" : "s") (see CHAIN)")
+                return (key, "\(entries.count) entr\(entries.count == 1 ? "y" : "ies") (see CHAIN)")
             }
             return (key, PayloadDisplay.text(key, header[key]!, in: header, now: now))
         }
