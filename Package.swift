@@ -35,7 +35,8 @@ let package = Package(
         .testTarget(name: "JWSInspectCoreTests", dependencies: ["JWSInspectCore", "TestPKI"]),
         .testTarget(
             name: "JWSInspectCLITests",
-            dependencies: ["jwsinspect", "fuzz-jwsinspect", "JWSInspectCLI", "JWSInspectCore", "TestPKI", "StrictJSONParser"]
+            dependencies: ["jwsinspect", "fuzz-jwsinspect", "JWSInspectCLI", "JWSInspectCore", "TestPKI", "StrictJSONParser"],
+            exclude: ["Goldens"]
         ),
     ]
 )

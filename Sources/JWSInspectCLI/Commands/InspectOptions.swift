@@ -1,4 +1,4 @@
-public import FoundationEssentials
+internal import FoundationEssentials
 internal import JWSInspectCore
 
 /// `jwsinspect [inspect]`'s options: the one table the parser, `--help`, the man page and the

@@ -215,11 +215,13 @@ public struct InputStream {
     /// wrapped (at 76 columns, or by a terminal): each following line that holds nothing but
     /// token characters, and is not a token by itself, is joined while the token is shorter
     /// than a whole ES256 JWS. The scanner joins the pieces only if they make one JWS. A live
-    /// input is not waited for.
+    /// input is not waited for. A line that ends in a whole signature (every line of tokens
+    /// does) is taken as it is, after a look at its last 87 bytes.
     private mutating func joiningWrappedLines(_ line: [UInt8]) -> [UInt8] {
         var progress = WrappedToken.Progress()
         let wrapped = line.withUnsafeBufferPointer { line in
-            guard let run = WrappedToken.lastRun(line), InputScanner.looksLikeJWSHeader(run) else { return false }
+            guard !WrappedToken.endsInSignature(line), let run = WrappedToken.lastRun(line), InputScanner.looksLikeJWSHeader(run)
+            else { return false }
             progress.add(run)
             return progress.isIncomplete
         }

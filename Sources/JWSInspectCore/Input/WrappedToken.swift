@@ -54,6 +54,17 @@ enum WrappedToken {
             && header.last { !InputScanner.isWhitespace($0) } == UInt8(ascii: "}")
     }
 
+    /// Whether `line` ends (before trailing whitespace) in a whole ES256 signature: a dot,
+    /// then 86 characters without one. Every line of tokens does, and this looks at 87 bytes
+    /// of it, not at the whole line (which `lastRun` would).
+    static func endsInSignature(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
+        var end = line.count
+        while end > 0, InputScanner.isWhitespace(line[end - 1]) { end -= 1 }
+        let length = InputScanner.es256SignatureLength
+        guard end > length, line[end - length - 1] == UInt8(ascii: ".") else { return false }
+        return line[(end - length)..<end].allSatisfy { $0 != UInt8(ascii: ".") && TokenCharacters.contains($0) }
+    }
+
     /// The run of token characters that ends `line` (after trailing whitespace), if any.
     static func lastRun(_ line: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8>? {
         var end = line.count
