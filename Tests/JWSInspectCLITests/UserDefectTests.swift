@@ -24,7 +24,7 @@ import Testing
         try CLI.write(Self.wrapped(Self.token, width: 64) + "\n" + Self.token + "\n", to: file)
         let both = try CLI.run(["--format", "jsonl", file.path])
         #expect(both.status == 0)
-        #expect(try both.jsonObjects().map { $0["source"] as? String } == ["\(file.path):1", "\(file.path):\((Self.token.count + 63) / 64 + 1)"])
+        #expect(try both.jsonObjects().map { $0["source"] as? String } == ["\(file.path):1 (rejoined from \((Self.token.count + 63) / 64) pieces)", "\(file.path):\((Self.token.count + 63) / 64 + 1)"])
     }
 
     @Test func anUnreadableFileHasAJSONRecord() throws {

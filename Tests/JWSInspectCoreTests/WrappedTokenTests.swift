@@ -29,7 +29,9 @@ import TestPKI
     @Test(arguments: [76, 64, 1000, 17])
     func aTokenWrappedOverLinesIsJoined(_ width: Int) {
         let text = Self.wrapped(Self.token, width: width) + "\n"
-        #expect(InputScanner.scan(Array(text.utf8), origin: "in") == [.token(source: "in:1", token: Self.token)])
+        let pieces = (Self.token.count + width - 1) / width
+        let source = pieces == 1 ? "in:1" : "in:1 (rejoined from \(pieces) pieces)"
+        #expect(InputScanner.scan(Array(text.utf8), origin: "in") == [.token(source: source, token: Self.token)])
     }
 
     @Test(arguments: [" ", "  ", "\t", "\r\n", "\n    "])

@@ -85,10 +85,11 @@ public enum InputScanner {
                     continue
                 }
                 if index >= noJoinBefore, index + length < count, isWhitespace(bytes[index + length]) {
-                    let (token, scannedTo) = joinWrapped(bytes, from: index, length: length)
+                    let (joined, scannedTo) = joinWrapped(bytes, from: index, length: length)
                     noJoinBefore = scannedTo
-                    if let token {
-                        items.append(.token(source: source, token: String(decoding: token, as: UTF8.self)))
+                    if let (token, pieces) = joined {
+                        // Named, since whitespace inside a JWS string is refused by Apple's libraries.
+                        items.append(.token(source: "\(source) (rejoined from \(pieces) pieces)", token: String(decoding: token, as: UTF8.self)))
                         index = scannedTo
                         continue
                     }
@@ -113,9 +114,10 @@ public enum InputScanner {
     }
 
     /// A token wrapped by whitespace (line breaks or spaces) that starts with the run at
-    /// `start`: its pieces joined, when together they form one JWS (`WrappedToken`), and
-    /// where the attempt stopped.
-    private static func joinWrapped(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, length: Int) -> (token: [UInt8]?, end: Int) {
+    /// `start`: its pieces joined and counted, when together they form one JWS
+    /// (`WrappedToken`), and where the attempt stopped.
+    private static func joinWrapped(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, length: Int)
+        -> (joined: (token: [UInt8], pieces: Int)?, end: Int) {
         let run = UnsafeBufferPointer(rebasing: bytes[start..<start + length])
         guard looksLikeJWSHeader(run) else { return (nil, start) }
         var progress = WrappedToken.Progress()
@@ -136,7 +138,7 @@ public enum InputScanner {
         }
         guard pieces.count > 1, progress.isWhole else { return (nil, end) }
         let token = pieces.flatMap { bytes[$0] }
-        return WrappedToken.isOneJWS(token) ? (token, end) : (nil, end)
+        return WrappedToken.isOneJWS(token) ? ((token, pieces.count), end) : (nil, end)
     }
 
     /// Where a token in `run` ends: trailing dots are a sentence's full stop (`… h.p.s.`), except
