@@ -19,7 +19,7 @@ enum TerminalPaste {
     static func begin(_ descriptor: Int32) -> Bool {
         var settings = termios()
         guard tcgetattr(descriptor, &settings) == 0 else { return false }
-        savedSettings = settings
+        savedSettings.pointee = settings
         savedDescriptor = descriptor
         for number in [SIGINT, SIGTERM, SIGHUP, SIGQUIT] {
             _ = signal(number, restoreAndRaise)
@@ -39,19 +39,25 @@ enum TerminalPaste {
     /// Restores the terminal's settings, if they were changed.
     static func restore() {
         guard savedDescriptor >= 0 else { return }
-        _ = tcsetattr(savedDescriptor, TCSANOW, &savedSettings)
+        _ = tcsetattr(savedDescriptor, TCSANOW, savedSettings)
         savedDescriptor = -1
     }
 }
 
-// Read by the signal handler, so plain globals (written before the handler is installed).
-nonisolated(unsafe) private var savedSettings = termios()
+// Read by the signal handler, so plain globals (written before the handler is installed). The
+// settings live in memory of their own: copying a C struct into a Swift global of that type
+// overflowed it under AddressSanitizer.
+nonisolated(unsafe) private let savedSettings: UnsafeMutablePointer<termios> = {
+    let settings = UnsafeMutablePointer<termios>.allocate(capacity: 1)
+    settings.initialize(to: termios())
+    return settings
+}()
 nonisolated(unsafe) private var savedDescriptor: Int32 = -1
 
 /// Restores the terminal, then ends the process by the signal as it would have ended
 /// (tcsetattr, signal and raise are async-signal-safe).
 private func restoreAndRaise(_ number: Int32) {
-    if savedDescriptor >= 0 { _ = tcsetattr(savedDescriptor, TCSANOW, &savedSettings) }
+    if savedDescriptor >= 0 { _ = tcsetattr(savedDescriptor, TCSANOW, savedSettings) }
     _ = signal(number, SIG_DFL)
     _ = raise(number)
 }
