@@ -118,6 +118,25 @@ import Testing
         #expect(!roots.isEmpty && roots.allSatisfy { $0.contains("/Certificates/AppleRootCA-G") })
     }
 
+    /// fish completes from its script (when fish is installed): fixed values, subcommands' values, files.
+    @Test func fishCompletes() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/fish") else { return }
+        let script = try CLI.temporaryDirectory().appendingPathComponent("jwsinspect.fish")
+        try CLI.write(CompletionScripts.fish, to: script)
+        func complete(_ line: String) throws -> [String] {
+            let result = try CLI.runProgram("/usr/bin/fish", ["-c", "source '\(script.path)'; complete -C '\(line)'"])
+            #expect(result.status == 0, "\(result.stderr)")
+            return result.stdout.split(separator: "\n").map { String($0.split(separator: "\t").first ?? "") }
+        }
+        #expect(try complete("jwsinspect --format ") == ["json", "jsonl", "table"])
+        #expect(try complete("jwsinspect --environment S") == ["Sandbox"])
+        #expect(try complete("jwsinspect --color=") == ["--color=always", "--color=auto", "--color=never"])
+        #expect(try complete("jwsinspect completion ") == ["bash", "fish", "zsh"])
+        #expect(try complete("jwsinspect \(CLI.packageRoot.path)/Samples/transaction-s") == [
+            "\(CLI.packageRoot.path)/Samples/transaction-sandbox-2022.jws",
+        ])
+    }
+
     /// zsh and fish parse their scripts (when installed).
     @Test(arguments: [("zsh", ["-n"]), ("fish", ["--no-execute"])])
     func otherShellsParseTheirScripts(_ shell: String, _ arguments: [String]) throws {
