@@ -78,14 +78,18 @@ import Testing
         }
     }
 
-    /// The man page has the conventional sections and renders without warnings.
-    @Test func manPageRenders() throws {
-        let man = ManPage.text
+    /// The man page has the conventional sections.
+    @Test func manPageHasItsSections() {
         for section in ["NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS", "EXIT STATUS", "EXAMPLES"] {
-            #expect(man.contains(".SH \(section)\n"), "\(section)")
+            #expect(ManPage.text.contains(".SH \(section)\n"), "\(section)")
         }
+    }
+
+    /// And renders without warnings.
+    @Test(.enabled(if: installed("/usr/bin/groff"), "groff is not installed"))
+    func manPageRenders() throws {
+        let man = ManPage.text
         let groff = URL(fileURLWithPath: "/usr/bin/groff")
-        guard FileManager.default.isExecutableFile(atPath: groff.path) else { return }
         let result = try Self.pipe(man, through: groff, ["-man", "-Tutf8", "-ww", "-z"])
         #expect(result.status == 0)
         #expect(result.stderr.isEmpty, "\(result.stderr)")
@@ -118,9 +122,9 @@ import Testing
         #expect(!roots.isEmpty && roots.allSatisfy { $0.contains("/Certificates/AppleRootCA-G") })
     }
 
-    /// fish completes from its script (when fish is installed): fixed values, subcommands' values, files.
-    @Test func fishCompletes() throws {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/fish") else { return }
+    /// fish completes from its script: fixed values, subcommands' values, files.
+    @Test(.enabled(if: installed("/usr/bin/fish"), "fish is not installed"))
+    func fishCompletes() throws {
         let script = try CLI.temporaryDirectory().appendingPathComponent("jwsinspect.fish")
         try CLI.write(CompletionScripts.fish, to: script)
         func complete(_ line: String) throws -> [String] {
@@ -137,14 +141,18 @@ import Testing
         ])
     }
 
-    /// zsh and fish parse their scripts (when installed).
-    @Test(arguments: [("zsh", ["-n"]), ("fish", ["--no-execute"])])
-    func otherShellsParseTheirScripts(_ shell: String, _ arguments: [String]) throws {
-        let url = ["/usr/bin/", "/bin/", "/usr/local/bin/"].map { URL(fileURLWithPath: $0 + shell) }
-            .first { FileManager.default.isExecutableFile(atPath: $0.path) }
-        guard let url else { return }
-        let script = shell == "zsh" ? CompletionScripts.zsh : CompletionScripts.fish
-        let result = try Self.pipe(script, through: url, arguments)
+    static func installed(_ path: String) -> Bool { FileManager.default.isExecutableFile(atPath: path) }
+
+    /// zsh parses its script (a test skipped, and reported so, where zsh is not installed).
+    @Test(.enabled(if: installed("/usr/bin/zsh"), "zsh is not installed"))
+    func zshParsesItsScript() throws {
+        let result = try Self.pipe(CompletionScripts.zsh, through: URL(fileURLWithPath: "/usr/bin/zsh"), ["-n"])
+        #expect(result.status == 0, "\(result.stderr)")
+    }
+
+    @Test(.enabled(if: installed("/usr/bin/fish"), "fish is not installed"))
+    func fishParsesItsScript() throws {
+        let result = try Self.pipe(CompletionScripts.fish, through: URL(fileURLWithPath: "/usr/bin/fish"), ["--no-execute"])
         #expect(result.status == 0, "\(result.stderr)")
     }
 

@@ -69,8 +69,8 @@ import Testing
 
     /// A paste longer than a terminal's 4096-character line, typed into a terminal (a
     /// pseudo-terminal made by `script`), then Enter and Ctrl-D: read whole, not cut.
-    @Test func aLongPasteIntoATerminalIsReadWhole() throws {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else { return }
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script"), "script (util-linux) is not installed"))
+    func aLongPasteIntoATerminalIsReadWhole() throws {
         let result = try Self.shell("(sleep 1; cat '\(Self.notification)'; printf '\\n'; sleep 1; printf '\\004') "
             + "| /usr/bin/script -qec \"$B --format jsonl\" /dev/null")
         let size = try FileManager.default.attributesOfItem(atPath: Self.notification)[.size] as? Int ?? 0
