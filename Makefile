@@ -1,6 +1,8 @@
 # jwsinspect — build, run, test, install.
 #   make run      build and inspect a bundled real Apple-signed token
-#   make test     the whole test suite (Swift Testing)
+#   make test     swift format's lint, then the whole test suite (Swift Testing)
+#   make lint     swift format lint --strict (the rules are in .swift-format)
+#   make format   swift format, in place
 #   make install  PREFIX=/usr/local (DESTDIR supported)
 #   make bench    throughput and single-token timing (release build)
 #   make roots    regenerate the embedded roots from Certificates/
@@ -11,7 +13,7 @@ BINDIR  ?= $(PREFIX)/bin
 RELEASE := .build/release/jwsinspect
 SAMPLE  := Samples/transaction-sandbox-2022.jws
 
-.PHONY: all build run test install uninstall bench roots clean deps sanitize fuzz leakcheck difftest
+.PHONY: all build run test lint format install uninstall bench roots clean deps sanitize fuzz leakcheck difftest
 
 all: build
 
@@ -28,8 +30,16 @@ build: deps
 run: build
 	$(RELEASE) $(SAMPLE)
 
-test: deps
+test: deps lint
 	$(SWIFT) test
+
+# swift-format ships with the Swift 6 toolchain; the rules are in .swift-format.
+lint: deps
+	@$(SWIFT) format --version >/dev/null 2>&1 || { echo "error: 'swift format' is missing: it ships with Swift 6 toolchains from swift.org (6.0 or later)" >&2; exit 1; }
+	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift
+
+format: deps
+	$(SWIFT) format format --in-place --recursive Sources Tests Package.swift
 
 MANDIR  ?= $(PREFIX)/share/man/man1
 BASHDIR ?= $(PREFIX)/share/bash-completion/completions

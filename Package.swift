@@ -31,11 +31,14 @@ let package = Package(
         // A strict JSON parser independent of the code under test: the judge of JSON output.
         .target(name: "StrictJSONParser", swiftSettings: strictSettings),
         // libFuzzer target (make fuzz); built normally, it replays a corpus (make test does).
-        .executableTarget(name: "fuzz-jwsinspect", dependencies: ["JWSInspectCore", "JWSInspectCLI", "StrictJSONParser"]),
+        .executableTarget(
+            name: "fuzz-jwsinspect", dependencies: ["JWSInspectCore", "JWSInspectCLI", "StrictJSONParser"]),
         .testTarget(name: "JWSInspectCoreTests", dependencies: ["JWSInspectCore", "TestPKI"]),
         .testTarget(
             name: "JWSInspectCLITests",
-            dependencies: ["jwsinspect", "fuzz-jwsinspect", "JWSInspectCLI", "JWSInspectCore", "TestPKI", "StrictJSONParser"],
+            dependencies: [
+                "jwsinspect", "fuzz-jwsinspect", "JWSInspectCLI", "JWSInspectCore", "TestPKI", "StrictJSONParser",
+            ],
             exclude: ["Goldens"]
         ),
     ]

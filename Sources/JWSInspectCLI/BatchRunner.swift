@@ -86,8 +86,10 @@ final class BatchRunner: Sendable {
     }
 
     /// `transform` applied to every element on `jobs` threads, results in order.
-    private func parallelMap<Input: Sendable, Output: Sendable>(_ inputs: [Input],
-                                                               _ transform: @Sendable (Input) -> Output) -> [Output] {
+    private func parallelMap<Input: Sendable, Output: Sendable>(
+        _ inputs: [Input],
+        _ transform: @Sendable (Input) -> Output
+    ) -> [Output] {
         guard !inputs.isEmpty else { return [] }
         // One worker, or one element: no threads to hand work to.
         if jobs == 1 || inputs.count == 1 { return inputs.map(transform) }

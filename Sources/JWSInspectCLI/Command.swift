@@ -10,7 +10,8 @@ public enum Command {
         // that no file opened later lands on descriptor 0 and is read as standard input.
         let standardInputClosed = !System.isOpen(System.standardInput)
         if standardInputClosed { System.occupyWithNull() }
-        let status = run(Array(CommandLine.arguments.dropFirst()), io: .process(standardInputClosed: standardInputClosed))
+        let status = run(
+            Array(CommandLine.arguments.dropFirst()), io: .process(standardInputClosed: standardInputClosed))
         TerminalPaste.restore()
         System.terminate(status)
     }
@@ -30,7 +31,9 @@ public enum Command {
             }
         } catch {
             io.error(error.message)
-            let usage = name == Commands.inspect.name ? HelpText.usage : "usage: jwsinspect " + (Commands.named(name)?.usage[0] ?? "")
+            let usage =
+                name == Commands.inspect.name
+                ? HelpText.usage : "usage: jwsinspect " + (Commands.named(name)?.usage[0] ?? "")
             io.error(usage + " (see \(name == Commands.inspect.name ? "--help" : "jwsinspect help \(name)"))")
             return ExitStatus.usage.rawValue
         }

@@ -7,7 +7,8 @@ public import JWSInspectCore
 public struct CommandIO {
     /// Makes standard input's reader (and what says whether its next read would wait), given
     /// what to call when it would wait for more input; nil when standard input is closed.
-    public var standardInput: ((_ onStall: @escaping () -> Void) -> (read: InputStream.Reader, wouldWait: (() -> Bool)?))?
+    public var standardInput:
+        ((_ onStall: @escaping () -> Void) -> (read: InputStream.Reader, wouldWait: (() -> Bool)?))?
     /// Whether standard input is a terminal (a hint on how to end a paste is printed then).
     public var standardInputIsTerminal = false
     /// Writes to standard output: nil when written, else the error number.
@@ -26,8 +27,10 @@ public struct CommandIO {
     /// - Parameters:
     ///   - standardInput: standard input's bytes, read by this reader (nil: closed).
     ///   - writeOut: receives standard output; returns nil, or an error number to fail the write with.
-    public init(standardInput: InputStream.Reader?, now: Date, writeOut: @escaping (String) -> Int32?,
-                writeError: @escaping (String) -> Void) {
+    public init(
+        standardInput: InputStream.Reader?, now: Date, writeOut: @escaping (String) -> Int32?,
+        writeError: @escaping (String) -> Void
+    ) {
         self.standardInput = standardInput.map { reader in { _ in (reader, nil) } }
         self.now = now
         self.writeOut = writeOut
@@ -36,14 +39,16 @@ public struct CommandIO {
 
     /// The process's descriptors, clock and environment.
     static func process(standardInputClosed: Bool) -> CommandIO {
-        var io = CommandIO(standardInput: nil, now: Date(), writeOut: { System.writeAll($0, to: System.standardOutput) },
-                           writeError: { _ = System.writeAll($0, to: System.standardError) })
+        var io = CommandIO(
+            standardInput: nil, now: Date(), writeOut: { System.writeAll($0, to: System.standardOutput) },
+            writeError: { _ = System.writeAll($0, to: System.standardError) })
         if !standardInputClosed {
             io.standardInput = { onStall in
                 // A terminal reads a paste of any length (TerminalPaste), and Ctrl-D ends it.
                 let terminal = System.isTerminal(System.standardInput) && TerminalPaste.begin(System.standardInput)
-                let reader = InputReader.reader(descriptor: System.standardInput, origin: "<stdin>", closeAtEnd: false,
-                                                onStall: onStall, terminal: terminal)
+                let reader = InputReader.reader(
+                    descriptor: System.standardInput, origin: "<stdin>", closeAtEnd: false,
+                    onStall: onStall, terminal: terminal)
                 return ({ reader.read(into: &$0) }, reader.wouldWait)
             }
         }

@@ -44,7 +44,8 @@ enum ExitStatus: Int32, CaseIterable {
         case .usage:
             "usage: unknown option or bad option value (--at outside years 0001 to 9999), a --root file without a usable certificate"
         case .unreadable: "an input file, standard input (closed) or a --root file cannot be read"
-        case .ioError: "output cannot be written: a full disk, a closed standard output (a closed pipe ends quietly with 141)"
+        case .ioError:
+            "output cannot be written: a full disk, a closed standard output (a closed pipe ends quietly with 141)"
         }
     }
 }

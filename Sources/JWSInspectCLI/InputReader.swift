@@ -24,13 +24,16 @@ enum InputReader {
     static func open(_ argument: String, position: Int, io: CommandIO, onStall: @escaping () -> Void) -> Opened {
         if argument == "-" {
             guard let standardInput = io.standardInput else {
-                return .unreadable("cannot read standard input: it is closed (\(System.errorText(System.badDescriptor)))")
+                return .unreadable(
+                    "cannot read standard input: it is closed (\(System.errorText(System.badDescriptor)))")
             }
             if io.standardInputIsTerminal {
                 io.error("reading JWS from standard input: paste (any length), Enter, then Ctrl-D; --help for usage")
             }
             let (read, wouldWait) = standardInput(onStall)
-            return .stream(origin: "<stdin>", InputStream(origin: "<stdin>", recordLimit: io.recordLimit, wouldWait: wouldWait, read: read))
+            return .stream(
+                origin: "<stdin>",
+                InputStream(origin: "<stdin>", recordLimit: io.recordLimit, wouldWait: wouldWait, read: read))
         }
         switch System.kind(ofPath: argument) {
         case .directory?:
@@ -48,11 +51,16 @@ enum InputReader {
             let bytes = unwrapped(Array(argument.utf8))
             let origin = "argument \(position)"
             if LegacyReceipt.looksLike(bytes) {
-                return .stream(origin: origin, InputStream(bytes: bytes, origin: origin, numberLines: false, recordLimit: io.recordLimit))
+                return .stream(
+                    origin: origin,
+                    InputStream(bytes: bytes, origin: origin, numberLines: false, recordLimit: io.recordLimit))
             }
-            guard isInlineInput(bytes) else { return .unreadable("cannot read '\(Excerpt.of(argument))': \(reason) (and it is not a JWS)") }
-            let stream = InputStream(bytes: bytes, origin: origin, numberLines: bytes.contains(UInt8(ascii: "\n")),
-                                     recordLimit: io.recordLimit)
+            guard isInlineInput(bytes) else {
+                return .unreadable("cannot read '\(Excerpt.of(argument))': \(reason) (and it is not a JWS)")
+            }
+            let stream = InputStream(
+                bytes: bytes, origin: origin, numberLines: bytes.contains(UInt8(ascii: "\n")),
+                recordLimit: io.recordLimit)
             return .stream(origin: origin, stream)
         }
     }
@@ -66,7 +74,8 @@ enum InputReader {
             while let last = text.last, InputScanner.isWhitespace(last) { text = text.dropLast() }
         }
         trim()
-        for quote in [UInt8(ascii: "\""), UInt8(ascii: "'")] where text.count >= 2 && text.first == quote && text.last == quote {
+        for quote in [UInt8(ascii: "\""), UInt8(ascii: "'")]
+        where text.count >= 2 && text.first == quote && text.last == quote {
             text = text.dropFirst().dropLast()
             trim()
         }
@@ -90,8 +99,10 @@ enum InputReader {
         if let problem = stream.jsonProblem {
             return .malformed(source: origin, reason: "no JWS found, and it is not a JSON document: \(problem)")
         }
-        return .malformed(source: origin, reason: "no JWS found (expected a compact JWS header.payload.signature, "
-            + "a JSON document holding one, or lines of them)")
+        return .malformed(
+            source: origin,
+            reason: "no JWS found (expected a compact JWS header.payload.signature, "
+                + "a JSON document holding one, or lines of them)")
     }
 
     /// Reads a descriptor a chunk at a time (closing it at the end when asked). The chunk is
@@ -102,14 +113,19 @@ enum InputReader {
     ///   - onStall: for pipes and terminals, called before a read that would wait.
     ///   - terminal: the descriptor is a terminal in non-canonical mode (`TerminalPaste`):
     ///     Ctrl-D's byte ends the input, and the terminal is restored then.
-    static func reader(descriptor: Int32, origin: String, closeAtEnd: Bool, onStall: (() -> Void)?, terminal: Bool = false)
-        -> DescriptorReader {
-        DescriptorReader(descriptor: descriptor, origin: origin, closeAtEnd: closeAtEnd, onStall: onStall, terminal: terminal)
+    static func reader(
+        descriptor: Int32, origin: String, closeAtEnd: Bool, onStall: (() -> Void)?, terminal: Bool = false
+    )
+        -> DescriptorReader
+    {
+        DescriptorReader(
+            descriptor: descriptor, origin: origin, closeAtEnd: closeAtEnd, onStall: onStall, terminal: terminal)
     }
 
     /// An input stream over a descriptor reader.
     static func stream(_ reader: DescriptorReader, origin: String, io: CommandIO) -> InputStream {
-        InputStream(origin: origin, recordLimit: io.recordLimit, wouldWait: reader.wouldWait, read: { reader.read(into: &$0) })
+        InputStream(
+            origin: origin, recordLimit: io.recordLimit, wouldWait: reader.wouldWait, read: { reader.read(into: &$0) })
     }
 
     final class DescriptorReader {
@@ -191,7 +207,8 @@ enum InputReader {
         let dots = bytes.filter { $0 == UInt8(ascii: ".") }.count
         let base64URLOrDot = bytes.allSatisfy { byte in
             byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
-                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
                 || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
         }
         return dots >= 2 && base64URLOrDot

@@ -17,8 +17,10 @@ enum RootFiles {
         case .failure(let reason):
             return .failure(Failure(message: "--root: cannot read '\(path)': \(reason)", status: .unreadable))
         case .success(nil):
-            return .failure(Failure(message: "--root: '\(path)' is over \(InputStream.describe(size: sizeLimit)); not a certificate",
-                                    status: .usage))
+            return .failure(
+                Failure(
+                    message: "--root: '\(path)' is over \(InputStream.describe(size: sizeLimit)); not a certificate",
+                    status: .usage))
         case .success(let bytes?):
             do {
                 return .success(try Certificate.all(fileBytes: bytes))

@@ -11,10 +11,13 @@ public enum StrictJSON {
     /// Every line of `text` (JSON Lines) parsed as one JSON object; fails on any other line.
     public static func lines(_ text: String) throws -> [[String: Any]] {
         var bytes = Array(text.utf8)
-        guard bytes.isEmpty || bytes.last == UInt8(ascii: "\n") else { throw Failure(description: "output does not end with a newline") }
+        guard bytes.isEmpty || bytes.last == UInt8(ascii: "\n") else {
+            throw Failure(description: "output does not end with a newline")
+        }
         if !bytes.isEmpty { bytes.removeLast() }
         guard !bytes.isEmpty else { return [] }
-        return try bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated().map { number, line in
+        return try bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated().map {
+            number, line in
             guard let object = try parse(Array(line)) as? [String: Any] else {
                 throw Failure(description: "line \(number + 1) is not a JSON object")
             }
@@ -148,7 +151,9 @@ public enum StrictJSON {
             }
             if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
                 index += 1
-                if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+                if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                    index += 1
+                }
                 guard digits() > 0 else { throw failure("no exponent digits") }
             }
             return Double(String(decoding: bytes[start..<index], as: UTF8.self)) ?? 0
@@ -176,10 +181,12 @@ public enum StrictJSON {
                     case UInt8(ascii: "r"): out.append(0x0D)
                     case UInt8(ascii: "t"): out.append(0x09)
                     case UInt8(ascii: "u"):
-                        guard index + 4 <= bytes.count, let value = UInt32(String(decoding: bytes[index..<index + 4], as: UTF8.self), radix: 16)
+                        guard index + 4 <= bytes.count,
+                            let value = UInt32(String(decoding: bytes[index..<index + 4], as: UTF8.self), radix: 16)
                         else { throw failure("bad \\u escape") }
                         index += 4
-                        out.append(contentsOf: Array(String(UnicodeScalar(value).map(Character.init) ?? "\u{FFFD}").utf8))
+                        out.append(
+                            contentsOf: Array(String(UnicodeScalar(value).map(Character.init) ?? "\u{FFFD}").utf8))
                     default:
                         throw failure("unknown escape")
                     }

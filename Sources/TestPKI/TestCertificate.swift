@@ -1,5 +1,5 @@
-internal import Foundation
 internal import COpenSSL
+internal import Foundation
 
 /// An X.509 certificate minted by `TestPKI.issue`, together with its private key.
 ///

@@ -49,7 +49,8 @@ public final class TestKey: @unchecked Sendable {
         let context = OpenSSL.unwrap(EVP_PKEY_CTX_new_from_name(nil, "EC", nil), "EVP_PKEY_CTX_new_from_name(EC)")
         defer { EVP_PKEY_CTX_free(context) }
         OpenSSL.check(EVP_PKEY_keygen_init(context), "EVP_PKEY_keygen_init")
-        OpenSSL.check(EVP_PKEY_CTX_set_group_name(context, curve.rawValue), "EVP_PKEY_CTX_set_group_name(\(curve.rawValue))")
+        OpenSSL.check(
+            EVP_PKEY_CTX_set_group_name(context, curve.rawValue), "EVP_PKEY_CTX_set_group_name(\(curve.rawValue))")
         var generated: OpaquePointer?
         OpenSSL.check(EVP_PKEY_keygen(context, &generated), "EVP_PKEY_keygen")
         self.init(owning: OpenSSL.unwrap(generated, "EVP_PKEY_keygen"), curve: curve)
@@ -128,9 +129,11 @@ public final class TestKey: @unchecked Sendable {
         let input = message.isEmpty ? [0] : message
         return input.withUnsafeBufferPointer { data -> [UInt8] in
             var length = 0
-            OpenSSL.check(EVP_DigestSign(context, nil, &length, data.baseAddress, message.count), "EVP_DigestSign length query")
+            OpenSSL.check(
+                EVP_DigestSign(context, nil, &length, data.baseAddress, message.count), "EVP_DigestSign length query")
             var signature = [UInt8](repeating: 0, count: length)
-            OpenSSL.check(EVP_DigestSign(context, &signature, &length, data.baseAddress, message.count), "EVP_DigestSign")
+            OpenSSL.check(
+                EVP_DigestSign(context, &signature, &length, data.baseAddress, message.count), "EVP_DigestSign")
             return Array(signature.prefix(length))
         }
     }

@@ -1,5 +1,5 @@
-internal import Foundation
 internal import COpenSSL
+internal import Foundation
 
 /// Mints X.509 certificates and compact JWS tokens shaped like Apple's App Store ones.
 ///
@@ -26,7 +26,9 @@ public enum TestPKI {
     /// non-critical with the DER NULL value `05 00`.
     ///
     /// An invalid dotted OID in `spec.markerOIDs` is a programming error and stops the process.
-    public static func issue(_ spec: CertificateSpec, key: TestKey = .p256(), issuer: TestCertificate?) -> TestCertificate {
+    public static func issue(_ spec: CertificateSpec, key: TestKey = .p256(), issuer: TestCertificate?)
+        -> TestCertificate
+    {
         let x509 = OpenSSL.unwrap(X509_new(), "X509_new")
         let signingKey = issuer?.key ?? key
 
@@ -146,7 +148,8 @@ public enum TestPKI {
         defer { ASN1_OCTET_STRING_free(value) }
         let derNull: [UInt8] = [0x05, 0x00]
         OpenSSL.check(ASN1_OCTET_STRING_set(value, derNull, Int32(derNull.count)), "ASN1_OCTET_STRING_set")
-        let ext = OpenSSL.unwrap(X509_EXTENSION_create_by_OBJ(nil, object, 0, value), "X509_EXTENSION_create_by_OBJ(\(oid))")
+        let ext = OpenSSL.unwrap(
+            X509_EXTENSION_create_by_OBJ(nil, object, 0, value), "X509_EXTENSION_create_by_OBJ(\(oid))")
         defer { X509_EXTENSION_free(ext) }
         OpenSSL.check(X509_add_ext(x509, ext, -1), "X509_add_ext(\(oid))")
     }

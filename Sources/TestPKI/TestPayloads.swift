@@ -6,8 +6,10 @@ public enum TestPayloads {
     public static let bundleId = "com.example.jwsinspect"
     public static let appAppleId: Int64 = 1_234_567_890
 
-    public static func transaction(bundleId: String = bundleId, environment: String = "Sandbox",
-                                   signedDate: Int64 = signedDate, transactionId: String = "2000000000000001") -> String {
+    public static func transaction(
+        bundleId: String = bundleId, environment: String = "Sandbox",
+        signedDate: Int64 = signedDate, transactionId: String = "2000000000000001"
+    ) -> String {
         """
         {"transactionId":"\(transactionId)","originalTransactionId":"2000000000000001","bundleId":"\(bundleId)",\
         "productId":"com.example.pro.monthly","purchaseDate":1735603200000,"originalPurchaseDate":1735603200000,\
@@ -25,18 +27,22 @@ public enum TestPayloads {
         """
     }
 
-    public static func notification(bundleId: String = bundleId, appAppleId: Int64? = appAppleId,
-                                    environment: String = "Sandbox", signedDate: Int64 = signedDate) -> String {
+    public static func notification(
+        bundleId: String = bundleId, appAppleId: Int64? = appAppleId,
+        environment: String = "Sandbox", signedDate: Int64 = signedDate
+    ) -> String {
         let appleId = appAppleId.map { "\"appAppleId\":\($0)," } ?? ""
         return """
-        {"notificationType":"TEST","notificationUUID":"00000000-0000-4000-8000-000000000001",\
-        "data":{\(appleId)"bundleId":"\(bundleId)","environment":"\(environment)"},\
-        "version":"2.0","signedDate":\(signedDate)}
-        """
+            {"notificationType":"TEST","notificationUUID":"00000000-0000-4000-8000-000000000001",\
+            "data":{\(appleId)"bundleId":"\(bundleId)","environment":"\(environment)"},\
+            "version":"2.0","signedDate":\(signedDate)}
+            """
     }
 
-    public static func appTransaction(bundleId: String = bundleId, appAppleId: Int64 = appAppleId,
-                                      receiptType: String = "Sandbox", receiptCreationDate: Int64 = signedDate) -> String {
+    public static func appTransaction(
+        bundleId: String = bundleId, appAppleId: Int64 = appAppleId,
+        receiptType: String = "Sandbox", receiptCreationDate: Int64 = signedDate
+    ) -> String {
         """
         {"receiptType":"\(receiptType)","appAppleId":\(appAppleId),"bundleId":"\(bundleId)","applicationVersion":"1",\
         "receiptCreationDate":\(receiptCreationDate),"originalPurchaseDate":1704067200000,\

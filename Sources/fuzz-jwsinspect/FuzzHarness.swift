@@ -47,8 +47,9 @@ enum Harness {
         // (when the signature fails) a failure that the ordinary inspection reports.
         let (deferred, signature) = verifier.inspectDeferringSignature(token, source: source)
         if signature?.verifies() ?? true {
-            precondition(deferred.status == inspection.status && deferred.reason == inspection.reason,
-                         "deferred verification disagrees: \(deferred.reason) / \(inspection.reason)")
+            precondition(
+                deferred.status == inspection.status && deferred.reason == inspection.reason,
+                "deferred verification disagrees: \(deferred.reason) / \(inspection.reason)")
         } else {
             precondition(inspection.status.isFailure, "a signature that does not verify, yet \(inspection.reason)")
         }
@@ -64,8 +65,10 @@ enum Harness {
     static let sentinel = "eyJhbGciOiJFUzI1NiJ9.e30.AA"
     /// The record limits of these runs: 1 KiB, which small inputs reach, and 64 KiB.
     static let recordLimits = [1 << 10, 1 << 16]
-    static let statuses: Set<String> = ["valid", "unverified", "invalid-signature", "invalid-chain", "wrong-environment",
-                                        "wrong-app", "malformed", "inactive"]
+    static let statuses: Set<String> = [
+        "valid", "unverified", "invalid-signature", "invalid-chain", "wrong-environment",
+        "wrong-app", "malformed", "inactive",
+    ]
 
     /// The input between two sentinel lines, through `jwsinspect --format jsonl -`, read whole
     /// by one worker and in small pieces by two, then as pretty JSON. Invariants:
@@ -82,14 +85,18 @@ enum Harness {
         var expected = 2
         while let items = stream.next() { expected += items.count }
 
-        let whole = command(input, pieceSize: input.count, recordLimit: recordLimit, arguments: ["--format", "jsonl", "--jobs", "1", "-"])
+        let whole = command(
+            input, pieceSize: input.count, recordLimit: recordLimit,
+            arguments: ["--format", "jsonl", "--jobs", "1", "-"])
         // Two workers for one input in sixteen: their threads outlive the input, which makes
         // libFuzzer look for leaks (a scan of the whole heap) after it.
         let jobs = input.count % 16 == 0 ? "2" : "1"
-        let pieces = command(input, pieceSize: 1 + Int(input.count % 7), recordLimit: recordLimit,
-                             arguments: ["--format", "jsonl", "--jobs", jobs, "-"])
+        let pieces = command(
+            input, pieceSize: 1 + Int(input.count % 7), recordLimit: recordLimit,
+            arguments: ["--format", "jsonl", "--jobs", jobs, "-"])
         precondition(whole == pieces, "reading in pieces (on \(jobs) workers) changed the output")
-        precondition(whole.status == 2, "the first sentinel's invalid-chain decides the exit status, not \(whole.status)")
+        precondition(
+            whole.status == 2, "the first sentinel's invalid-chain decides the exit status, not \(whole.status)")
         let results: [[String: Any]]
         do {
             results = try StrictJSON.lines(whole.out)
@@ -100,27 +107,33 @@ enum Harness {
         var previousLine = 0
         for result in results {
             guard let status = result["status"] as? String, statuses.contains(status),
-                  let reason = result["reason"] as? String, !reason.isEmpty,
-                  let source = result["source"] as? String, source.hasPrefix("<stdin>:")
+                let reason = result["reason"] as? String, !reason.isEmpty,
+                let source = result["source"] as? String, source.hasPrefix("<stdin>:")
             else { preconditionFailure("a result without status, reason or source: \(result)") }
             let line = Int(source.dropFirst(8).prefix { $0.isNumber }) ?? 0
             precondition(line >= previousLine, "results out of input order")
             previousLine = line
         }
         for (index, line) in [(0, 1), (results.count - 1, lastLine)] {
-            precondition(results[index]["source"] as? String == "<stdin>:\(line)"
-                         && results[index]["status"] as? String == "invalid-chain", "a sentinel was lost")
+            precondition(
+                results[index]["source"] as? String == "<stdin>:\(line)"
+                    && results[index]["status"] as? String == "invalid-chain", "a sentinel was lost")
         }
         let longest = bytes.split(separator: 0x0A, omittingEmptySubsequences: false).map(\.count).max() ?? 0
         if longest > recordLimit {
-            precondition(results.contains { ($0["reason"] as? String)?.contains("limit for one record") == true },
-                         "a line over the record limit was not refused by name")
+            precondition(
+                results.contains { ($0["reason"] as? String)?.contains("limit for one record") == true },
+                "a line over the record limit was not refused by name")
         }
 
-        let pretty = command(input, pieceSize: input.count, recordLimit: recordLimit, arguments: ["--format", "json", "--jobs", "1", "-"])
+        let pretty = command(
+            input, pieceSize: input.count, recordLimit: recordLimit,
+            arguments: ["--format", "json", "--jobs", "1", "-"])
         do {
             let documents = try StrictJSON.documents(pretty.out)
-            precondition(documents.count == results.count, "pretty JSON has \(documents.count) results, JSON Lines \(results.count)")
+            precondition(
+                documents.count == results.count,
+                "pretty JSON has \(documents.count) results, JSON Lines \(results.count)")
         } catch {
             preconditionFailure("pretty JSON output is not JSON: \(error)")
         }
@@ -144,7 +157,11 @@ enum Harness {
                 defer { offset = end }
                 return (end - offset, nil)
             },
-            now: now, writeOut: { output.out += $0; return nil }, writeError: { output.error += $0 })
+            now: now,
+            writeOut: {
+                output.out += $0
+                return nil
+            }, writeError: { output.error += $0 })
         io.recordLimit = recordLimit
         output.status = Command.run(arguments, io: io)
         return output
@@ -152,52 +169,52 @@ enum Harness {
 }
 
 #if FUZZING
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
-    Harness.run(data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? [])
-    return 0
-}
+    @_cdecl("LLVMFuzzerTestOneInput")
+    public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+        Harness.run(data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? [])
+        return 0
+    }
 
-/// libFuzzer's entry point for programs that keep their own `main`.
-@_silgen_name("LLVMFuzzerRunDriver")
-func runFuzzerDriver(
-    _ argc: UnsafeMutablePointer<Int32>,
-    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32
-) -> Int32
+    /// libFuzzer's entry point for programs that keep their own `main`.
+    @_silgen_name("LLVMFuzzerRunDriver")
+    func runFuzzerDriver(
+        _ argc: UnsafeMutablePointer<Int32>,
+        _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+        _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32
+    ) -> Int32
 
-/// SwiftPM links an executable's entry point as `<module>_main`; hand it to libFuzzer.
-@_cdecl("fuzz_jwsinspect_main")
-public func fuzzMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
-    var count = argc
-    var arguments = argv
-    return runFuzzerDriver(&count, &arguments) { fuzzOneInput($0, $1) }
-}
+    /// SwiftPM links an executable's entry point as `<module>_main`; hand it to libFuzzer.
+    @_cdecl("fuzz_jwsinspect_main")
+    public func fuzzMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+        var count = argc
+        var arguments = argv
+        return runFuzzerDriver(&count, &arguments) { fuzzOneInput($0, $1) }
+    }
 #else
-@main
-struct Replay {
-    static func main() throws {
-        var files = 0
-        for argument in CommandLine.arguments.dropFirst() {
-            for path in try paths(argument) {
-                Harness.run(try contents(path))
-                files += 1
+    @main
+    struct Replay {
+        static func main() throws {
+            var files = 0
+            for argument in CommandLine.arguments.dropFirst() {
+                for path in try paths(argument) {
+                    Harness.run(try contents(path))
+                    files += 1
+                }
             }
+            print("replayed \(files) inputs")
         }
-        print("replayed \(files) inputs")
-    }
 
-    static func paths(_ path: String) throws -> [String] {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return [] }
-        guard isDirectory.boolValue else { return [path] }
-        return try FileManager.default.contentsOfDirectory(atPath: path).filter { !$0.hasPrefix(".") }.sorted()
-            .map { "\(path)/\($0)" }
-    }
+        static func paths(_ path: String) throws -> [String] {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return [] }
+            guard isDirectory.boolValue else { return [path] }
+            return try FileManager.default.contentsOfDirectory(atPath: path).filter { !$0.hasPrefix(".") }.sorted()
+                .map { "\(path)/\($0)" }
+        }
 
-    static func contents(_ path: String) throws -> [UInt8] {
-        guard let data = FileManager.default.contents(atPath: path) else { return [] }
-        return Array(data)
+        static func contents(_ path: String) throws -> [UInt8] {
+            guard let data = FileManager.default.contents(atPath: path) else { return [] }
+            return Array(data)
+        }
     }
-}
 #endif

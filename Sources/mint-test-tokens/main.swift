@@ -25,7 +25,8 @@ try Data(chain.root.pem.utf8).write(to: folder.appendingPathComponent("root.pem"
 var lines: [String] = []
 lines.reserveCapacity(count)
 for index in 0..<count {
-    let payload = index % 4 == 3
+    let payload =
+        index % 4 == 3
         ? TestPayloads.renewalInfo(signedDate: signedDate)
         : TestPayloads.transaction(signedDate: signedDate, transactionId: String(2_000_000_000_000_000 + index))
     lines.append(chain.sign(payloadJSON: payload))

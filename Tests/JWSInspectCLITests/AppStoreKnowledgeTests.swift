@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import JWSInspectCore
 import TestPKI
+import Testing
 
 /// Issue 3 through the executable: nested tokens, API responses, readable fields,
 /// backend expectations and Xcode tokens.
@@ -25,8 +25,10 @@ import TestPKI
     }
 
     @Test func nestedResultsAreKeyedByPathAndFailTheParent() throws {
-        let good = Self.pki.sign(payloadJSON: Self.notification(transaction: Self.pki.sign(payloadJSON: Self.transaction()),
-                                                                renewal: Self.pki.sign(payloadJSON: TestPayloads.renewalInfo())))
+        let good = Self.pki.sign(
+            payloadJSON: Self.notification(
+                transaction: Self.pki.sign(payloadJSON: Self.transaction()),
+                renewal: Self.pki.sign(payloadJSON: TestPayloads.renewalInfo())))
         let result = try CLI.run(["--format", "jsonl", "--root", Self.root, good])
         #expect(result.status == 0, "\(result.stderr)")
         let object = try #require(try result.jsonObjects().first)
@@ -38,12 +40,15 @@ import TestPKI
         #expect((transaction["checks"] as? [Any])?.count == 7)
         #expect((transaction["payload"] as? [String: Any])?["transactionId"] as? String == "1")
 
-        let bad = Self.pki.sign(payloadJSON: Self.notification(transaction: Self.tamper(Self.pki.sign(payloadJSON: Self.transaction())),
-                                                               renewal: Self.pki.sign(payloadJSON: TestPayloads.renewalInfo())))
+        let bad = Self.pki.sign(
+            payloadJSON: Self.notification(
+                transaction: Self.tamper(Self.pki.sign(payloadJSON: Self.transaction())),
+                renewal: Self.pki.sign(payloadJSON: TestPayloads.renewalInfo())))
         let failed = try CLI.run(["--root", Self.root, bad])
         #expect(failed.status == 1)
         #expect(failed.stdout.hasPrefix("INVALID (invalid-signature) — notification NOT proven authentic  "))
-        #expect(failed.stdout.split(separator: "\n")[1].contains("nested data.signedTransactionInfo failed: signature: "))
+        #expect(
+            failed.stdout.split(separator: "\n")[1].contains("nested data.signedTransactionInfo failed: signature: "))
         #expect(failed.stdout.contains("NESTED data.signedTransactionInfo"))
     }
 
@@ -59,23 +64,39 @@ import TestPKI
         #expect(display["price"] as? String == "1.99 AUD")
         #expect(display["storefront"] as? String == "AUS — Australia")
         #expect(display["purchaseDate"] as? String == "2025-10-02T07:06:07.000Z")
-        #expect((object["display"] as? [String: Any]).flatMap { $0["data"] as? [String: Any] }?["status"] as? String == "1 — active")
+        #expect(
+            (object["display"] as? [String: Any]).flatMap { $0["data"] as? [String: Any] }?["status"] as? String
+                == "1 — active")
         // The payload stays exactly as signed beside the display.
         #expect((nested["data.signedTransactionInfo"]?["payload"] as? [String: Any])?["price"] as? Int == 1990)
     }
 
     @Test func apiResponsesYieldOneResultPerJWSNamedByPath() throws {
-        let t1 = Self.pki.sign(payloadJSON: Self.transaction()), r1 = Self.pki.sign(payloadJSON: TestPayloads.renewalInfo())
+        let t1 = Self.pki.sign(payloadJSON: Self.transaction())
+        let r1 = Self.pki.sign(payloadJSON: TestPayloads.renewalInfo())
         let folder = try CLI.temporaryDirectory()
         let files: [(String, String, [String])] = [
-            ("history.json", #"{"revision":"r","bundleId":"b","environment":"Sandbox","hasMore":false,"signedTransactions":["\#(t1)","\#(t1)"]}"#,
-             ["signedTransactions[0]", "signedTransactions[1]"]),
+            (
+                "history.json",
+                #"{"revision":"r","bundleId":"b","environment":"Sandbox","hasMore":false,"signedTransactions":["\#(t1)","\#(t1)"]}"#,
+                ["signedTransactions[0]", "signedTransactions[1]"]
+            ),
             ("info.json", #"{"signedTransactionInfo":"\#(t1)"}"#, ["signedTransactionInfo"]),
-            ("statuses.json", #"{"environment":"Sandbox","bundleId":"b","data":[{"subscriptionGroupIdentifier":"g","lastTransactions":[{"originalTransactionId":"1","status":1,"signedTransactionInfo":"\#(t1)","signedRenewalInfo":"\#(r1)"},{"originalTransactionId":"2","status":2,"signedTransactionInfo":"\#(t1)","signedRenewalInfo":"\#(r1)"}]}]}"#,
-             ["data[0].lastTransactions[0].signedRenewalInfo", "data[0].lastTransactions[0].signedTransactionInfo",
-              "data[0].lastTransactions[1].signedRenewalInfo", "data[0].lastTransactions[1].signedTransactionInfo"]),
-            ("notifications.json", #"{"hasMore":false,"notificationHistory":[{"signedPayload":"\#(Self.pki.sign(payloadJSON: TestPayloads.notification()))","sendAttemptResult":"SUCCESS"}]}"#,
-             ["notificationHistory[0].signedPayload"]),
+            (
+                "statuses.json",
+                #"{"environment":"Sandbox","bundleId":"b","data":[{"subscriptionGroupIdentifier":"g","lastTransactions":[{"originalTransactionId":"1","status":1,"signedTransactionInfo":"\#(t1)","signedRenewalInfo":"\#(r1)"},{"originalTransactionId":"2","status":2,"signedTransactionInfo":"\#(t1)","signedRenewalInfo":"\#(r1)"}]}]}"#,
+                [
+                    "data[0].lastTransactions[0].signedRenewalInfo",
+                    "data[0].lastTransactions[0].signedTransactionInfo",
+                    "data[0].lastTransactions[1].signedRenewalInfo",
+                    "data[0].lastTransactions[1].signedTransactionInfo",
+                ]
+            ),
+            (
+                "notifications.json",
+                #"{"hasMore":false,"notificationHistory":[{"signedPayload":"\#(Self.pki.sign(payloadJSON: TestPayloads.notification()))","sendAttemptResult":"SUCCESS"}]}"#,
+                ["notificationHistory[0].signedPayload"]
+            ),
         ]
         for (name, body, paths) in files {
             let file = folder.appendingPathComponent(name)
@@ -91,11 +112,14 @@ import TestPKI
         let base = ["-q", "--root", Self.root]
         #expect(try CLI.run(base + ["--account-token", Self.account, tokenWith]).status == 0)
         #expect(try CLI.run(base + ["--account-token", "00000000-0000-4000-8000-000000000000", tokenWith]).status == 4)
-        #expect(try CLI.run(base + ["--device-id", Self.account, tokenWith]).status == 4, "no deviceVerification to check")
+        #expect(
+            try CLI.run(base + ["--device-id", Self.account, tokenWith]).status == 4, "no deviceVerification to check")
         // Expired 2025-01-31: active at 2025-01-15, not at 2025-02-15 nor now.
         #expect(try CLI.run(base + ["--require-active", "--at", "2025-01-15", tokenWith]).status == 0)
         #expect(try CLI.run(base + ["--require-active", "--at", "2025-02-15", tokenWith]).status == 6)
-        let active = Self.pki.sign(payloadJSON: Self.transaction(#","expiresDate":4102444800000"#).replacingOccurrences(of: #""expiresDate":1738281600000,"#, with: ""))
+        let active = Self.pki.sign(
+            payloadJSON: Self.transaction(#","expiresDate":4102444800000"#).replacingOccurrences(
+                of: #""expiresDate":1738281600000,"#, with: ""))
         #expect(try CLI.run(base + ["--require-active", active]).status == 0)
         let inactive = try CLI.run(["--format", "jsonl", "--root", Self.root, "--require-active", tokenWith])
         #expect(inactive.status == 6)
@@ -103,13 +127,19 @@ import TestPKI
         #expect(object["status"] as? String == "inactive")
         #expect((object["reason"] as? String)?.hasPrefix("active: grants no access: expired 2025-01-31") == true)
         // Device verification on an app transaction: right device passes, another fails.
-        let device = "2c9a1f6e-0b8d-4e3a-9c57-6f1e2d3c4b5a", nonce = "0b6d8c4e-2a1f-4e3b-9d5c-7a8b9c0d1e2f"
+        let device = "2c9a1f6e-0b8d-4e3a-9c57-6f1e2d3c4b5a"
+        let nonce = "0b6d8c4e-2a1f-4e3b-9d5c-7a8b9c0d1e2f"
         let verification = DeviceVerification.expected(nonce: nonce, deviceID: UUID(uuidString: device)!)
-        let app = Self.pki.sign(payloadJSON: #"{"receiptType":"Sandbox","bundleId":"b","appAppleId":1,"receiptCreationDate":1735689600000,"deviceVerificationNonce":"\#(nonce)","deviceVerification":"\#(verification)"}"#)
+        let app = Self.pki.sign(
+            payloadJSON:
+                #"{"receiptType":"Sandbox","bundleId":"b","appAppleId":1,"receiptCreationDate":1735689600000,"deviceVerificationNonce":"\#(nonce)","deviceVerification":"\#(verification)"}"#
+        )
         #expect(try CLI.run(base + ["--device-id", device, app]).status == 0)
         let wrongDevice = try CLI.run(["--format", "jsonl", "--root", Self.root, "--device-id", Self.account, app])
         #expect(wrongDevice.status == 4)
-        #expect((try wrongDevice.jsonObjects().first?["reason"] as? String)?.hasPrefix("device-verification: deviceVerification is ") == true)
+        #expect(
+            (try wrongDevice.jsonObjects().first?["reason"] as? String)?.hasPrefix(
+                "device-verification: deviceVerification is ") == true)
         for bad in [["--account-token", "nope"], ["--device-id", "123"]] {
             #expect(try CLI.run(bad + [tokenWith]).status == 64)
         }
@@ -117,11 +147,14 @@ import TestPKI
 
     @Test func xcodeTokensAreLabelledAndNeedTheirCertificate() throws {
         let certificate = TestPKI.issue(
-            CertificateSpec(commonName: "StoreKit Testing in Xcode", notBefore: Date(timeIntervalSince1970: 1_697_000_000),
-                            notAfter: Date(timeIntervalSince1970: 1_728_536_000), isCA: false, keyIdentifiers: false), issuer: nil)
-        let payload = #"{"transactionId":"0","bundleId":"com.example.app","productId":"pro","purchaseDate":1697679936049.7297,"expiresDate":-62135769600000,"type":"Auto-Renewable Subscription","signedDate":1697679936054.2769,"environment":"Xcode"}"#
-        let token = TestPKI.compactJWS(headerJSON: #"{"alg":"ES256","kid":"Apple_Xcode_Key","typ":"JWT","x5c":["\#(certificate.base64)"]}"#,
-                                       payloadJSON: payload, key: certificate.key)
+            CertificateSpec(
+                commonName: "StoreKit Testing in Xcode", notBefore: Date(timeIntervalSince1970: 1_697_000_000),
+                notAfter: Date(timeIntervalSince1970: 1_728_536_000), isCA: false, keyIdentifiers: false), issuer: nil)
+        let payload =
+            #"{"transactionId":"0","bundleId":"com.example.app","productId":"pro","purchaseDate":1697679936049.7297,"expiresDate":-62135769600000,"type":"Auto-Renewable Subscription","signedDate":1697679936054.2769,"environment":"Xcode"}"#
+        let token = TestPKI.compactJWS(
+            headerJSON: #"{"alg":"ES256","kid":"Apple_Xcode_Key","typ":"JWT","x5c":["\#(certificate.base64)"]}"#,
+            payloadJSON: payload, key: certificate.key)
         let untrusted = try CLI.run([token])
         #expect(untrusted.status == 2)
         #expect(untrusted.stdout.contains("--root StoreKitTestCertificate.cer"))
@@ -141,7 +174,8 @@ import TestPKI
     }
 
     @Test func tablesShowMeaningsRelativeDatesAndUnknowns() throws {
-        let payload = #"{"transactionId":"1","productId":"p","type":"Auto-Renewable Subscription","purchaseDate":1735603200000,"revocationDate":1735689600000,"revocationReason":1,"offerType":7,"price":9990,"currency":"USD","storefront":"USA","signedDate":1735689600000,"brandNewField":"x"}"#
+        let payload =
+            #"{"transactionId":"1","productId":"p","type":"Auto-Renewable Subscription","purchaseDate":1735603200000,"revocationDate":1735689600000,"revocationReason":1,"offerType":7,"price":9990,"currency":"USD","storefront":"USA","signedDate":1735689600000,"brandNewField":"x"}"#
         let result = try CLI.run(["--root", Self.root, Self.pki.sign(payloadJSON: payload)])
         #expect(result.status == 0)
         let lines = result.stdout.split(separator: "\n").map(String.init)
@@ -152,8 +186,13 @@ import TestPKI
         #expect(lines.contains { $0.contains("price") && $0.contains("9990  9.99 USD") })
         #expect(lines.contains { $0.contains("storefront") && $0.contains("USA — United States") })
         #expect(lines.contains { $0.contains("brandNewField") && $0.hasSuffix("x  [field unknown to this version]") })
-        #expect(lines.contains { $0.contains("purchaseDate") && $0.contains("2024-12-31T00:00:00.000Z  (") && $0.hasSuffix(" ago)") })
-        let json = try #require(try CLI.run(["--format", "jsonl", "--root", Self.root, Self.pki.sign(payloadJSON: payload)]).jsonObjects().first)
+        #expect(
+            lines.contains {
+                $0.contains("purchaseDate") && $0.contains("2024-12-31T00:00:00.000Z  (") && $0.hasSuffix(" ago)")
+            })
+        let json = try #require(
+            try CLI.run(["--format", "jsonl", "--root", Self.root, Self.pki.sign(payloadJSON: payload)]).jsonObjects()
+                .first)
         #expect(json["unknownFields"] as? [String] == ["brandNewField"])
         #expect(json["unknownValues"] as? [String] == ["offerType"])
         #expect((json["summary"] as? String)?.hasSuffix("; \(refunded).") == true)

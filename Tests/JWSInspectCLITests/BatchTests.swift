@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestPKI
+import Testing
 
 /// Batches: parallel verification in input order, summaries, large documents.
 @Suite struct BatchTests {
@@ -12,15 +12,19 @@ import TestPKI
         switch index % 3 {
         case 0: return pki.sign(payloadJSON: TestPayloads.transaction(transactionId: String(index)))
         case 1: return ExecutableTests.tampered()
-        default: return pki.sign(payloadJSON: TestPayloads.transaction(environment: "Production", transactionId: String(index)))
+        default:
+            return pki.sign(
+                payloadJSON: TestPayloads.transaction(environment: "Production", transactionId: String(index)))
         }
     }
 
     @Test func parallelOutputKeepsInputOrder() throws {
         let input = Self.mixed.joined(separator: "\n") + "\n"
         #expect(input.utf8.count > 1 << 20, "stdin is read 1 MiB at a time: tokens span a read")
-        let single = try CLI.run(["--format", "jsonl", "--environment", "Sandbox", "--jobs", "1", "--root", Self.root], stdin: input)
-        let parallel = try CLI.run(["--format", "jsonl", "--environment", "Sandbox", "--jobs", "4", "--root", Self.root], stdin: input)
+        let single = try CLI.run(
+            ["--format", "jsonl", "--environment", "Sandbox", "--jobs", "1", "--root", Self.root], stdin: input)
+        let parallel = try CLI.run(
+            ["--format", "jsonl", "--environment", "Sandbox", "--jobs", "4", "--root", Self.root], stdin: input)
         #expect(single.status == 1)
         #expect(parallel.status == 1, "the first failing token is a tampered one")
         let statuses = try parallel.jsonObjects().map { $0["status"] as? String }
@@ -40,10 +44,12 @@ import TestPKI
         let table = try CLI.run(["-q", "--summary", "--environment", "Sandbox", "--root", Self.root], stdin: input)
         #expect(table.status == 1)
         #expect(table.stderr == "jwsinspect: summary: 6 results: 2 valid, 2 invalid-signature, 2 wrong-environment\n")
-        let jsonl = try CLI.run(["--format", "jsonl", "--summary", "--environment", "Sandbox", "--root", Self.root], stdin: input)
+        let jsonl = try CLI.run(
+            ["--format", "jsonl", "--summary", "--environment", "Sandbox", "--root", Self.root], stdin: input)
         // Every line of standard output is a result; the summary is one JSON object on standard error.
         #expect(try jsonl.jsonObjects().map { $0["status"] != nil } == Array(repeating: true, count: 6))
-        let summary = try #require(try JSONSerialization.jsonObject(with: Data(jsonl.stderr.utf8)) as? [String: [String: Int]])
+        let summary = try #require(
+            try JSONSerialization.jsonObject(with: Data(jsonl.stderr.utf8)) as? [String: [String: Int]])
         #expect(summary == ["summary": ["total": 6, "valid": 2, "invalid-signature": 2, "wrong-environment": 2]])
         let tableMode = try CLI.run(["--summary", "--root", Self.root, Self.mixed[0]])
         #expect(tableMode.stderr == "jwsinspect: summary: 1 result: 1 valid\n")

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestPKI
+import Testing
 
 /// Runs the built `jwsinspect` executable, as a user or a script would.
 enum CLI {
@@ -14,7 +14,9 @@ enum CLI {
         if let bundle = Bundle.allBundles.first(where: { $0.bundlePath.hasSuffix(".xctest") }) {
             candidates.append(bundle.bundleURL.deletingLastPathComponent().appendingPathComponent("jwsinspect"))
         }
-        candidates.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("jwsinspect"))
+        candidates.append(
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
+                "jwsinspect"))
         candidates.append(packageRoot.appendingPathComponent(".build/debug/jwsinspect"))
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates.last!
     }()
@@ -34,7 +36,13 @@ enum CLI {
             for byte in Array(stdout.utf8) {
                 if depth > 0 || byte == UInt8(ascii: "{") { current.append(byte) }
                 if inString {
-                    if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
+                    if escaped {
+                        escaped = false
+                    } else if byte == UInt8(ascii: "\\") {
+                        escaped = true
+                    } else if byte == UInt8(ascii: "\"") {
+                        inString = false
+                    }
                     continue
                 }
                 if byte == UInt8(ascii: "\"") { inString = true }
@@ -58,7 +66,9 @@ enum CLI {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
-        let out = Pipe(), err = Pipe(), input = Pipe()
+        let out = Pipe()
+        let err = Pipe()
+        let input = Pipe()
         process.standardOutput = out
         process.standardError = err
         process.standardInput = input
@@ -93,8 +103,9 @@ enum CLI {
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         errDone.wait()
-        return Result(status: killed.value ? -1 : process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                      stderr: String(decoding: errData, as: UTF8.self))
+        return Result(
+            status: killed.value ? -1 : process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+            stderr: String(decoding: errData, as: UTF8.self))
     }
 
     /// Runs another program (a shell, jq) with no standard input, and waits for it.
@@ -102,7 +113,8 @@ enum CLI {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
-        let out = Pipe(), err = Pipe()
+        let out = Pipe()
+        let err = Pipe()
         process.standardOutput = out
         process.standardError = err
         try process.run()
@@ -115,13 +127,15 @@ enum CLI {
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         errDone.wait()
-        return Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                      stderr: String(decoding: errData, as: UTF8.self))
+        return Result(
+            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+            stderr: String(decoding: errData, as: UTF8.self))
     }
 
     /// One folder per test process for every file the tests write, removed when the process exits.
     static let scratch: URL = {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("jwsinspect-tests-\(getpid())-\(UUID().uuidString)")
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "jwsinspect-tests-\(getpid())-\(UUID().uuidString)")
         try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         atexit { try? FileManager.default.removeItem(at: CLI.scratch) }
         return url
@@ -138,7 +152,6 @@ enum CLI {
         try Data(text.utf8).write(to: url)
     }
 }
-
 
 /// A value shared between threads.
 final class Locked<Value: Sendable>: @unchecked Sendable {

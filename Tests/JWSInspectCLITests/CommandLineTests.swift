@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import JWSInspectCLI
 import JWSInspectCore
+import Testing
+
+@testable import JWSInspectCLI
 
 /// The command line parsed in this process, from the option tables: every option, every
 /// usage error, subcommands, colours, and what the documentation generated from the tables says.
@@ -25,8 +26,11 @@ import JWSInspectCore
         let uuid = UUID(uuidString: "7E3FB20B-4CDB-47CC-936D-99D65F608138")!
         #expect(try Self.parse(["--at", "now"]).timePolicy == .now)
         #expect(try Self.parse(["--at=2024-05-01"]).timePolicy == .fixed(Date(timeIntervalSince1970: 1_714_521_600)))
-        #expect(try Self.parse(["--at", "1714521600000"]).timePolicy == .fixed(Date(timeIntervalSince1970: 1_714_521_600)))
-        #expect(try Self.parse(["--at", "2024-05-01T12:00:00Z"]).timePolicy == .fixed(Date(timeIntervalSince1970: 1_714_564_800)))
+        #expect(
+            try Self.parse(["--at", "1714521600000"]).timePolicy == .fixed(Date(timeIntervalSince1970: 1_714_521_600)))
+        #expect(
+            try Self.parse(["--at", "2024-05-01T12:00:00Z"]).timePolicy
+                == .fixed(Date(timeIntervalSince1970: 1_714_564_800)))
         #expect(try Self.parse(["--root", "a.pem", "--root=b.der"]).rootFiles == ["a.pem", "b.der"])
         #expect(try Self.parse(["--x509-strict"]).strictX509)
         #expect(try Self.parse(["--no-verify"]).verify == false)
@@ -57,9 +61,12 @@ import JWSInspectCore
         let colored = try Self.parse(["--color", "t.jws"])
         #expect(colored.color == .always && colored.inputs == ["t.jws"])
         // Every option of the table is exercised above.
-        let exercised: Set = ["--at", "--root", "--x509-strict", "--no-verify", "--bundle-id", "--app-apple-id", "--environment",
-                              "--account-token", "--device-id", "--require-active", "--type", "--format", "--json", "--quiet", "--summary",
-                              "--jobs", "--color", "--no-color", "--help", "--version"]
+        let exercised: Set = [
+            "--at", "--root", "--x509-strict", "--no-verify", "--bundle-id", "--app-apple-id", "--environment",
+            "--account-token", "--device-id", "--require-active", "--type", "--format", "--json", "--quiet",
+            "--summary",
+            "--jobs", "--color", "--no-color", "--help", "--version",
+        ]
         #expect(Set(InspectOptions.table.map { $0.doc.names[0] }) == exercised)
     }
 
@@ -86,19 +93,34 @@ import JWSInspectCore
         (["--format"], "--format needs a value: table, json or jsonl"),
         (["--format", "xml"], "--format must be table, json or jsonl, not 'xml'"),
         (["--environment", "Prod"], "--environment must be Production, Sandbox, Xcode or LocalTesting, not 'Prod'"),
-        (["--type", "receipt"], "--type must be transaction, renewalInfo, notification, appTransaction or realtimeRequest, not 'receipt'"),
+        (
+            ["--type", "receipt"],
+            "--type must be transaction, renewalInfo, notification, appTransaction or realtimeRequest, not 'receipt'"
+        ),
         (["--color=sometimes"], "--color must be auto, always or never, not 'sometimes'"),
         (["--root"], "--root needs a value"),
         (["--bundle-id", ""], "--bundle-id needs a non-empty bundle ID"),
         (["--app-apple-id", "-3"], "--app-apple-id must be a whole number, not '-3'"),
-        (["--app-apple-id", "99999999999999999999"], "--app-apple-id must be a whole number, not '99999999999999999999'"),
+        (
+            ["--app-apple-id", "99999999999999999999"],
+            "--app-apple-id must be a whole number, not '99999999999999999999'"
+        ),
         (["--jobs", "0"], "--jobs must be a whole number from 1 to 256, not '0'"),
         (["-j", "257"], "--jobs must be a whole number from 1 to 256, not '257'"),
         (["--jobs", "+4"], "--jobs must be a whole number from 1 to 256, not '+4'"),
-        (["--account-token", "nope"], "--account-token must be a UUID such as 7e3fb20b-4cdb-47cc-936d-99d65f608138, not 'nope'"),
-        (["--device-id", "nope"], "--device-id must be a UUID such as 7e3fb20b-4cdb-47cc-936d-99d65f608138, not 'nope'"),
-        (["--at", "yesterday"], "--at takes 'now', an ISO-8601 date such as 2024-05-01 or 2024-05-01T12:00:00Z, or milliseconds since 1970; "
-            + "not 'yesterday'"),
+        (
+            ["--account-token", "nope"],
+            "--account-token must be a UUID such as 7e3fb20b-4cdb-47cc-936d-99d65f608138, not 'nope'"
+        ),
+        (
+            ["--device-id", "nope"],
+            "--device-id must be a UUID such as 7e3fb20b-4cdb-47cc-936d-99d65f608138, not 'nope'"
+        ),
+        (
+            ["--at", "yesterday"],
+            "--at takes 'now', an ISO-8601 date such as 2024-05-01 or 2024-05-01T12:00:00Z, or milliseconds since 1970; "
+                + "not 'yesterday'"
+        ),
         (["--at", "99999999999999999"], "--at '99999999999999999' is not a date within years 0001 to 9999"),
     ])
     func usageErrors(_ arguments: [String], _ message: String) {
@@ -110,8 +132,9 @@ import JWSInspectCore
         let result = InProcess.run(["--jsno", "t.jws"])
         #expect(result.status == 64)
         #expect(result.stdout.isEmpty)
-        #expect(result.stderr == "jwsinspect: unknown option '--jsno' (did you mean '--json'?)\n"
-            + "jwsinspect: usage: jwsinspect [inspect] [options] [JWS | FILE | -]... (see --help)\n")
+        #expect(
+            result.stderr == "jwsinspect: unknown option '--jsno' (did you mean '--json'?)\n"
+                + "jwsinspect: usage: jwsinspect [inspect] [options] [JWS | FILE | -]... (see --help)\n")
     }
 
     /// Messages quote at most about 60 characters of what was given.
@@ -124,14 +147,20 @@ import JWSInspectCore
     }
 
     @Test func subcommandUsageErrors() {
-        #expect(InProcess.run(["completion"]).stderr.hasPrefix("jwsinspect: completion needs a shell: bash, zsh or fish\n"))
-        #expect(InProcess.run(["completion", "tcsh"]).stderr.hasPrefix(
-            "jwsinspect: completion: the shell must be bash, zsh or fish, not 'tcsh'\n"))
+        #expect(
+            InProcess.run(["completion"]).stderr.hasPrefix("jwsinspect: completion needs a shell: bash, zsh or fish\n"))
+        #expect(
+            InProcess.run(["completion", "tcsh"]).stderr.hasPrefix(
+                "jwsinspect: completion: the shell must be bash, zsh or fish, not 'tcsh'\n"))
         #expect(InProcess.run(["completion", "bash", "zsh"]).status == 64)
         #expect(InProcess.run(["completion", "--jsno"]).stderr.hasPrefix("jwsinspect: unknown option '--jsno'"))
-        #expect(InProcess.run(["help", "inspekt"]).stderr.hasPrefix(
-            "jwsinspect: help: no subcommand 'inspekt' (did you mean 'inspect'?); there are inspect, completion or help\n"))
-        #expect(InProcess.run(["help", "--man", "--mna"]).stderr.hasPrefix("jwsinspect: unknown option '--mna' (did you mean '--man'?)"))
+        #expect(
+            InProcess.run(["help", "inspekt"]).stderr.hasPrefix(
+                "jwsinspect: help: no subcommand 'inspekt' (did you mean 'inspect'?); there are inspect, completion or help\n"
+            ))
+        #expect(
+            InProcess.run(["help", "--man", "--mna"]).stderr.hasPrefix(
+                "jwsinspect: unknown option '--mna' (did you mean '--man'?)"))
         for arguments in [["completion"], ["completion", "tcsh"], ["help", "inspekt"], ["help", "a", "b"]] {
             let result = InProcess.run(arguments)
             #expect(result.status == 64 && result.stdout.isEmpty, "\(arguments)")
@@ -157,7 +186,9 @@ import JWSInspectCore
         #expect(InProcess.run(["inspect", "--help"]).stdout == InProcess.run(["--help"]).stdout)
         #expect(InProcess.run(["help"]).stdout == HelpText.main)
         #expect(InProcess.run(["help", "completion"]).stdout == InProcess.run(["completion", "--help"]).stdout)
-        #expect(InProcess.run(["help", "completion"]).stdout.hasPrefix("jwsinspect completion — print a shell completion script."))
+        #expect(
+            InProcess.run(["help", "completion"]).stdout.hasPrefix(
+                "jwsinspect completion — print a shell completion script."))
     }
 
     // MARK: Colours
@@ -190,10 +221,14 @@ import JWSInspectCore
     // MARK: Output that cannot be written
 
     /// Every format, --help and --version: a failed write says why and exits 74.
-    @Test(arguments: [["--json"], ["--format", "jsonl"], [], ["--help"], ["--version"], ["help", "--man"], ["completion", "zsh"]])
+    @Test(arguments: [
+        ["--json"], ["--format", "jsonl"], [], ["--help"], ["--version"], ["help", "--man"], ["completion", "zsh"],
+    ])
     func aFailedWriteIsAnError(_ arguments: [String]) {
         let sample = CLI.packageRoot.appendingPathComponent("Samples/transaction-sandbox-2022.jws").path
-        let inputs = arguments.contains { $0.hasPrefix("--help") || $0 == "--version" || $0 == "help" || $0 == "completion" } ? [] : [sample]
+        let inputs =
+            arguments.contains { $0.hasPrefix("--help") || $0 == "--version" || $0 == "help" || $0 == "completion" }
+            ? [] : [sample]
         let full = InProcess.run(arguments + inputs, failWritesWith: ENOSPC)
         #expect(full.status == 74)
         #expect(full.stderr.hasSuffix("jwsinspect: write error: No space left on device\n"))
@@ -217,11 +252,15 @@ import JWSInspectCore
         let sample = CLI.packageRoot.appendingPathComponent("Samples/transaction-sandbox-2022.jws").path
         let result = InProcess.run(["--format", "jsonl", "--summary", "nosuch.jws", sample, "/"])
         #expect(result.status == 66)
-        let lines = result.stdout.split(separator: "\n").map { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let lines = result.stdout.split(separator: "\n").map {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
         #expect(lines.count == 3)
         #expect(lines[0]?["source"] as? String == "nosuch.jws")
         #expect(lines[0]?["status"] as? String == "unreadable")
-        #expect(lines[0]?["reason"] as? String == "cannot read 'nosuch.jws': No such file or directory (and it is not a JWS)")
+        #expect(
+            lines[0]?["reason"] as? String
+                == "cannot read 'nosuch.jws': No such file or directory (and it is not a JWS)")
         #expect(lines[1]?["status"] as? String == "valid")
         #expect(lines[2]?["source"] as? String == "/")
         #expect(lines[2]?["reason"] as? String == "cannot read '/': it is a directory")
@@ -232,7 +271,9 @@ import JWSInspectCore
         // A closed standard input is an input that cannot be read, too.
         let closed = InProcess.run(["--format", "jsonl"], stdin: nil)
         #expect(closed.status == 66)
-        #expect(closed.stdout.hasPrefix("{\"source\":\"-\",\"status\":\"unreadable\",\"reason\":\"cannot read standard input: it is closed"))
+        #expect(
+            closed.stdout.hasPrefix(
+                "{\"source\":\"-\",\"status\":\"unreadable\",\"reason\":\"cannot read standard input: it is closed"))
     }
 
     @Test func theSummaryGoesToStandardErrorInEveryMode() {
@@ -243,15 +284,19 @@ import JWSInspectCore
             #expect(result.stderr.contains("summary"), "\(format)")
         }
         #expect(InProcess.run(["-q", "--summary", sample]).stderr == "jwsinspect: summary: 1 result: 1 valid\n")
-        #expect(InProcess.run(["-q", "--format", "jsonl", "--summary", sample]).stderr == "{\"summary\":{\"total\":1,\"valid\":1}}\n")
+        #expect(
+            InProcess.run(["-q", "--format", "jsonl", "--summary", sample]).stderr
+                == "{\"summary\":{\"total\":1,\"valid\":1}}\n")
     }
 
     // MARK: Pasting
 
     /// Quoted, after `Bearer `, wrapped: each verifies exactly as the bare token.
     @Test func pastedArgumentsVerifyLikeTheBareToken() throws {
-        let token = try String(contentsOf: CLI.packageRoot.appendingPathComponent("Samples/transaction-sandbox-2022.jws"), encoding: .utf8)
-            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let token = try String(
+            contentsOf: CLI.packageRoot.appendingPathComponent("Samples/transaction-sandbox-2022.jws"), encoding: .utf8
+        )
+        .trimmingCharacters(in: .whitespacesAndNewlines)
         let bare = InProcess.run(["--format", "jsonl", token])
         #expect(bare.status == 0)
         var wrapped = ""
@@ -259,18 +304,24 @@ import JWSInspectCore
             if index > 0, index % 76 == 0 { wrapped += "\n" }
             wrapped.append(character)
         }
-        for pasted in ["\"\(token)\"", "'\(token)'", "Bearer \(token)", "  \"\(token)\"\n", "bearer \(token)", wrapped, "\"\(wrapped)\""] {
+        for pasted in [
+            "\"\(token)\"", "'\(token)'", "Bearer \(token)", "  \"\(token)\"\n", "bearer \(token)", wrapped,
+            "\"\(wrapped)\"",
+        ] {
             let result = InProcess.run(["--format", "jsonl", pasted])
             #expect(result.status == 0, "\(pasted.prefix(12))")
             // A wrapped argument has lines, so its source names the line.
             // Its source says it was rejoined.
-            let source = result.stdout.replacingOccurrences(of: #"argument 1(:1)?( \(rejoined from [0-9]+ pieces\))?"#, with: "argument 1",
-                                                            options: .regularExpression)
+            let source = result.stdout.replacingOccurrences(
+                of: #"argument 1(:1)?( \(rejoined from [0-9]+ pieces\))?"#, with: "argument 1",
+                options: .regularExpression)
             #expect(source == bare.stdout, "\(pasted.prefix(12))")
         }
         // On standard input, wrapped at 76 columns too.
         let stdin = InProcess.run(["--format", "jsonl"], stdin: wrapped + "\n")
-        #expect(stdin.stdout.replacingOccurrences(of: "<stdin>:1 (rejoined from 69 pieces)", with: "argument 1") == bare.stdout)
+        #expect(
+            stdin.stdout.replacingOccurrences(of: "<stdin>:1 (rejoined from 69 pieces)", with: "argument 1")
+                == bare.stdout)
     }
 
     /// An argument that is neither a file nor a JWS is named by an excerpt, not echoed whole.
@@ -291,7 +342,9 @@ import JWSInspectCore
         let wrapped = try Data(contentsOf: file).base64EncodedString(options: .lineLength76Characters)
         for result in [InProcess.run([file.path]), InProcess.run([base64]), InProcess.run([], stdin: wrapped + "\n")] {
             #expect(result.status == 5)
-            #expect(result.stderr.contains(": malformed: a legacy App Store receipt (PKCS#7, as appStoreReceiptURL holds), not a JWS"))
+            #expect(
+                result.stderr.contains(
+                    ": malformed: a legacy App Store receipt (PKCS#7, as appStoreReceiptURL holds), not a JWS"))
             #expect(result.stderr.split(separator: "\n").count == 1)
         }
     }
@@ -304,8 +357,12 @@ import JWSInspectCore
         }
         let unsigned = InProcess.run(["--format", "jsonl", token(#"{"alg":"none"}"#, signature: "")])
         #expect(unsigned.status == 1)
-        #expect(unsigned.stdout.contains(#""status":"invalid-signature","reason":"signature: alg \"none\" with an empty signature"#))
-        let hmac = InProcess.run(["--format", "jsonl", token(#"{"alg":"HS256","typ":"JWT"}"#, signature: String(repeating: "A", count: 43))])
+        #expect(
+            unsigned.stdout.contains(
+                #""status":"invalid-signature","reason":"signature: alg \"none\" with an empty signature"#))
+        let hmac = InProcess.run([
+            "--format", "jsonl", token(#"{"alg":"HS256","typ":"JWT"}"#, signature: String(repeating: "A", count: 43)),
+        ])
         #expect(hmac.status == 1)
         #expect(hmac.stdout.contains("an HMAC-signed JWT (HS256"))
         #expect(hmac.stdout.contains("not App Store signed data"))

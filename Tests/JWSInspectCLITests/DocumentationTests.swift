@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import JWSInspectCLI
 
 /// What is generated from the option tables (help, man page, completions) and what the README
@@ -16,7 +17,8 @@ import Testing
             return
         }
         let golden = try String(contentsOf: url, encoding: .utf8)
-        let comment: Comment = "\(name) differs from its golden file (update: JWSINSPECT_UPDATE_GOLDENS=1 swift test --filter DocumentationTests)"
+        let comment: Comment =
+            "\(name) differs from its golden file (update: JWSINSPECT_UPDATE_GOLDENS=1 swift test --filter DocumentationTests)"
         #expect(text == golden, comment, sourceLocation: sourceLocation)
     }
 
@@ -28,12 +30,14 @@ import Testing
 
     @Test func tableGolden() throws {
         let result = InProcess.run([Self.sample])
-        try Self.expectGolden(result.stdout.replacingOccurrences(of: CLI.packageRoot.path + "/", with: ""), "table-transaction.txt")
+        try Self.expectGolden(
+            result.stdout.replacingOccurrences(of: CLI.packageRoot.path + "/", with: ""), "table-transaction.txt")
     }
 
     @Test func jsonGolden() throws {
         let result = InProcess.run(["--json", Self.sample])
-        try Self.expectGolden(result.stdout.replacingOccurrences(of: CLI.packageRoot.path + "/", with: ""), "json-transaction.json")
+        try Self.expectGolden(
+            result.stdout.replacingOccurrences(of: CLI.packageRoot.path + "/", with: ""), "json-transaction.json")
     }
 
     // MARK: Help, man page and README agree with the code
@@ -51,7 +55,9 @@ import Testing
                     let fishName = name.hasPrefix("--") ? "-l \(name.dropFirst(2))" : "-s \(name.dropFirst())"
                     #expect(CompletionScripts.fish.contains(fishName), "fish lacks \(name)")
                 }
-                if command.name == "inspect" { #expect(man.contains(ManPage.escape(option.synopsis)), "man lacks \(option.names[0])") }
+                if command.name == "inspect" {
+                    #expect(man.contains(ManPage.escape(option.synopsis)), "man lacks \(option.names[0])")
+                }
             }
             #expect(man.contains("\\fB\(command.name)\\fR"))
         }
@@ -66,15 +72,23 @@ import Testing
         var rows: [Int32: String] = [:]
         for line in section.split(separator: "\n").prefix(while: { !$0.hasPrefix("#") }) where line.hasPrefix("| ") {
             let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
-            if cells.count == 2, let code = Int32(cells[0]) { rows[code] = cells[1].replacingOccurrences(of: "`", with: "") }
+            if cells.count == 2, let code = Int32(cells[0]) {
+                rows[code] = cells[1].replacingOccurrences(of: "`", with: "")
+            }
         }
         #expect(Set(rows.keys) == Set(ExitStatus.allCases.map(\.rawValue)))
         for status in ExitStatus.allCases {
             #expect(rows[status.rawValue] == status.meaning, "README's exit \(status.rawValue)")
             let wrapped = HelpText.wrap(status.meaning, width: HelpText.width - 6).joined(separator: " ")
-            #expect(help.replacingOccurrences(of: "\n      ", with: " ").contains("\(status.rawValue)" + String(repeating: " ",
-                count: 4 - "\(status.rawValue)".count) + wrapped), "help's exit \(status.rawValue)")
-            #expect(man.contains(".TP\n\\fB\(status.rawValue)\\fR\n\(ManPage.escape(status.meaning + "."))"), "man's exit \(status.rawValue)")
+            #expect(
+                help.replacingOccurrences(of: "\n      ", with: " ").contains(
+                    "\(status.rawValue)"
+                        + String(
+                            repeating: " ",
+                            count: 4 - "\(status.rawValue)".count) + wrapped), "help's exit \(status.rawValue)")
+            #expect(
+                man.contains(".TP\n\\fB\(status.rawValue)\\fR\n\(ManPage.escape(status.meaning + "."))"),
+                "man's exit \(status.rawValue)")
         }
     }
 
@@ -101,7 +115,9 @@ import Testing
     @Test func bashCompletes() throws {
         func complete(_ words: [String]) throws -> [String] {
             let quoted = words.map { "'\($0)'" }.joined(separator: " ")
-            let script = CompletionScripts.bash + "\ncompopt() { :; }\nCOMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count - 1); _jwsinspect; "
+            let script =
+                CompletionScripts.bash
+                + "\ncompopt() { :; }\nCOMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count - 1); _jwsinspect; "
                 + "printf '%s\\n' \"${COMPREPLY[@]}\"\n"
             let result = try Self.pipe(script, through: URL(fileURLWithPath: "/bin/bash"), [])
             #expect(result.status == 0, "\(result.stderr)")
@@ -136,9 +152,10 @@ import Testing
         #expect(try complete("jwsinspect --environment S") == ["Sandbox"])
         #expect(try complete("jwsinspect --color=") == ["--color=always", "--color=auto", "--color=never"])
         #expect(try complete("jwsinspect completion ") == ["bash", "fish", "zsh"])
-        #expect(try complete("jwsinspect \(CLI.packageRoot.path)/Samples/transaction-s") == [
-            "\(CLI.packageRoot.path)/Samples/transaction-sandbox-2022.jws",
-        ])
+        #expect(
+            try complete("jwsinspect \(CLI.packageRoot.path)/Samples/transaction-s") == [
+                "\(CLI.packageRoot.path)/Samples/transaction-sandbox-2022.jws"
+            ])
     }
 
     static func installed(_ path: String) -> Bool { FileManager.default.isExecutableFile(atPath: path) }
@@ -152,15 +169,20 @@ import Testing
 
     @Test(.enabled(if: installed("/usr/bin/fish"), "fish is not installed"))
     func fishParsesItsScript() throws {
-        let result = try Self.pipe(CompletionScripts.fish, through: URL(fileURLWithPath: "/usr/bin/fish"), ["--no-execute"])
+        let result = try Self.pipe(
+            CompletionScripts.fish, through: URL(fileURLWithPath: "/usr/bin/fish"), ["--no-execute"])
         #expect(result.status == 0, "\(result.stderr)")
     }
 
-    static func pipe(_ input: String, through executable: URL, _ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+    static func pipe(_ input: String, through executable: URL, _ arguments: [String]) throws -> (
+        status: Int32, stdout: String, stderr: String
+    ) {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
-        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+        let stdin = Pipe()
+        let stdout = Pipe()
+        let stderr = Pipe()
         process.standardInput = stdin
         process.standardOutput = stdout
         process.standardError = stderr

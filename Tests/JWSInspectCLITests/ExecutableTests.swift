@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestPKI
+import Testing
 
 /// The command-line contract, end to end through the built executable:
 /// exit statuses, JSON keys, inputs, and one-line errors.
@@ -24,46 +24,75 @@ import TestPKI
 
     /// A leaf signed by the trusted root itself, presented with an unrelated intermediate.
     static func directLeaf() -> String {
-        let spec = CertificateSpec(commonName: "Direct Leaf", serial: 99, notBefore: AppleShapedChain.leafNotBefore,
-                                   notAfter: AppleShapedChain.leafNotAfter, isCA: false, markerOIDs: [TestPKI.leafOID])
+        let spec = CertificateSpec(
+            commonName: "Direct Leaf", serial: 99, notBefore: AppleShapedChain.leafNotBefore,
+            notAfter: AppleShapedChain.leafNotAfter, isCA: false, markerOIDs: [TestPKI.leafOID])
         let leaf = TestPKI.issue(spec, issuer: pki.root)
-        return TestPKI.compactJWS(headerJSON: pki.headerJSON(x5c: [leaf.base64, pki.x5c[1], pki.x5c[2]]),
-                                  payloadJSON: TestPayloads.transaction(), key: leaf.key)
+        return TestPKI.compactJWS(
+            headerJSON: pki.headerJSON(x5c: [leaf.base64, pki.x5c[1], pki.x5c[2]]),
+            payloadJSON: TestPayloads.transaction(), key: leaf.key)
     }
 
     /// (name, token, extra arguments, exit status, JSON status, first failing check)
     static let failureClasses: [(String, String, [String], Int32, String, String?)] = [
         ("valid", pki.sign(payloadJSON: TestPayloads.transaction()), [], 0, "valid", nil),
         ("tampered payload", tampered(), [], 1, "invalid-signature", "signature"),
-        ("wrong key", TestPKI.compactJWS(headerJSON: pki.headerJSON(), payloadJSON: TestPayloads.transaction(), key: .p256()),
-         [], 1, "invalid-signature", "signature"),
+        (
+            "wrong key",
+            TestPKI.compactJWS(headerJSON: pki.headerJSON(), payloadJSON: TestPayloads.transaction(), key: .p256()),
+            [], 1, "invalid-signature", "signature"
+        ),
         ("alg none", pki.sign(payloadJSON: TestPayloads.transaction(), alg: "none"), [], 1, "invalid-signature", "alg"),
-        ("alg HS256", pki.sign(payloadJSON: TestPayloads.transaction(), alg: "HS256"), [], 1, "invalid-signature", "alg"),
-        ("two-certificate chain", pki.sign(payloadJSON: TestPayloads.transaction(), x5c: Array(pki.x5c.prefix(2))),
-         [], 2, "invalid-chain", "x5c"),
+        (
+            "alg HS256", pki.sign(payloadJSON: TestPayloads.transaction(), alg: "HS256"), [], 1, "invalid-signature",
+            "alg"
+        ),
+        (
+            "two-certificate chain", pki.sign(payloadJSON: TestPayloads.transaction(), x5c: Array(pki.x5c.prefix(2))),
+            [], 2, "invalid-chain", "x5c"
+        ),
         ("untrusted root", attacker.sign(payloadJSON: TestPayloads.transaction()), [], 2, "invalid-chain", "chain"),
-        ("x5c[2] swapped for attacker root",
-         attacker.sign(payloadJSON: TestPayloads.transaction(), x5c: [attacker.x5c[0], attacker.x5c[1], pki.x5c[2]]),
-         [], 2, "invalid-chain", "chain"),
+        (
+            "x5c[2] swapped for attacker root",
+            attacker.sign(
+                payloadJSON: TestPayloads.transaction(), x5c: [attacker.x5c[0], attacker.x5c[1], pki.x5c[2]]),
+            [], 2, "invalid-chain", "chain"
+        ),
         ("path not through x5c[1]", directLeaf(), [], 2, "invalid-chain", "chain-path"),
-        ("leaf without OID", AppleShapedChain(root: pki.root, leafHasOID: false).sign(payloadJSON: TestPayloads.transaction()),
-         [], 2, "invalid-chain", "leaf-oid"),
-        ("intermediate without OID",
-         AppleShapedChain(root: pki.root, intermediateHasOID: false).sign(payloadJSON: TestPayloads.transaction()),
-         [], 2, "invalid-chain", "intermediate-oid"),
-        ("expired leaf", AppleShapedChain(root: pki.root, leafNotAfter: Date(timeIntervalSince1970: 1_717_200_000))
-            .sign(payloadJSON: TestPayloads.transaction()), [], 2, "invalid-chain", "chain"),
-        ("wrong environment", pki.sign(payloadJSON: TestPayloads.transaction()), ["--environment", "Production"],
-         3, "wrong-environment", "environment"),
-        ("wrong bundle ID", pki.sign(payloadJSON: TestPayloads.transaction()), ["--bundle-id", "com.example.other"],
-         4, "wrong-app", "bundle-id"),
-        ("wrong app Apple ID", pki.sign(payloadJSON: TestPayloads.notification()), ["--app-apple-id", "42"],
-         4, "wrong-app", "app-apple-id"),
+        (
+            "leaf without OID",
+            AppleShapedChain(root: pki.root, leafHasOID: false).sign(payloadJSON: TestPayloads.transaction()),
+            [], 2, "invalid-chain", "leaf-oid"
+        ),
+        (
+            "intermediate without OID",
+            AppleShapedChain(root: pki.root, intermediateHasOID: false).sign(payloadJSON: TestPayloads.transaction()),
+            [], 2, "invalid-chain", "intermediate-oid"
+        ),
+        (
+            "expired leaf",
+            AppleShapedChain(root: pki.root, leafNotAfter: Date(timeIntervalSince1970: 1_717_200_000))
+                .sign(payloadJSON: TestPayloads.transaction()), [], 2, "invalid-chain", "chain"
+        ),
+        (
+            "wrong environment", pki.sign(payloadJSON: TestPayloads.transaction()), ["--environment", "Production"],
+            3, "wrong-environment", "environment"
+        ),
+        (
+            "wrong bundle ID", pki.sign(payloadJSON: TestPayloads.transaction()), ["--bundle-id", "com.example.other"],
+            4, "wrong-app", "bundle-id"
+        ),
+        (
+            "wrong app Apple ID", pki.sign(payloadJSON: TestPayloads.notification()), ["--app-apple-id", "42"],
+            4, "wrong-app", "app-apple-id"
+        ),
         ("malformed", "eyJhbGciOiJFUzI1NiJ9.eyJ9.c2ln", [], 5, "malformed", nil),
     ]
 
     @Test(arguments: failureClasses)
-    func failureClassExitStatusAndJSON(_ name: String, _ token: String, _ extra: [String], _ exit: Int32, _ status: String, _ check: String?) throws {
+    func failureClassExitStatusAndJSON(
+        _ name: String, _ token: String, _ extra: [String], _ exit: Int32, _ status: String, _ check: String?
+    ) throws {
         let result = try CLI.run(["--root", Self.rootFile, "--format", "jsonl"] + extra + [token])
         #expect(result.status == exit, "\(name): \(result.stderr)")
         let objects = try result.jsonObjects()
@@ -92,33 +121,46 @@ import TestPKI
     }
 
     @Test func jsonKeysAreStable() throws {
-        let result = try CLI.run(["--json", "--root", Self.rootFile, Self.pki.sign(payloadJSON: TestPayloads.transaction())])
+        let result = try CLI.run([
+            "--json", "--root", Self.rootFile, Self.pki.sign(payloadJSON: TestPayloads.transaction()),
+        ])
         #expect(result.status == 0)
         // Keys in documented order, as printed.
-        let keys = result.stdout.split(separator: "\n").filter { $0.hasPrefix("  \"") }.map { $0.dropFirst(3).prefix { $0 != "\"" } }
-        #expect(keys == ["source", "type", "status", "reason", "verified", "xcode", "summary", "access", "checkTime", "validNow",
-                         "checks", "notes", "header", "chain", "payload", "display", "unknownFields", "unknownValues", "nested"])
+        let keys = result.stdout.split(separator: "\n").filter { $0.hasPrefix("  \"") }.map {
+            $0.dropFirst(3).prefix { $0 != "\"" }
+        }
+        #expect(
+            keys == [
+                "source", "type", "status", "reason", "verified", "xcode", "summary", "access", "checkTime", "validNow",
+                "checks", "notes", "header", "chain", "payload", "display", "unknownFields", "unknownValues", "nested",
+            ])
         let object = try #require(try result.jsonObjects().first)
         #expect(object["type"] as? String == "transaction")
         #expect(object["source"] as? String == "argument 1")
         let chain = try #require(object["chain"] as? [[String: Any]])
         #expect(chain.count == 3)
-        #expect(Set(chain[0].keys) == ["index", "role", "subject", "issuer", "serial", "notBefore", "notAfter", "sha256", "key",
-                                       "appleOIDs", "knownAppleCertificate", "trustedRoot"])
+        #expect(
+            Set(chain[0].keys) == [
+                "index", "role", "subject", "issuer", "serial", "notBefore", "notAfter", "sha256", "key",
+                "appleOIDs", "knownAppleCertificate", "trustedRoot",
+            ])
         #expect(chain[0]["appleOIDs"] as? [String] == ["1.2.840.113635.100.6.11.1"])
         #expect(chain[2]["trustedRoot"] as? Bool == true)
     }
 
     @Test func payloadIsExactlyAsSigned() throws {
         // Fractional milliseconds, a big integer, escapes and key order must survive untouched.
-        let payload = #"{"zeta":1,"signedDate":1735689600000.7297,"transactionId":"1","big":123456789012345678901234567890,"s":"a\"b\u00e9","n":null,"e":[],"o":{}}"#
+        let payload =
+            #"{"zeta":1,"signedDate":1735689600000.7297,"transactionId":"1","big":123456789012345678901234567890,"s":"a\"b\u00e9","n":null,"e":[],"o":{}}"#
         let token = Self.pki.sign(payloadJSON: payload)
         let compact = try CLI.run(["--format", "jsonl", "--root", Self.rootFile, token])
         #expect(compact.status == 0, "\(compact.stderr)")
         #expect(compact.stdout.contains(#""payload":\#(payload),"display":"#))
         let pretty = try CLI.run(["--json", "--root", Self.rootFile, token])
-        let squeezed = String(pretty.stdout.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined())
-            .replacingOccurrences(of: "\": ", with: "\":")
+        let squeezed = String(
+            pretty.stdout.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined()
+        )
+        .replacingOccurrences(of: "\": ", with: "\":")
         #expect(squeezed.contains(#""payload":\#(payload),"display":"#))
     }
 
@@ -141,7 +183,10 @@ import TestPKI
     }
 
     @Test func everySampleVerifies() throws {
-        let samples = ["transaction-sandbox-2022.jws", "notification-test-sandbox-2025.jws", "notification-subscribed-sandbox-2025.jws"]
+        let samples = [
+            "transaction-sandbox-2022.jws", "notification-test-sandbox-2025.jws",
+            "notification-subscribed-sandbox-2025.jws",
+        ]
         let paths = samples.map { CLI.packageRoot.appendingPathComponent("Samples/\($0)").path }
         let result = try CLI.run(["--format", "jsonl"] + paths)
         #expect(result.status == 0)
@@ -175,16 +220,22 @@ import TestPKI
         try CLI.write(#"{"signedPayload":"\#(Self.pki.sign(payloadJSON: TestPayloads.notification()))"}"#, to: body)
         let mixed = try CLI.run(base + ["-", body.path], stdin: "token=\"\(valid)\"")
         #expect(mixed.status == 0, "\(mixed.stderr)")
-        #expect(try mixed.jsonObjects().map { $0["source"] as? String } == ["<stdin>:1", "\(body.path): signedPayload"])
+        #expect(
+            try mixed.jsonObjects().map { $0["source"] as? String } == ["<stdin>:1", "\(body.path): signedPayload"])
     }
 
     @Test func statusIsThatOfTheFirstFailingInput() throws {
         let valid = Self.pki.sign(payloadJSON: TestPayloads.transaction())
         let production = Self.pki.sign(payloadJSON: TestPayloads.transaction(environment: "Production"))
-        let result = try CLI.run(["--format", "jsonl", "--root", Self.rootFile, "--environment", "Sandbox",
-                                  valid, production, Self.tampered()])
+        let result = try CLI.run([
+            "--format", "jsonl", "--root", Self.rootFile, "--environment", "Sandbox",
+            valid, production, Self.tampered(),
+        ])
         #expect(result.status == 3)
-        #expect(try result.jsonObjects().map { $0["status"] as? String } == ["valid", "wrong-environment", "invalid-signature"])
+        #expect(
+            try result.jsonObjects().map { $0["status"] as? String } == [
+                "valid", "wrong-environment", "invalid-signature",
+            ])
         let missingFirst = try CLI.run(["-q", "--root", Self.rootFile, "/nonexistent/file.jws", Self.tampered()])
         #expect(missingFirst.status == 66)
     }
@@ -192,7 +243,10 @@ import TestPKI
     @Test func unreadableInputsExit66() throws {
         let missing = try CLI.run(["/nonexistent/token.jws"])
         #expect(missing.status == 66)
-        #expect(missing.stderr == "jwsinspect: cannot read '/nonexistent/token.jws': No such file or directory (and it is not a JWS)\n")
+        #expect(
+            missing.stderr
+                == "jwsinspect: cannot read '/nonexistent/token.jws': No such file or directory (and it is not a JWS)\n"
+        )
         let directory = try CLI.run([NSTemporaryDirectory()])
         #expect(directory.status == 66)
         #expect(directory.stderr.contains("is a directory"))
@@ -206,7 +260,10 @@ import TestPKI
         let result = try CLI.run([file.path])
         #expect(result.status == 5)
         #expect(result.stdout.isEmpty)
-        #expect(result.stderr == "jwsinspect: \(file.path): malformed: no JWS found (expected a compact JWS header.payload.signature, a JSON document holding one, or lines of them)\n")
+        #expect(
+            result.stderr
+                == "jwsinspect: \(file.path): malformed: no JWS found (expected a compact JWS header.payload.signature, a JSON document holding one, or lines of them)\n"
+        )
         #expect(try CLI.run([], stdin: "").status == 5)
         let garbage = try CLI.run([], stdin: String(repeating: "\u{0}\u{ff}garbage", count: 1000))
         #expect(garbage.status == 5)
@@ -225,7 +282,9 @@ import TestPKI
         try CLI.write(String(repeating: "[", count: 200_000) + String(repeating: "]", count: 200_000), to: deep)
         let huge = folder.appendingPathComponent("huge.jws")
         try CLI.write("eyJ" + String(repeating: "A", count: 2 << 20) + ".e30.c2ln", to: huge)
-        for (file, expected) in [(noise, "no JWS found"), (deep, "not a JSON document"), (huge, "over the 1048576-byte limit")] {
+        for (file, expected) in [
+            (noise, "no JWS found"), (deep, "not a JSON document"), (huge, "over the 1048576-byte limit"),
+        ] {
             let result = try CLI.run([file.path])
             #expect(result.status == 5, "\(file.lastPathComponent)")
             #expect(result.stderr.hasPrefix("jwsinspect: \(file.path)"))
@@ -258,7 +317,9 @@ import TestPKI
     @Test func helpVersionQuiet() throws {
         let help = try CLI.run(["--help"])
         #expect(help.status == 0)
-        for text in ["Exit status", "--format", "--at", "--root", "--no-verify", "66", "Examples"] { #expect(help.stdout.contains(text)) }
+        for text in ["Exit status", "--format", "--at", "--root", "--no-verify", "66", "Examples"] {
+            #expect(help.stdout.contains(text))
+        }
         let version = try CLI.run(["--version"])
         #expect(version.status == 0)
         #expect(version.stdout.hasPrefix("jwsinspect 1.1.0 (OpenSSL 3."))

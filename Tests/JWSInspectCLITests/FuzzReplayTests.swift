@@ -9,16 +9,21 @@ import Testing
         let process = Process()
         process.executableURL = harness
         let fuzz = CLI.packageRoot.appendingPathComponent("Tests/Fuzz")
-        process.arguments = [fuzz.appendingPathComponent("corpus").path, fuzz.appendingPathComponent("regressions").path]
+        process.arguments = [
+            fuzz.appendingPathComponent("corpus").path, fuzz.appendingPathComponent("regressions").path,
+        ]
         let output = Pipe()
         process.standardOutput = output
         try process.run()
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         #expect(process.terminationStatus == 0, "\(text)")
-        let corpus = try FileManager.default.contentsOfDirectory(atPath: fuzz.appendingPathComponent("corpus").path).count
-        let regressions = try FileManager.default.contentsOfDirectory(atPath: fuzz.appendingPathComponent("regressions").path)
-            .filter { $0 != ".gitkeep" }.count
+        let corpus = try FileManager.default.contentsOfDirectory(atPath: fuzz.appendingPathComponent("corpus").path)
+            .count
+        let regressions = try FileManager.default.contentsOfDirectory(
+            atPath: fuzz.appendingPathComponent("regressions").path
+        )
+        .filter { $0 != ".gitkeep" }.count
         #expect(text == "replayed \(corpus + regressions) inputs\n")
     }
 }

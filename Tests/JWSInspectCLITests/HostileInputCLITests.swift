@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import StrictJSONParser
 import TestPKI
+import Testing
 
 /// Untrusted input through the executable: nothing crashes, nothing is lost, every refusal
 /// names its limit, and JSON output stays JSON (checked by an independent strict parser).
@@ -26,13 +26,17 @@ import TestPKI
     func signingDateThatIsNoDateNeitherCrashesNorLosesTheBatch(_ value: String) throws {
         let valid = try Self.sample("notification-test-sandbox-2025.jws")
         let crafted = try Self.unsigned(payload: #"{"signedDate":\#(value),"receiptCreationDate":\#(value)}"#)
-        let nested = try Self.unsigned(payload: #"{"notificationType":"TEST","signedDate":1759000000000,"data":{"signedTransactionInfo":"\#(try Self.unsigned(payload: #"{"signedDate":\#(value)}"#))"}}"#)
+        let nested = try Self.unsigned(
+            payload:
+                #"{"notificationType":"TEST","signedDate":1759000000000,"data":{"signedTransactionInfo":"\#(try Self.unsigned(payload: #"{"signedDate":\#(value)}"#))"}}"#
+        )
         let file = try CLI.temporaryDirectory().appendingPathComponent("batch.txt")
         try CLI.write([valid, crafted, nested, valid].joined(separator: "\n") + "\n", to: file)
         let result = try CLI.run(["--format", "jsonl", file.path])
         #expect(result.status == 1, "\(result.stderr)")
         let objects = try StrictJSON.lines(result.stdout)
-        #expect(objects.map { $0["status"] as? String } == ["valid", "invalid-signature", "invalid-signature", "valid"])
+        #expect(
+            objects.map { $0["status"] as? String } == ["valid", "invalid-signature", "invalid-signature", "valid"])
         let basis = (objects[1]["checkTime"] as? [String: Any])?["basis"] as? String
         #expect(basis == "now (signedDate is not a valid date)")
     }
@@ -69,8 +73,10 @@ extension HostileInputCLITests {
         text = ""
         let result = try CLI.run(["--format", "jsonl", "--summary", "--root", Self.root, file.path])
         #expect(result.status == 5)
-        #expect(result.stderr.hasPrefix("jwsinspect: \(file.path):1: malformed: the JSON document on lines 1 to 4 is over the 64 MiB "
-            + "limit for one record; nothing in it was read\n"))
+        #expect(
+            result.stderr.hasPrefix(
+                "jwsinspect: \(file.path):1: malformed: the JSON document on lines 1 to 4 is over the 64 MiB "
+                    + "limit for one record; nothing in it was read\n"))
         #expect(try StrictJSON.lines(result.stdout).map { $0["status"] as? String } == ["malformed"])
         #expect(result.stderr.hasSuffix("{\"summary\":{\"total\":1,\"malformed\":1}}\n"))
     }
@@ -85,13 +91,16 @@ extension HostileInputCLITests {
         let controls = (0..<0x20).map { UInt8($0) }
         let note = Array("a".utf8) + controls + Array("\u{7f}\u{85}\u{2028}z\"\\".utf8)
         let escapedTail = Array(#"\"\\"#.utf8)
-        let payload = Array(#"{"transactionId":"1","signedDate":1735689600000,"note":"a"#.utf8) + controls
+        let payload =
+            Array(#"{"transactionId":"1","signedDate":1735689600000,"note":"a"#.utf8) + controls
             + Array("\u{7f}\u{85}\u{2028}z".utf8) + escapedTail + Array(#"","n\u0001x":1}"#.utf8)
         let raw = TestPKI.compactJWS(headerJSON: Self.pki.headerJSON(), payloadBytes: payload, key: Self.pki.leaf.key)
-        let bom = TestPKI.compactJWS(headerJSON: Self.pki.headerJSON(), payloadBytes: [0xEF, 0xBB, 0xBF] + Array("{}".utf8),
-                                     key: Self.pki.leaf.key)
+        let bom = TestPKI.compactJWS(
+            headerJSON: Self.pki.headerJSON(), payloadBytes: [0xEF, 0xBB, 0xBF] + Array("{}".utf8),
+            key: Self.pki.leaf.key)
         let valid = Self.pki.sign(payloadJSON: TestPayloads.transaction())
-        let result = try CLI.run(["--format", format, "--root", Self.root, "-"], stdin: [raw, bom, valid].joined(separator: "\n"))
+        let result = try CLI.run(
+            ["--format", format, "--root", Self.root, "-"], stdin: [raw, bom, valid].joined(separator: "\n"))
         #expect(result.status == 5, "\(result.stderr)")
         let objects: [[String: Any]]
         if format == "jsonl" {
@@ -118,7 +127,8 @@ extension HostileInputCLITests {
     /// A PEM bundle loaded only its first certificate, silently.
     @Test func rootBundlesLoadEveryCertificate() throws {
         let folder = try CLI.temporaryDirectory()
-        let apple = Array(try Data(contentsOf: CLI.packageRoot.appendingPathComponent("Certificates/AppleRootCA-G3.cer")))
+        let apple = Array(
+            try Data(contentsOf: CLI.packageRoot.appendingPathComponent("Certificates/AppleRootCA-G3.cer")))
         let bundle = folder.appendingPathComponent("bundle.pem")
         try CLI.write("# test roots\n" + Self.pem(Self.pki.root.der) + "\n" + Self.pem(apple), to: bundle)
         let token = Self.pki.sign(payloadJSON: TestPayloads.transaction())
@@ -129,17 +139,23 @@ extension HostileInputCLITests {
 
     @Test(arguments: [
         ("", "--root: '%@' is not a DER X.509 certificate"),
-        ("-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg\n-----END PRIVATE KEY-----\n",
-         "--root: '%@' is a PEM file without a CERTIFICATE block"),
-        ("ROOT\n-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n",
-         "--root: '%@' is a PEM file whose CERTIFICATE block 2 of 2 is not a readable certificate"),
+        (
+            "-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg\n-----END PRIVATE KEY-----\n",
+            "--root: '%@' is a PEM file without a CERTIFICATE block"
+        ),
+        (
+            "ROOT\n-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n",
+            "--root: '%@' is a PEM file whose CERTIFICATE block 2 of 2 is not a readable certificate"
+        ),
     ])
     func rootFilesWithoutUsableCertificatesAreRefused(_ content: String, _ expected: String) throws {
         let file = try CLI.temporaryDirectory().appendingPathComponent("root.pem")
         try CLI.write(content.replacingOccurrences(of: "ROOT\n", with: Self.pem(Self.pki.root.der)), to: file)
         let result = try CLI.run(["-q", "--root", file.path, ExecutableTests.sample])
         #expect(result.status == 64)
-        #expect(result.stderr.hasPrefix("jwsinspect: " + expected.replacingOccurrences(of: "%@", with: file.path)), "\(result.stderr)")
+        #expect(
+            result.stderr.hasPrefix("jwsinspect: " + expected.replacingOccurrences(of: "%@", with: file.path)),
+            "\(result.stderr)")
         #expect(result.stderr.split(separator: "\n").count == 1)
     }
 
@@ -165,10 +181,15 @@ extension HostileInputCLITests {
     func jqReadsEveryResult() throws {
         let folder = try CLI.temporaryDirectory()
         let batch = folder.appendingPathComponent("batch.txt")
-        var bytes = Array(try String(contentsOf: CLI.packageRoot.appendingPathComponent("Tests/Fuzz/regressions/raw-control-characters.txt"),
-                                     encoding: .utf8).utf8)
-        bytes += Array(try Data(contentsOf: CLI.packageRoot.appendingPathComponent("Tests/Fuzz/regressions/lax-json.txt")))
-        bytes += Array(try Data(contentsOf: CLI.packageRoot.appendingPathComponent("Tests/Fuzz/regressions/signed-date-1e22.txt")))
+        var bytes = Array(
+            try String(
+                contentsOf: CLI.packageRoot.appendingPathComponent("Tests/Fuzz/regressions/raw-control-characters.txt"),
+                encoding: .utf8
+            ).utf8)
+        bytes += Array(
+            try Data(contentsOf: CLI.packageRoot.appendingPathComponent("Tests/Fuzz/regressions/lax-json.txt")))
+        bytes += Array(
+            try Data(contentsOf: CLI.packageRoot.appendingPathComponent("Tests/Fuzz/regressions/signed-date-1e22.txt")))
         try Data(bytes).write(to: batch)
         for format in ["jsonl", "json"] {
             let output = folder.appendingPathComponent("out.\(format)")

@@ -1,6 +1,7 @@
 import Foundation
-@testable import JWSInspectCLI
 import JWSInspectCore
+
+@testable import JWSInspectCLI
 
 /// Runs the whole command in this process, with standard input, output and the environment
 /// in memory: what the executable would print, without launching it.
@@ -18,23 +19,29 @@ enum InProcess {
     ///   - stdin: standard input's text (nil: standard input is closed).
     ///   - environment: the variables the run sees.
     ///   - failWritesWith: an error number every write to standard output fails with.
-    static func run(_ arguments: [String], stdin: String? = "", environment: [String: String] = [:], stdoutIsTerminal: Bool = false,
-                    failWritesWith failure: Int32? = nil) -> Result {
+    static func run(
+        _ arguments: [String], stdin: String? = "", environment: [String: String] = [:], stdoutIsTerminal: Bool = false,
+        failWritesWith failure: Int32? = nil
+    ) -> Result {
         var result = Result()
         var remaining: [UInt8]? = stdin.map { Array($0.utf8) }
-        let reader: JWSInspectCore.InputStream.Reader? = stdin == nil ? nil : { buffer in
-            guard let bytes = remaining else { return (0, nil) }
-            remaining = nil
-            buffer.append(contentsOf: bytes)
-            return (bytes.count, nil)
-        }
-        var io = CommandIO(standardInput: reader, now: now,
-                           writeOut: { text in
-                               if let failure { return failure }
-                               result.stdout += text
-                               return nil
-                           },
-                           writeError: { result.stderr += $0 })
+        let reader: JWSInspectCore.InputStream.Reader? =
+            stdin == nil
+            ? nil
+            : { buffer in
+                guard let bytes = remaining else { return (0, nil) }
+                remaining = nil
+                buffer.append(contentsOf: bytes)
+                return (bytes.count, nil)
+            }
+        var io = CommandIO(
+            standardInput: reader, now: now,
+            writeOut: { text in
+                if let failure { return failure }
+                result.stdout += text
+                return nil
+            },
+            writeError: { result.stderr += $0 })
         io.environment = { environment[$0] }
         io.stdoutIsTerminal = stdoutIsTerminal
         result.status = Command.run(arguments, io: io)

@@ -5,7 +5,8 @@ import Testing
 /// closed standard output, a reader that goes away, a stream that stalls, and a terminal.
 @Suite struct OutputContractTests {
     static let sample = CLI.packageRoot.appendingPathComponent("Samples/transaction-sandbox-2022.jws").path
-    static let notification = CLI.packageRoot.appendingPathComponent("Samples/notification-subscribed-sandbox-2025.jws").path
+    static let notification = CLI.packageRoot.appendingPathComponent("Samples/notification-subscribed-sandbox-2025.jws")
+        .path
 
     /// A shell command line running the executable (`$B`), for redirections a `Process` cannot make.
     static func shell(_ script: String) throws -> CLI.Result {
@@ -13,7 +14,9 @@ import Testing
     }
 
     /// Output to /dev/full used to be lost with exit 0 and nothing said, in every format.
-    @Test(arguments: ["--json \"$S\"", "--format jsonl \"$S\"", "\"$S\"", "--help", "--version", "help --man", "completion bash"])
+    @Test(arguments: [
+        "--json \"$S\"", "--format jsonl \"$S\"", "\"$S\"", "--help", "--version", "help --man", "completion bash",
+    ])
     func aFullDiskIsAnError(_ arguments: String) throws {
         let result = try Self.shell("$B \(arguments) >/dev/full")
         #expect(result.status == 74)
@@ -35,14 +38,18 @@ import Testing
     /// `tail -f webhooks.log | jwsinspect --format jsonl`: the first result is shown while the
     /// input is still open (it used to wait for 64 KB or the end of the input).
     @Test func aStalledStreamShowsWhatIsDone() throws {
-        let token = try String(contentsOfFile: Self.sample, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-        let notificationBody = "{\"signedPayload\":\"" + (try String(contentsOfFile: Self.notification, encoding: .utf8))
+        let token = try String(contentsOfFile: Self.sample, encoding: .utf8).trimmingCharacters(
+            in: .whitespacesAndNewlines)
+        let notificationBody =
+            "{\"signedPayload\":\""
+            + (try String(contentsOfFile: Self.notification, encoding: .utf8))
             .trimmingCharacters(in: .whitespacesAndNewlines) + "\"}"
         for first in [token, notificationBody] {
             let process = Process()
             process.executableURL = CLI.executable
             process.arguments = ["--format", "jsonl"]
-            let input = Pipe(), output = Pipe()
+            let input = Pipe()
+            let output = Pipe()
             process.standardInput = input
             process.standardOutput = output
             process.standardError = FileHandle.nullDevice
@@ -54,7 +61,9 @@ import Testing
             let done = DispatchSemaphore(value: 0)
             Thread {
                 var bytes: [UInt8] = []
-                while let byte = try? output.fileHandleForReading.read(upToCount: 1)?.first, byte != 0x0a { bytes.append(byte) }
+                while let byte = try? output.fileHandleForReading.read(upToCount: 1)?.first, byte != 0x0a {
+                    bytes.append(byte)
+                }
                 firstLine.set(String(decoding: bytes, as: UTF8.self))
                 done.signal()
             }.start()
@@ -69,10 +78,14 @@ import Testing
 
     /// A paste longer than a terminal's 4096-character line, typed into a terminal (a
     /// pseudo-terminal made by `script`), then Enter and Ctrl-D: read whole, not cut.
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script"), "script (util-linux) is not installed"))
+    @Test(
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script"), "script (util-linux) is not installed")
+    )
     func aLongPasteIntoATerminalIsReadWhole() throws {
-        let result = try Self.shell("(sleep 1; cat '\(Self.notification)'; printf '\\n'; sleep 1; printf '\\004') "
-            + "| /usr/bin/script -qec \"$B --format jsonl\" /dev/null")
+        let result = try Self.shell(
+            "(sleep 1; cat '\(Self.notification)'; printf '\\n'; sleep 1; printf '\\004') "
+                + "| /usr/bin/script -qec \"$B --format jsonl\" /dev/null")
         let size = try FileManager.default.attributesOfItem(atPath: Self.notification)[.size] as? Int ?? 0
         #expect(size > 4096)
         #expect(result.status == 0)

@@ -1,7 +1,8 @@
 import Foundation
-@testable import JWSInspectCLI
-import Testing
 import TestPKI
+import Testing
+
+@testable import JWSInspectCLI
 @testable import JWSInspectCore
 
 /// The serialized header and chain fragments are shared per distinct header, within bounds.

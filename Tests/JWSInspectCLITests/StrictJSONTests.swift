@@ -4,8 +4,10 @@ import Testing
 
 @Suite struct StrictJSONTests {
     /// The judge must refuse what lax parsers accept, or the output tests prove nothing.
-    @Test(arguments: [#"{"a":1,}"#, #"[1,]"#, #"{"a":01}"#, #"{"a":-}"#, #"{"a":1.}"#, #"{"a":"\x"}"#, "{\"a\":\"\u{1}\"}",
-                      "\u{FEFF}{}", #"{"a":NaN}"#, #"{"a":1} x"#, "{\"a\":\"\n\"}"])
+    @Test(arguments: [
+        #"{"a":1,}"#, #"[1,]"#, #"{"a":01}"#, #"{"a":-}"#, #"{"a":1.}"#, #"{"a":"\x"}"#, "{\"a\":\"\u{1}\"}",
+        "\u{FEFF}{}", #"{"a":NaN}"#, #"{"a":1} x"#, "{\"a\":\"\n\"}",
+    ])
     func refusesWhatIsNotJSON(_ text: String) {
         #expect(throws: StrictJSON.Failure.self) { try StrictJSON.parse(Array(text.utf8)) }
     }

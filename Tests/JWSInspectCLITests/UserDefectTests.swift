@@ -5,7 +5,8 @@ import Testing
 /// executable (so each can be run against an earlier build with JWSINSPECT_BIN, where it fails).
 @Suite struct UserDefectTests {
     static let sample = OutputContractTests.sample
-    static let token = (try? String(contentsOfFile: sample, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+    static let token =
+        (try? String(contentsOfFile: sample, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
 
     static func wrapped(_ text: String, width: Int) -> String {
         stride(from: 0, to: text.count, by: width).map { start in
@@ -15,7 +16,9 @@ import Testing
 
     /// Quoted, after "Bearer ", wrapped: an argument, standard input and a file.
     @Test func pastedTokensVerify() throws {
-        for pasted in ["\"\(Self.token)\"", "'\(Self.token)'", "Bearer \(Self.token)", Self.wrapped(Self.token, width: 76)] {
+        for pasted in [
+            "\"\(Self.token)\"", "'\(Self.token)'", "Bearer \(Self.token)", Self.wrapped(Self.token, width: 76),
+        ] {
             let result = try CLI.run(["-q", pasted])
             #expect(result.status == 0, "\(pasted.prefix(10))")
         }
@@ -24,7 +27,11 @@ import Testing
         try CLI.write(Self.wrapped(Self.token, width: 64) + "\n" + Self.token + "\n", to: file)
         let both = try CLI.run(["--format", "jsonl", file.path])
         #expect(both.status == 0)
-        #expect(try both.jsonObjects().map { $0["source"] as? String } == ["\(file.path):1 (rejoined from \((Self.token.count + 63) / 64) pieces)", "\(file.path):\((Self.token.count + 63) / 64 + 1)"])
+        #expect(
+            try both.jsonObjects().map { $0["source"] as? String } == [
+                "\(file.path):1 (rejoined from \((Self.token.count + 63) / 64) pieces)",
+                "\(file.path):\((Self.token.count + 63) / 64 + 1)",
+            ])
     }
 
     @Test func anUnreadableFileHasAJSONRecord() throws {

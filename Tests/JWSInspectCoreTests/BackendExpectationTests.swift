@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import JWSInspectCore
 import TestPKI
+import Testing
+
+@testable import JWSInspectCore
 
 /// `--account-token`, `--device-id` and `--require-active`.
 @Suite struct BackendExpectationTests {
@@ -25,7 +26,10 @@ import TestPKI
         let other = pki.sign(payloadJSON: transaction(#","appAccountToken":"00000000-0000-4000-8000-000000000000""#))
         let mismatch = Fixtures.inspect(other) { $0.expectedAccountToken = Self.account }
         #expect(mismatch.status == .wrongApp)
-        #expect(mismatch.reason == "account-token: appAccountToken is 00000000-0000-4000-8000-000000000000, expected 7e3fb20b-4cdb-47cc-936d-99d65f608138")
+        #expect(
+            mismatch.reason
+                == "account-token: appAccountToken is 00000000-0000-4000-8000-000000000000, expected 7e3fb20b-4cdb-47cc-936d-99d65f608138"
+        )
         let absent = Fixtures.inspect(pki.sign(payloadJSON: transaction(""))) { $0.expectedAccountToken = Self.account }
         #expect(absent.status == .wrongApp)
         #expect(absent.reason.contains("absent"))
@@ -34,11 +38,14 @@ import TestPKI
 
     @Test func accountTokenOfANotificationIsThatOfItsNestedTransaction() {
         let nested = pki.sign(payloadJSON: transaction(#","appAccountToken":"00000000-0000-4000-8000-000000000000""#))
-        let payload = #"{"notificationType":"DID_RENEW","signedDate":1735689600000,"data":{"bundleId":"b","environment":"Sandbox","signedTransactionInfo":"\#(nested)"}}"#
+        let payload =
+            #"{"notificationType":"DID_RENEW","signedDate":1735689600000,"data":{"bundleId":"b","environment":"Sandbox","signedTransactionInfo":"\#(nested)"}}"#
         let result = Fixtures.inspect(pki.sign(payloadJSON: payload)) { $0.expectedAccountToken = Self.account }
         #expect(result.status == .wrongApp)
         #expect(result.reason.hasPrefix("account-token: data.signedTransactionInfo appAccountToken is 00000000"))
-        let test = Fixtures.inspect(pki.sign(payloadJSON: TestPayloads.notification())) { $0.expectedAccountToken = Self.account }
+        let test = Fixtures.inspect(pki.sign(payloadJSON: TestPayloads.notification())) {
+            $0.expectedAccountToken = Self.account
+        }
         #expect(test.status == .wrongApp, "a TEST notification has no appAccountToken to offer")
     }
 
@@ -49,14 +56,17 @@ import TestPKI
         #expect(expected == Data(Digest.sha384(input)).base64EncodedString())
         #expect(Digest.sha384(Array("abc".utf8)).hexString().hasPrefix("cb00753f45a35e8bb5a03d699ac65007"))
 
-        let app = #"{"receiptType":"Sandbox","bundleId":"b","appAppleId":1,"receiptCreationDate":1735689600000,"deviceVerificationNonce":"\#(Self.nonce)","deviceVerification":"\#(expected)"}"#
+        let app =
+            #"{"receiptType":"Sandbox","bundleId":"b","appAppleId":1,"receiptCreationDate":1735689600000,"deviceVerificationNonce":"\#(Self.nonce)","deviceVerification":"\#(expected)"}"#
         let good = Fixtures.inspect(pki.sign(payloadJSON: app)) { $0.deviceVerificationID = Self.device }
         #expect(good.status == .valid, "\(good.reason)")
         let otherDevice = UUID(uuidString: "11111111-1111-4111-8111-111111111111")!
         let bad = Fixtures.inspect(pki.sign(payloadJSON: app)) { $0.deviceVerificationID = otherDevice }
         #expect(bad.status == .wrongApp)
         #expect(bad.check(.deviceVerification)?.detail.contains(expected) == true)
-        let missing = Fixtures.inspect(pki.sign(payloadJSON: TestPayloads.appTransaction())) { $0.deviceVerificationID = Self.device }
+        let missing = Fixtures.inspect(pki.sign(payloadJSON: TestPayloads.appTransaction())) {
+            $0.deviceVerificationID = Self.device
+        }
         #expect(missing.status == .wrongApp)
     }
 
@@ -64,7 +74,9 @@ import TestPKI
         // StoreKit's jwsRepresentation carries deviceVerification too: it must not make a
         // transaction look like an app transaction (whose environment is receiptType).
         let expected = DeviceVerification.expected(nonce: Self.nonce, deviceID: Self.device)
-        let token = pki.sign(payloadJSON: transaction(#","deviceVerificationNonce":"\#(Self.nonce)","deviceVerification":"\#(expected)""#))
+        let token = pki.sign(
+            payloadJSON: transaction(
+                #","deviceVerificationNonce":"\#(Self.nonce)","deviceVerification":"\#(expected)""#))
         let result = Fixtures.inspect(token) {
             $0.deviceVerificationID = Self.device
             $0.expectedEnvironment = .sandbox
@@ -99,11 +111,14 @@ import TestPKI
 
     @Test func requireActiveOnANotificationUsesItsTransaction() {
         let nested = pki.sign(payloadJSON: transaction(#","expiresDate":1738281600000"#))
-        let payload = #"{"notificationType":"EXPIRED","signedDate":1735689600000,"data":{"bundleId":"b","environment":"Sandbox","signedTransactionInfo":"\#(nested)"}}"#
+        let payload =
+            #"{"notificationType":"EXPIRED","signedDate":1735689600000,"data":{"bundleId":"b","environment":"Sandbox","signedTransactionInfo":"\#(nested)"}}"#
         let result = Fixtures.inspect(pki.sign(payloadJSON: payload)) { $0.requireActive = true }
         #expect(result.status == .inactive)
         #expect(result.reason.hasPrefix("active: data.signedTransactionInfo grants no access: expired"))
-        let renewalOnly = Fixtures.inspect(pki.sign(payloadJSON: TestPayloads.renewalInfo())) { $0.requireActive = true }
+        let renewalOnly = Fixtures.inspect(pki.sign(payloadJSON: TestPayloads.renewalInfo())) {
+            $0.requireActive = true
+        }
         #expect(renewalOnly.status == .inactive)
     }
 }

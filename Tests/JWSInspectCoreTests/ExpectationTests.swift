@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import JWSInspectCore
 import TestPKI
+import Testing
+
+@testable import JWSInspectCore
 
 /// `--bundle-id`, `--app-apple-id`, `--environment`: the fields Apple compares per kind.
 @Suite struct ExpectationTests {
@@ -57,8 +58,15 @@ import TestPKI
 
     @Test func absentAppAppleIdFailsInProductionOnly() {
         let payload = TestPayloads.notification(appAppleId: nil, environment: "Production")
-        #expect(inspect(payload) { $0.expectedAppAppleId = 1; $0.expectedEnvironment = .production }.status == .wrongApp)
-        let sandbox = inspect(TestPayloads.notification(appAppleId: nil)) { $0.expectedAppAppleId = 1; $0.expectedEnvironment = .sandbox }
+        #expect(
+            inspect(payload) {
+                $0.expectedAppAppleId = 1
+                $0.expectedEnvironment = .production
+            }.status == .wrongApp)
+        let sandbox = inspect(TestPayloads.notification(appAppleId: nil)) {
+            $0.expectedAppAppleId = 1
+            $0.expectedEnvironment = .sandbox
+        }
         #expect(sandbox.status == .valid)
         #expect(sandbox.notes.contains { $0.contains("only in Production") })
     }
@@ -72,23 +80,33 @@ import TestPKI
     }
 
     @Test func appTransactionEnvironmentIsReceiptType() {
-        let result = inspect(TestPayloads.appTransaction(receiptType: "Production")) { $0.expectedEnvironment = .sandbox }
+        let result = inspect(TestPayloads.appTransaction(receiptType: "Production")) {
+            $0.expectedEnvironment = .sandbox
+        }
         #expect(result.status == .wrongEnvironment)
         #expect(result.check(.environment)?.detail == "receiptType is Production, expected Sandbox")
     }
 
     @Test func notificationUsesFirstPresentObject() {
-        let summary = #"{"notificationType":"RENEWAL_EXTENSION","subtype":"SUMMARY","signedDate":1735689600000,"summary":{"environment":"Production","bundleId":"com.example.summary","appAppleId":7}}"#
-        let result = inspect(summary) { $0.expectedBundleId = "com.example.summary"; $0.expectedEnvironment = .production }
+        let summary =
+            #"{"notificationType":"RENEWAL_EXTENSION","subtype":"SUMMARY","signedDate":1735689600000,"summary":{"environment":"Production","bundleId":"com.example.summary","appAppleId":7}}"#
+        let result = inspect(summary) {
+            $0.expectedBundleId = "com.example.summary"
+            $0.expectedEnvironment = .production
+        }
         #expect(result.status == .valid, "\(result.reason)")
-        let external = #"{"notificationType":"EXTERNAL_PURCHASE_TOKEN","signedDate":1735689600000,"externalPurchaseToken":{"externalPurchaseId":"SANDBOX_abc","bundleId":"b","appAppleId":7}}"#
+        let external =
+            #"{"notificationType":"EXTERNAL_PURCHASE_TOKEN","signedDate":1735689600000,"externalPurchaseToken":{"externalPurchaseId":"SANDBOX_abc","bundleId":"b","appAppleId":7}}"#
         #expect(inspect(external) { $0.expectedEnvironment = .sandbox }.status == .valid)
         #expect(inspect(external) { $0.expectedEnvironment = .production }.status == .wrongEnvironment)
     }
 
     @Test func typeOverrideChangesComparedFields() {
         // As renewal info, a transaction's bundle ID is not compared.
-        let result = inspect(TestPayloads.transaction()) { $0.expectedBundleId = "x"; $0.kindOverride = .renewalInfo }
+        let result = inspect(TestPayloads.transaction()) {
+            $0.expectedBundleId = "x"
+            $0.kindOverride = .renewalInfo
+        }
         #expect(result.kind == .renewalInfo)
         #expect(result.status == .valid)
     }

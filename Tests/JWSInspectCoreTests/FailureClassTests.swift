@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import JWSInspectCore
 import TestPKI
+import Testing
+
+@testable import JWSInspectCore
 
 /// Every failure class, each against a positive control built the same way, so
 /// that removing any one check makes its test fail.
@@ -47,7 +48,10 @@ import TestPKI
 
         // Nothing to defer: undecodable, or an algorithm that is not ES256.
         #expect(verifier.inspectDeferringSignature("abc.def.ghi", source: "").signature == nil)
-        #expect(verifier.inspectDeferringSignature(pki.sign(payloadJSON: TestPayloads.transaction(), alg: "none"), source: "").signature == nil)
+        #expect(
+            verifier.inspectDeferringSignature(
+                pki.sign(payloadJSON: TestPayloads.transaction(), alg: "none"), source: ""
+            ).signature == nil)
     }
 
     @Test func flippedSignatureBitFails() {
@@ -91,7 +95,8 @@ import TestPKI
 
     @Test func criticalHeaderExtensionsAreRefused() {
         let header = #"{"alg":"ES256","crit":["exp"],"x5c":["\#(pki.x5c[0])","\#(pki.x5c[1])","\#(pki.x5c[2])"]}"#
-        let result = Fixtures.inspect(TestPKI.compactJWS(headerJSON: header, payloadJSON: TestPayloads.transaction(), key: pki.leaf.key))
+        let result = Fixtures.inspect(
+            TestPKI.compactJWS(headerJSON: header, payloadJSON: TestPayloads.transaction(), key: pki.leaf.key))
         #expect(result.status == .invalidSignature)
         #expect(result.failedCheck == .crit)
         #expect(result.check(.signature)?.passed == true, "everything else holds")
@@ -99,7 +104,8 @@ import TestPKI
 
     @Test func appTransactionUsesSignedDateFirstLikeApple() {
         // Apple's verifier takes signedDate when present, receiptCreationDate otherwise.
-        let payload = TestPayloads.appTransaction().replacingOccurrences(of: "{", with: #"{"signedDate":1780000000000,"#)
+        let payload = TestPayloads.appTransaction().replacingOccurrences(
+            of: "{", with: #"{"signedDate":1780000000000,"#)
         let result = Fixtures.inspect(pki.sign(payloadJSON: payload))
         #expect(result.checkTime?.basis == "signedDate")
         #expect(result.status == .invalidChain, "signed after the leaf expired")
@@ -129,17 +135,20 @@ import TestPKI
     }
 
     @Test func missingX5CFails() {
-        let token = TestPKI.compactJWS(headerJSON: #"{"alg":"ES256"}"#, payloadJSON: TestPayloads.transaction(), key: pki.leaf.key)
+        let token = TestPKI.compactJWS(
+            headerJSON: #"{"alg":"ES256"}"#, payloadJSON: TestPayloads.transaction(), key: pki.leaf.key)
         let result = Fixtures.inspect(token)
         #expect(result.status == .invalidChain)
         #expect(result.check(.x5c)?.detail.hasPrefix("ES256 without x5c: signed with a key of its own") == true)
     }
 
     @Test func undecodableCertificateFails() {
-        let result = Fixtures.inspect(pki.sign(payloadJSON: TestPayloads.transaction(), x5c: ["AAAA", pki.x5c[1], pki.x5c[2]]))
+        let result = Fixtures.inspect(
+            pki.sign(payloadJSON: TestPayloads.transaction(), x5c: ["AAAA", pki.x5c[1], pki.x5c[2]]))
         #expect(result.status == .invalidChain)
         #expect(result.check(.x5c)?.detail.hasPrefix("x5c[0] is not a DER X.509 certificate") == true)
-        let notBase64 = Fixtures.inspect(pki.sign(payloadJSON: TestPayloads.transaction(), x5c: ["!!", pki.x5c[1], pki.x5c[2]]))
+        let notBase64 = Fixtures.inspect(
+            pki.sign(payloadJSON: TestPayloads.transaction(), x5c: ["!!", pki.x5c[1], pki.x5c[2]]))
         #expect(notBase64.check(.x5c)?.detail == "x5c[0] is not standard base64")
     }
 
@@ -154,7 +163,8 @@ import TestPKI
     @Test func x5cRootIsNeverTrusted() {
         // Swap x5c[2] for the attacker's root: the genuine leaf and intermediate still
         // chain to the configured root, so the verdict is unaffected either way...
-        let genuine = pki.sign(payloadJSON: TestPayloads.transaction(), x5c: [pki.x5c[0], pki.x5c[1], Fixtures.attacker.root.base64])
+        let genuine = pki.sign(
+            payloadJSON: TestPayloads.transaction(), x5c: [pki.x5c[0], pki.x5c[1], Fixtures.attacker.root.base64])
         #expect(Fixtures.inspect(genuine).status == .valid)
         // ...and an attacker's chain whose own root sits in x5c[2] is refused.
         let forged = Fixtures.attacker.sign(payloadJSON: TestPayloads.transaction())
@@ -167,11 +177,13 @@ import TestPKI
     @Test func leafIssuedByTheRootItselfFailsThePath() {
         // A leaf the trusted root signed directly, with an unrelated intermediate in x5c[1]:
         // OpenSSL finds leaf -> root, which is not the x5c[0] -> x5c[1] -> root path Apple's chains have.
-        let spec = CertificateSpec(commonName: "Direct Leaf", serial: 99, notBefore: AppleShapedChain.leafNotBefore,
-                                   notAfter: AppleShapedChain.leafNotAfter, isCA: false, markerOIDs: [TestPKI.leafOID])
+        let spec = CertificateSpec(
+            commonName: "Direct Leaf", serial: 99, notBefore: AppleShapedChain.leafNotBefore,
+            notAfter: AppleShapedChain.leafNotAfter, isCA: false, markerOIDs: [TestPKI.leafOID])
         let leaf = TestPKI.issue(spec, issuer: pki.root)
-        let token = TestPKI.compactJWS(headerJSON: pki.headerJSON(x5c: [leaf.base64, pki.x5c[1], pki.x5c[2]]),
-                                       payloadJSON: TestPayloads.transaction(), key: leaf.key)
+        let token = TestPKI.compactJWS(
+            headerJSON: pki.headerJSON(x5c: [leaf.base64, pki.x5c[1], pki.x5c[2]]),
+            payloadJSON: TestPayloads.transaction(), key: leaf.key)
         let result = Fixtures.inspect(token)
         #expect(result.status == .invalidChain)
         #expect(result.checks.filter { !$0.passed }.map(\.name) == [.chainPath])
@@ -206,7 +218,8 @@ import TestPKI
     }
 
     @Test func leafNotYetValidFails() {
-        let result = Fixtures.inspect(pki.sign(payloadJSON: TestPayloads.transaction(signedDate: 1_700_000_000_000)))  // 2023-11
+        // Signed 2023-11, before the leaf's validity.
+        let result = Fixtures.inspect(pki.sign(payloadJSON: TestPayloads.transaction(signedDate: 1_700_000_000_000)))
         #expect(result.status == .invalidChain)
         #expect(result.check(.chain)?.detail.contains("not yet valid") == true)
     }
@@ -230,7 +243,8 @@ import TestPKI
 
     @Test func appTransactionUsesReceiptCreationDate() {
         let expiredTime: Int64 = 1_780_000_000_000  // 2026-05, after the test leaf expired
-        let result = Fixtures.inspect(pki.sign(payloadJSON: TestPayloads.appTransaction(receiptCreationDate: expiredTime)))
+        let result = Fixtures.inspect(
+            pki.sign(payloadJSON: TestPayloads.appTransaction(receiptCreationDate: expiredTime)))
         #expect(result.kind == .appTransaction)
         #expect(result.checkTime?.basis == "receiptCreationDate")
         #expect(result.status == .invalidChain)
@@ -249,26 +263,30 @@ import TestPKI
     static func chain(intermediateKeyUsage: String? = nil, leafKeyUsage: String? = nil) -> String {
         let pki = Fixtures.pki
         let intermediate = TestPKI.issue(
-            CertificateSpec(commonName: "Test WWDR", serial: 20, notBefore: AppleShapedChain.caNotBefore,
-                            notAfter: AppleShapedChain.caNotAfter, isCA: true, markerOIDs: [TestPKI.intermediateOID],
-                            keyUsage: intermediateKeyUsage),
+            CertificateSpec(
+                commonName: "Test WWDR", serial: 20, notBefore: AppleShapedChain.caNotBefore,
+                notAfter: AppleShapedChain.caNotAfter, isCA: true, markerOIDs: [TestPKI.intermediateOID],
+                keyUsage: intermediateKeyUsage),
             key: .p384(), issuer: pki.root)
         let leaf = TestPKI.issue(
-            CertificateSpec(commonName: "Test Leaf", serial: 21, notBefore: AppleShapedChain.leafNotBefore,
-                            notAfter: AppleShapedChain.leafNotAfter, isCA: false, markerOIDs: [TestPKI.leafOID],
-                            keyUsage: leafKeyUsage),
+            CertificateSpec(
+                commonName: "Test Leaf", serial: 21, notBefore: AppleShapedChain.leafNotBefore,
+                notAfter: AppleShapedChain.leafNotAfter, isCA: false, markerOIDs: [TestPKI.leafOID],
+                keyUsage: leafKeyUsage),
             issuer: intermediate)
-        return TestPKI.compactJWS(headerJSON: pki.headerJSON(x5c: [leaf.base64, intermediate.base64, pki.x5c[2]]),
-                                  payloadJSON: TestPayloads.transaction(), key: leaf.key)
+        return TestPKI.compactJWS(
+            headerJSON: pki.headerJSON(x5c: [leaf.base64, intermediate.base64, pki.x5c[2]]),
+            payloadJSON: TestPayloads.transaction(), key: leaf.key)
     }
 
     /// OpenSSL's strict checks apply by default, as in Apple's Python library (its Swift and
     /// Java libraries use plain RFC 5280): a CA without keyUsage, and a leaf whose only key
     /// usage is signing certificates, are refused. Only missing key identifiers are let through.
-    @Test(arguments: [
-        ("", nil, "CA cert does not include key usage extension (X509_V_ERR 92)"),
-        (nil, "critical,keyCertSign", "Key usage keyCertSign invalid for non-CA cert (X509_V_ERR 82)"),
-    ] as [(String?, String?, String)])
+    @Test(
+        arguments: [
+            ("", nil, "CA cert does not include key usage extension (X509_V_ERR 92)"),
+            (nil, "critical,keyCertSign", "Key usage keyCertSign invalid for non-CA cert (X509_V_ERR 82)"),
+        ] as [(String?, String?, String)])
     func strictStructureChecksApplyByDefault(_ intermediateUsage: String?, _ leafUsage: String?, _ expected: String) {
         let token = Self.chain(intermediateKeyUsage: intermediateUsage, leafKeyUsage: leafUsage)
         let result = Fixtures.inspect(token)

@@ -1,6 +1,7 @@
 import Foundation
-@testable import JWSInspectCore
 import TestPKI
+
+@testable import JWSInspectCore
 
 /// Shared fixtures: the package's own files and one test PKI for the whole suite.
 enum Fixtures {

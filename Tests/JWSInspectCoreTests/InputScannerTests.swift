@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import JWSInspectCore
 import TestPKI
+import Testing
+
+@testable import JWSInspectCore
 
 @Suite struct InputScannerTests {
     static let token = Fixtures.pki.sign(payloadJSON: TestPayloads.transaction())
@@ -17,8 +18,11 @@ import TestPKI
 
     @Test func manyTokensWhitespaceAndLines() {
         let found = tokens("\(Self.token) \(Self.other)\n\n\t\(Self.token)\n")
-        #expect(found == [.token(source: "in:1", token: Self.token), .token(source: "in:1", token: Self.other),
-                          .token(source: "in:3", token: Self.token)])
+        #expect(
+            found == [
+                .token(source: "in:1", token: Self.token), .token(source: "in:1", token: Self.other),
+                .token(source: "in:3", token: Self.token),
+            ])
     }
 
     @Test func notificationBody() {
@@ -28,29 +32,43 @@ import TestPKI
 
     @Test func apiResponseShapesAreWalked() {
         let history = #"{"revision":"x","hasMore":false,"signedTransactions":["\#(Self.token)","\#(Self.other)"]}"#
-        #expect(tokens(history, origin: "h.json") == [.token(source: "h.json: signedTransactions[0]", token: Self.token),
-                                                     .token(source: "h.json: signedTransactions[1]", token: Self.other)])
-        let statuses = #"{"data":[{"lastTransactions":[{"status":1,"signedTransactionInfo":"\#(Self.token)","signedRenewalInfo":"\#(Self.other)"}]}]}"#
+        #expect(
+            tokens(history, origin: "h.json") == [
+                .token(source: "h.json: signedTransactions[0]", token: Self.token),
+                .token(source: "h.json: signedTransactions[1]", token: Self.other),
+            ])
+        let statuses =
+            #"{"data":[{"lastTransactions":[{"status":1,"signedTransactionInfo":"\#(Self.token)","signedRenewalInfo":"\#(Self.other)"}]}]}"#
         let sources = tokens(statuses, origin: "s.json").map { item -> String in
             if case .token(let source, _) = item { return source }
             return ""
         }
-        #expect(sources == ["s.json: data[0].lastTransactions[0].signedRenewalInfo", "s.json: data[0].lastTransactions[0].signedTransactionInfo"])
+        #expect(
+            sources == [
+                "s.json: data[0].lastTransactions[0].signedRenewalInfo",
+                "s.json: data[0].lastTransactions[0].signedTransactionInfo",
+            ])
     }
 
     @Test func jsonLinesAndQuotedLogLines() {
         let text = """
-        {"signedPayload":"\(Self.token)"}
-        2025-01-01T00:00:00Z INFO webhook received token="\(Self.other)".
-        """
-        #expect(tokens(text) == [.token(source: "in:1: signedPayload", token: Self.token), .token(source: "in:2", token: Self.other)])
+            {"signedPayload":"\(Self.token)"}
+            2025-01-01T00:00:00Z INFO webhook received token="\(Self.other)".
+            """
+        #expect(
+            tokens(text) == [
+                .token(source: "in:1: signedPayload", token: Self.token), .token(source: "in:2", token: Self.other),
+            ])
     }
 
     @Test func tokensGluedWithoutSeparatorAreSplit() {
         // `cat a.jws b.jws` where the files lack a final newline.
-        #expect(tokens(Self.token + Self.other + Self.token) == [.token(source: "in:1", token: Self.token),
-                                                                 .token(source: "in:1", token: Self.other),
-                                                                 .token(source: "in:1", token: Self.token)])
+        #expect(
+            tokens(Self.token + Self.other + Self.token) == [
+                .token(source: "in:1", token: Self.token),
+                .token(source: "in:1", token: Self.other),
+                .token(source: "in:1", token: Self.token),
+            ])
         // A signature segment that merely runs long is not split, it is malformed.
         let parts = Self.token.split(separator: ".")
         let long = "\(parts[0]).\(parts[1]).\(parts[2])AAAA"
@@ -65,7 +83,12 @@ import TestPKI
 
     @Test func truncatedTokenIsReportedAsMalformed() {
         let truncated = Self.token.split(separator: ".").prefix(2).joined(separator: ".")
-        #expect(tokens(truncated) == [.malformed(source: "in:1", reason: "looks like a JWS but has 2 segments, expected 3 (header.payload.signature); truncated?")])
+        #expect(
+            tokens(truncated) == [
+                .malformed(
+                    source: "in:1",
+                    reason: "looks like a JWS but has 2 segments, expected 3 (header.payload.signature); truncated?")
+            ])
     }
 
     /// `header.payload.` is a JWS with an empty signature (an `alg: none` JWT), in text and in
@@ -75,20 +98,26 @@ import TestPKI
         let unsigned = "\(parts[0]).\(parts[1])."
         #expect(tokens(unsigned) == [.token(source: "in:1", token: unsigned)])
         #expect(tokens("paste: \(unsigned)\n") == [.token(source: "in:1", token: unsigned)])
-        #expect(tokens(#"{"signedPayload": "\#(unsigned)"}"#, origin: "b.json")
-            == [.token(source: "b.json: signedPayload", token: unsigned)])
+        #expect(
+            tokens(#"{"signedPayload": "\#(unsigned)"}"#, origin: "b.json")
+                == [.token(source: "b.json: signedPayload", token: unsigned)])
         // A sentence's full stop after a whole token, or after more dots, is not part of it.
         #expect(tokens("token: \(Self.token).") == [.token(source: "in:1", token: Self.token)])
         #expect(tokens("token: \(Self.token)...") == [.token(source: "in:1", token: Self.token)])
-        #expect(tokens("\(parts[0]).\(parts[1])..") == [.malformed(source: "in:1",
-            reason: "looks like a JWS but has 2 segments, expected 3 (header.payload.signature); truncated?")])
+        #expect(
+            tokens("\(parts[0]).\(parts[1])..") == [
+                .malformed(
+                    source: "in:1",
+                    reason: "looks like a JWS but has 2 segments, expected 3 (header.payload.signature); truncated?")
+            ])
     }
 
     @Test(arguments: [1, 5, 64, 4093])
     func readsInAnyPiecesFindWhatOneReadFinds(pieceSize: Int) {
         // Lines and JSON documents that span reads, blank lines, a last line without a newline.
         let document = "{\n  \"signedPayload\": \"\(Self.other)\",\n  \"x\": [1, {\"y\": \"}\"}]\n}"
-        let text = "\(Self.token)\n\n  \(Self.other) \(Self.token)\n\(document)\nlog: token=\(Self.token).\n\n\(Self.other)"
+        let text =
+            "\(Self.token)\n\n  \(Self.other) \(Self.token)\n\(document)\nlog: token=\(Self.token).\n\n\(Self.other)"
         let bytes = Array(text.utf8)
         var offset = 0
         var stream = InputStream(origin: "in") { buffer in

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import JWSInspectCore
 import TestPKI
+import Testing
+
+@testable import JWSInspectCore
 
 /// Records of a streamed input: exact limits, documents over them, where a document ends,
 /// and memory that stays bounded whatever follows. Inputs are generated piece by piece, as a
@@ -69,13 +70,21 @@ import TestPKI
     /// one byte more is refused without being held.
     @Test func aRecordOfExactlyTheLimitIsReadAndOneByteMoreIsRefused() {
         let kilobyte = String(repeating: "A", count: 1024)
-        let exact = Generator([("[\"", 1), (kilobyte, Self.limit / 1024 - 1), (String(repeating: "A", count: 1020), 1),
-                               ("\"]\n" + Self.token + "\n", 1)])
+        let exact = Generator([
+            ("[\"", 1), (kilobyte, Self.limit / 1024 - 1), (String(repeating: "A", count: 1020), 1),
+            ("\"]\n" + Self.token + "\n", 1),
+        ])
         #expect(exact.items() == [.token(source: "in:2", token: Self.token)])
-        let over = Generator([("[\"", 1), (kilobyte, Self.limit / 1024 - 1), (String(repeating: "A", count: 1021), 1),
-                              ("\"]\n" + Self.token + "\n", 1)])
-        #expect(over.items() == [.malformed(source: "in:1", reason: "line 1 is \(Self.limit + 1) bytes, over the 64 MiB limit for one record"),
-                                 .token(source: "in:2", token: Self.token)])
+        let over = Generator([
+            ("[\"", 1), (kilobyte, Self.limit / 1024 - 1), (String(repeating: "A", count: 1021), 1),
+            ("\"]\n" + Self.token + "\n", 1),
+        ])
+        #expect(
+            over.items() == [
+                .malformed(
+                    source: "in:1", reason: "line 1 is \(Self.limit + 1) bytes, over the 64 MiB limit for one record"),
+                .token(source: "in:2", token: Self.token),
+            ])
         // Not held: the buffer never grows much past the limit.
         #expect(over.largestBuffer <= Self.limit + (1 << 20))
     }
@@ -86,12 +95,19 @@ import TestPKI
     /// A line over the limit inside a document used to end the document silently (and the
     /// rest of it was then read as text, a token on its line 2 passing as valid).
     @Test func aLineOverTheLimitInsideADocumentRefusesTheDocument() {
-        let input = Generator([("{\"signedTransactions\": [\n\"\(Self.token)\",\n\"", 1), ("A", Self.small + 1),
-                               ("\"\n]}\n\(Self.token)\n", 1)])
-        #expect(input.items(recordLimit: Self.small) == [
-            .malformed(source: "in:1", reason: "the JSON document on lines 1 to 4 is over the 64 KiB limit for one record; nothing in it was read"),
-            .token(source: "in:5", token: Self.token),
+        let input = Generator([
+            ("{\"signedTransactions\": [\n\"\(Self.token)\",\n\"", 1), ("A", Self.small + 1),
+            ("\"\n]}\n\(Self.token)\n", 1),
         ])
+        #expect(
+            input.items(recordLimit: Self.small) == [
+                .malformed(
+                    source: "in:1",
+                    reason:
+                        "the JSON document on lines 1 to 4 is over the 64 KiB limit for one record; nothing in it was read"
+                ),
+                .token(source: "in:5", token: Self.token),
+            ])
     }
 
     /// A pretty-printed document over the limit, its lines each small: refused once, named,
@@ -100,13 +116,21 @@ import TestPKI
     @Test func aDocumentOverTheLimitIsRefusedOnceAndReadToItsEnd() {
         let line = "    \"" + String(repeating: "A", count: 94) + "\",\n"
         let count = Self.small / line.utf8.count + 1
-        let input = Generator([("{\n  \"signedTransactions\": [\n    \"\(Self.token)\",\n", 1), (line, count),
-                               ("    \"\(Self.token)\"\n  ]\n}\n\(Self.token)\n", 1)], pieceSize: 4096)
+        let input = Generator(
+            [
+                ("{\n  \"signedTransactions\": [\n    \"\(Self.token)\",\n", 1), (line, count),
+                ("    \"\(Self.token)\"\n  ]\n}\n\(Self.token)\n", 1),
+            ], pieceSize: 4096)
         let last = 3 + count + 3
-        #expect(input.items(recordLimit: Self.small) == [
-            .malformed(source: "in:1", reason: "the JSON document on lines 1 to \(last) is over the 64 KiB limit for one record; nothing in it was read"),
-            .token(source: "in:\(last + 1)", token: Self.token),
-        ])
+        #expect(
+            input.items(recordLimit: Self.small) == [
+                .malformed(
+                    source: "in:1",
+                    reason:
+                        "the JSON document on lines 1 to \(last) is over the 64 KiB limit for one record; nothing in it was read"
+                ),
+                .token(source: "in:\(last + 1)", token: Self.token),
+            ])
         #expect(input.largestBuffer <= 2 * 4096 + Self.token.utf8.count)
     }
 
@@ -116,11 +140,21 @@ import TestPKI
         let line = "\"" + String(repeating: "A", count: 94) + "\",\n"
         let head = "[\n\"\(Self.token)\",\n"
         let count = 300
-        let tail = "\"" + String(repeating: "B", count: Self.small + difference - head.utf8.count - count * line.utf8.count - 3) + "\"]"
+        let tail =
+            "\""
+            + String(repeating: "B", count: Self.small + difference - head.utf8.count - count * line.utf8.count - 3)
+            + "\"]"
         let input = Generator([(head, 1), (line, count), (tail + "\n", 1)], pieceSize: 1000)
-        let expected: [InputScanner.Item] = difference <= 0
+        let expected: [InputScanner.Item] =
+            difference <= 0
             ? [.token(source: "in: [0]", token: Self.token)]
-            : [.malformed(source: "in:1", reason: "the JSON document on lines 1 to 303 is over the 64 KiB limit for one record; nothing in it was read")]
+            : [
+                .malformed(
+                    source: "in:1",
+                    reason:
+                        "the JSON document on lines 1 to 303 is over the 64 KiB limit for one record; nothing in it was read"
+                )
+            ]
         #expect(input.items(recordLimit: Self.small) == expected)
     }
 
@@ -128,35 +162,39 @@ import TestPKI
     /// its token named by its path.
     @Test func aTruncatedJSONLineDoesNotSwallowTheNextLines() {
         let text = """
-        {"signedPayload":"eyJhbGciOiJFUzI1NiIs
-        {"signedPayload":"\(Self.token)"}
-        {"a":[1,
-        {"signedPayload":"\(Self.token)"}
-        {"signedPayload":"\(Self.token)"}
-        """
-        #expect(InputScanner.scan(Array(text.utf8), origin: "in") == [
-            .malformed(source: "in:1", reason: "looks like a JWS but has 1 segment, expected 3 (header.payload.signature); truncated?"),
-            .token(source: "in:2: signedPayload", token: Self.token),
-            // `{` may follow `[1,`: line 4 continues line 3's document, which then is not JSON.
-            .token(source: "in:4", token: Self.token),
-            .token(source: "in:5: signedPayload", token: Self.token),
-        ])
+            {"signedPayload":"eyJhbGciOiJFUzI1NiIs
+            {"signedPayload":"\(Self.token)"}
+            {"a":[1,
+            {"signedPayload":"\(Self.token)"}
+            {"signedPayload":"\(Self.token)"}
+            """
+        #expect(
+            InputScanner.scan(Array(text.utf8), origin: "in") == [
+                .malformed(
+                    source: "in:1",
+                    reason: "looks like a JWS but has 1 segment, expected 3 (header.payload.signature); truncated?"),
+                .token(source: "in:2: signedPayload", token: Self.token),
+                // `{` may follow `[1,`: line 4 continues line 3's document, which then is not JSON.
+                .token(source: "in:4", token: Self.token),
+                .token(source: "in:5: signedPayload", token: Self.token),
+            ])
     }
 
     /// The syntax that decides where documents end agrees with Foundation on every prefix
     /// cut at a line end: a document Foundation reads is never cut short.
     @Test func documentsSpanningLinesStayWhole() {
         let document = """
-        {
-          "data": [
-            {"a": -1.5e+3, "b": [true, false, null], "c": "\\u00e9 \\" }", "d": {}},
-            [],
-            "\(Self.token)"
-          ],
-          "e": 0
-        }
-        """
+            {
+              "data": [
+                {"a": -1.5e+3, "b": [true, false, null], "c": "\\u00e9 \\" }", "d": {}},
+                [],
+                "\(Self.token)"
+              ],
+              "e": 0
+            }
+            """
         let items = InputScanner.scan(Array((document + "\n" + Self.token).utf8), origin: "in")
-        #expect(items == [.token(source: "in:1: data[2]", token: Self.token), .token(source: "in:9", token: Self.token)])
+        #expect(
+            items == [.token(source: "in:1: data[2]", token: Self.token), .token(source: "in:9", token: Self.token)])
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import JWSInspectCore
 import TestPKI
+import Testing
+
+@testable import JWSInspectCore
 
 /// Headers and payloads are JSON text as RFC 8259 defines it, in UTF-8: what Foundation's
 /// lax parser accepts beyond that could not be shown as signed in JSON output.
@@ -48,7 +49,9 @@ import TestPKI
             #expect((try? JSONValue.decode(bytes)) != nil, "Foundation reads \(encoding)")
             let result = Self.inspect(payload: bytes)
             #expect(result.status == .malformed)
-            #expect(result.reason.hasPrefix("the payload is not valid JSON: it holds NUL bytes where JSON text begins"), "\(result.reason)")
+            #expect(
+                result.reason.hasPrefix("the payload is not valid JSON: it holds NUL bytes where JSON text begins"),
+                "\(result.reason)")
         }
     }
 
@@ -72,7 +75,8 @@ import TestPKI
     /// Swift library accept them); output escapes them. Paired surrogates, zero and the
     /// extremes of a double are fine.
     @Test func controlCharactersInStringsAreAccepted() {
-        let payload = Array((Self.prefix + #","note":"a"#).utf8) + [0x00, 0x01, 0x0A, 0x09, 0x1B, 0x1F]
+        let payload =
+            Array((Self.prefix + #","note":"a"#).utf8) + [0x00, 0x01, 0x0A, 0x09, 0x1B, 0x1F]
             + Array(#"z","s":"\ud83d\ude00","z":0e-400,"m":1.7976931348623157e308,"t":5e-324}"#.utf8)
         let result = Self.inspect(payload: payload)
         #expect(result.status == .valid, "\(result.reason)")
@@ -86,7 +90,8 @@ import TestPKI
         let token = TestPKI.compactJWS(headerJSON: header, payloadJSON: Self.prefix + "}", key: Self.pki.leaf.key)
         let result = Fixtures.inspect(token)
         #expect(result.status == .malformed)
-        #expect(result.reason.hasPrefix("the header is not valid JSON: a trailing comma before '}'"), "\(result.reason)")
+        #expect(
+            result.reason.hasPrefix("the header is not valid JSON: a trailing comma before '}'"), "\(result.reason)")
     }
 
     // MARK: The syntax itself
@@ -96,7 +101,9 @@ import TestPKI
     }
 
     @Test(arguments: [
-        "{}", "[]", " {\"a\" : [1, -0, 0.5, -1.5e+10, 2E-3, 1e5, true, false, null, \"\\\"\\\\\\/\\b\\f\\n\\r\\t\\u00e9\"]} ", "\"s\"", "0", "-1",
+        "{}", "[]",
+        " {\"a\" : [1, -0, 0.5, -1.5e+10, 2E-3, 1e5, true, false, null, \"\\\"\\\\\\/\\b\\f\\n\\r\\t\\u00e9\"]} ",
+        "\"s\"", "0", "-1",
         "[[[[]]]]", "{\"\":{}}", "123456789012345678901234567890",
     ])
     func strictAcceptsJSON(_ text: String) {
@@ -104,15 +111,21 @@ import TestPKI
     }
 
     @Test(arguments: [
-        ("", "no JSON value"), ("{", "the text ends inside a value (truncated)"), ("{\"a\":1", "the text ends inside a value (truncated)"),
-        ("{} {}", "'{' after the end of the JSON value at byte 3"), ("[1 2]", "expected ',' or a closing bracket, found '2' at byte 3"),
-        ("{\"a\" 1}", "expected ':' after an object's key, found '1' at byte 5"), ("{1:2}", "expected a string key, found '1' at byte 1"),
-        ("[}", "expected a value, found '}' at byte 1"), ("]", "expected a value, found ']' at byte 0"), ("[1}", "'}' closes an array at byte 2"),
+        ("", "no JSON value"), ("{", "the text ends inside a value (truncated)"),
+        ("{\"a\":1", "the text ends inside a value (truncated)"),
+        ("{} {}", "'{' after the end of the JSON value at byte 3"),
+        ("[1 2]", "expected ',' or a closing bracket, found '2' at byte 3"),
+        ("{\"a\" 1}", "expected ':' after an object's key, found '1' at byte 5"),
+        ("{1:2}", "expected a string key, found '1' at byte 1"),
+        ("[}", "expected a value, found '}' at byte 1"), ("]", "expected a value, found ']' at byte 0"),
+        ("[1}", "'}' closes an array at byte 2"),
         ("nul", "the text ends inside a value (truncated)"), ("nulx", "an unknown word (expected null) at byte 3"),
-        ("[\"\\u12g4\"]", "a \\u escape without four hexadecimal digits at byte 6"), ("-", "an incomplete number at byte 1"),
+        ("[\"\\u12g4\"]", "a \\u escape without four hexadecimal digits at byte 6"),
+        ("-", "an incomplete number at byte 1"),
         ("[+1]", "expected a value, found '+' at byte 1"), ("[.5]", "expected a value, found '.' at byte 1"),
         ("[NaN]", "expected a value, found 'N' at byte 1"), ("[1,,2]", "expected a value, found ',' at byte 3"),
-        ("{\"a\":1,,}", "expected a string key, found ',' at byte 7"), ("\u{e9}", "expected a value, found '\\xc3' at byte 0"),
+        ("{\"a\":1,,}", "expected a string key, found ',' at byte 7"),
+        ("\u{e9}", "expected a value, found '\\xc3' at byte 0"),
     ])
     func strictRefusesWhatIsNotJSON(_ text: String, _ expected: String) {
         #expect(Self.strict(text) == expected)
@@ -127,11 +140,14 @@ import TestPKI
             for position in 0..<8 {
                 word[position] = byte
                 let loaded = word.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
-                #expect(JSONSyntax.mayEndString(loaded) == (byte == 0x22 || byte == 0x5C || byte < 0x20), "byte \(value) at \(position)")
+                #expect(
+                    JSONSyntax.mayEndString(loaded) == (byte == 0x22 || byte == 0x5C || byte < 0x20),
+                    "byte \(value) at \(position)")
                 word[position] = UInt8(ascii: "a")
             }
             for position in [0, 5, 7, 8, 15, 16, 18] {
-                var text = Array(#"{"k":""#.utf8) + [UInt8](repeating: UInt8(ascii: "a"), count: 20) + Array(#""}"#.utf8)
+                var text =
+                    Array(#"{"k":""#.utf8) + [UInt8](repeating: UInt8(ascii: "a"), count: 20) + Array(#""}"#.utf8)
                 text[6 + position] = byte
                 let (problem, raw) = text.withUnsafeBufferPointer { JSONSyntax.strictCheck($0) }
                 switch byte {

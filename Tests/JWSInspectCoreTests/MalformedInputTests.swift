@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import JWSInspectCore
 import TestPKI
+import Testing
+
+@testable import JWSInspectCore
 
 @Suite struct MalformedInputTests {
     static let header = Base64URL.encode(Array(#"{"alg":"ES256"}"#.utf8))
@@ -30,7 +31,8 @@ import TestPKI
 
     @Test func invalidUTF8IsMalformedEvenInsideAString() {
         let payload = Array(#"{"transactionId":"1","s":""#.utf8) + [0xff, 0xfe] + Array(#""}"#.utf8)
-        let token = TestPKI.compactJWS(headerJSON: Fixtures.pki.headerJSON(), payloadJSON: "{}", key: Fixtures.pki.leaf.key)
+        let token = TestPKI.compactJWS(
+            headerJSON: Fixtures.pki.headerJSON(), payloadJSON: "{}", key: Fixtures.pki.leaf.key)
         let parts = token.split(separator: ".")
         let result = Fixtures.inspect("\(parts[0]).\(Base64URL.encode(payload)).\(parts[2])")
         #expect(result.status == .malformed)
@@ -42,10 +44,14 @@ import TestPKI
         for text in ["a", "abcdefg", "abcdefgh", "abcdefghi", "Café ☕ 日本", "𝄞"] {
             #expect(CompactJWS.isValidUTF8(Array(text.utf8)), "\(text)")
         }
-        for bytes: [UInt8] in [[0xff], [0x61, 0x62, 0x63, 0x64, 0x65, 0x66, 0x67, 0x68, 0xc3], [0xc3, 0x28], Array("abcdefgh".utf8) + [0xed, 0xa0, 0x80]] {
+        for bytes: [UInt8] in [
+            [0xff], [0x61, 0x62, 0x63, 0x64, 0x65, 0x66, 0x67, 0x68, 0xc3], [0xc3, 0x28],
+            Array("abcdefgh".utf8) + [0xed, 0xa0, 0x80],
+        ] {
             #expect(!CompactJWS.isValidUTF8(bytes), "\(bytes)")
         }
-        let signed = Fixtures.inspect(Fixtures.pki.sign(payloadJSON: #"{"transactionId":"1","signedDate":1735689600000,"note":"Café ☕"}"#))
+        let signed = Fixtures.inspect(
+            Fixtures.pki.sign(payloadJSON: #"{"transactionId":"1","signedDate":1735689600000,"note":"Café ☕"}"#))
         #expect(signed.status == .valid, "\(signed.reason)")
     }
 
@@ -61,7 +67,10 @@ import TestPKI
         let token = "\(Self.header).\(Base64URL.encode(Array(#"{"a":\#(deep)}"#.utf8))).c2ln"
         let result = Fixtures.inspect(token)
         #expect(result.status == .malformed)
-        #expect(result.reason == "the payload is not valid JSON: objects and arrays nested 100001 levels deep, over the 512-level limit")
+        #expect(
+            result.reason
+                == "the payload is not valid JSON: objects and arrays nested 100001 levels deep, over the 512-level limit"
+        )
         // Just inside the limit is fine.
         let inside = String(repeating: "[", count: 510) + String(repeating: "]", count: 510)
         let ok = Fixtures.inspect("\(Self.header).\(Base64URL.encode(Array(#"{"a":\#(inside)}"#.utf8))).c2ln")

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import JWSInspectCore
 import TestPKI
+import Testing
+
+@testable import JWSInspectCore
 
 /// JWS nested in notifications are decoded and verified with the parent's roots,
 /// time policy and expectations, and a nested failure fails the parent.
@@ -9,10 +10,12 @@ import TestPKI
     let pki = Fixtures.pki
 
     func notification(transaction: String?, renewal: String? = nil, environment: String = "Sandbox") -> String {
-        var data = #""bundleId":"\#(TestPayloads.bundleId)","appAppleId":\#(TestPayloads.appAppleId),"environment":"\#(environment)","status":1"#
+        var data =
+            #""bundleId":"\#(TestPayloads.bundleId)","appAppleId":\#(TestPayloads.appAppleId),"environment":"\#(environment)","status":1"#
         if let transaction { data += #","signedTransactionInfo":"\#(transaction)""# }
         if let renewal { data += #","signedRenewalInfo":"\#(renewal)""# }
-        return #"{"notificationType":"DID_RENEW","notificationUUID":"u","version":"2.0","signedDate":\#(TestPayloads.signedDate),"data":{\#(data)}}"#
+        return
+            #"{"notificationType":"DID_RENEW","notificationUUID":"u","version":"2.0","signedDate":\#(TestPayloads.signedDate),"data":{\#(data)}}"#
     }
 
     static func tamper(_ token: String, payload: String) -> String {
@@ -37,7 +40,8 @@ import TestPKI
         // Bodies are decoded for batch verification only when the payload is a notification:
         // recognised as one, or taken as one with --type even though it looks like something else.
         let transaction = pki.sign(payloadJSON: TestPayloads.transaction())
-        let odd = #"{"transactionId":"1","signedDate":\#(TestPayloads.signedDate),"data":{"signedTransactionInfo":"\#(transaction)"}}"#
+        let odd =
+            #"{"transactionId":"1","signedDate":\#(TestPayloads.signedDate),"data":{"signedTransactionInfo":"\#(transaction)"}}"#
         let recognised = Fixtures.inspect(pki.sign(payloadJSON: odd))
         #expect(recognised.kind == .transaction)
         #expect(recognised.nested.isEmpty, "a transaction has no nested tokens")
@@ -48,8 +52,9 @@ import TestPKI
     }
 
     @Test func tamperedNestedTransactionFailsAValidNotification() {
-        let tampered = Self.tamper(pki.sign(payloadJSON: TestPayloads.transaction()),
-                                   payload: TestPayloads.transaction(transactionId: "9999"))
+        let tampered = Self.tamper(
+            pki.sign(payloadJSON: TestPayloads.transaction()),
+            payload: TestPayloads.transaction(transactionId: "9999"))
         let result = Fixtures.inspect(pki.sign(payloadJSON: notification(transaction: tampered)))
         #expect(result.checks.allSatisfy { $0.passed }, "the outer token itself is fine")
         #expect(result.status == .invalidSignature)
@@ -67,7 +72,9 @@ import TestPKI
     @Test func nestedExpectationsAreCompared() {
         // The notification says Sandbox, its transaction says Production.
         let production = pki.sign(payloadJSON: TestPayloads.transaction(environment: "Production"))
-        let result = Fixtures.inspect(pki.sign(payloadJSON: notification(transaction: production))) { $0.expectedEnvironment = .sandbox }
+        let result = Fixtures.inspect(pki.sign(payloadJSON: notification(transaction: production))) {
+            $0.expectedEnvironment = .sandbox
+        }
         #expect(result.status == .wrongEnvironment)
         #expect(result.check(.environment)?.passed == true)
         #expect(result.nested.first?.inspection.check(.environment)?.passed == false)
@@ -78,13 +85,15 @@ import TestPKI
         let result = Fixtures.inspect(pki.sign(payloadJSON: payload))
         #expect(result.status == .malformed)
         #expect(result.reason.contains("data.signedTransactionInfo is a number, expected a JWS string"))
-        let garbage = #"{"notificationType":"TEST","signedDate":1735689600000,"data":{"signedRenewalInfo":"eyJhbGciOi.x.y"}}"#
+        let garbage =
+            #"{"notificationType":"TEST","signedDate":1735689600000,"data":{"signedRenewalInfo":"eyJhbGciOi.x.y"}}"#
         #expect(Fixtures.inspect(pki.sign(payloadJSON: garbage)).status == .malformed)
     }
 
     @Test func appDataNestsAnAppTransaction() {
         let app = pki.sign(payloadJSON: TestPayloads.appTransaction())
-        let payload = #"{"notificationType":"TEST","signedDate":1735689600000,"appData":{"appAppleId":1,"bundleId":"b","environment":"Sandbox","signedAppTransactionInfo":"\#(app)"}}"#
+        let payload =
+            #"{"notificationType":"TEST","signedDate":1735689600000,"appData":{"appAppleId":1,"bundleId":"b","environment":"Sandbox","signedAppTransactionInfo":"\#(app)"}}"#
         let result = Fixtures.inspect(pki.sign(payloadJSON: payload))
         #expect(result.status == .valid, "\(result.reason)")
         #expect(result.nested.map(\.path) == ["appData.signedAppTransactionInfo"])
@@ -94,7 +103,8 @@ import TestPKI
     @Test func realSubscribedNotificationShowsItsNestedTokensVerified() throws {
         var options = VerificationOptions()
         options.now = RealSampleTests.now
-        let result = Verifier(options: options).inspect(try Fixtures.sample("notification-subscribed-sandbox-2025.jws"), source: "s")
+        let result = Verifier(options: options).inspect(
+            try Fixtures.sample("notification-subscribed-sandbox-2025.jws"), source: "s")
         #expect(result.status == .valid, "\(result.reason)")
         #expect(result.nested.map(\.path) == ["data.signedTransactionInfo", "data.signedRenewalInfo"])
         for nested in result.nested {

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import JWSInspectCore
 import TestPKI
+import Testing
+
+@testable import JWSInspectCore
 
 @Suite struct PayloadDisplayTests {
     let now = Fixtures.now  // 2025-06-01T00:00:00Z
@@ -16,7 +17,9 @@ import TestPKI
     }
 
     @Test func enumValuesShowTheirMeaning() throws {
-        let shown = try display(#"{"transactionId":"1","revocationReason":1,"offerType":2,"type":"Consumable","offerDiscountType":"FREE_TRIAL"}"#)
+        let shown = try display(
+            #"{"transactionId":"1","revocationReason":1,"offerType":2,"type":"Consumable","offerDiscountType":"FREE_TRIAL"}"#
+        )
         #expect(field(shown, "revocationReason")?.rendered == "1 — refunded: issue in the app")
         #expect(field(shown, "offerType")?.rendered == "2 — promotional offer")
         #expect(field(shown, "type")?.rendered == "Consumable — used up, never an entitlement")
@@ -27,19 +30,25 @@ import TestPKI
     }
 
     @Test func unknownValuesAndFieldsAreFlaggedNeverDropped() throws {
-        let shown = try display(#"{"transactionId":"1","offerType":9,"inAppOwnershipType":"BORROWED","shinyNewField":true}"#)
+        let shown = try display(
+            #"{"transactionId":"1","offerType":9,"inAppOwnershipType":"BORROWED","shinyNewField":true}"#)
         #expect(field(shown, "offerType")?.raw == "9")
         #expect(field(shown, "offerType")?.flag == "value unknown to this version")
         #expect(field(shown, "inAppOwnershipType")?.flag == "value unknown to this version")
         #expect(field(shown, "shinyNewField")?.raw == "true")
         #expect(shown.unknownFields == ["shinyNewField"])
-        #expect(shown.unknownValues == ["offerType", "inAppOwnershipType"] || shown.unknownValues == ["inAppOwnershipType", "offerType"])
-        let nested = try display(#"{"notificationType":"TEST","data":{"bundleId":"b","newThing":1}}"#, kind: .notification)
+        #expect(
+            shown.unknownValues == ["offerType", "inAppOwnershipType"]
+                || shown.unknownValues == ["inAppOwnershipType", "offerType"])
+        let nested = try display(
+            #"{"notificationType":"TEST","data":{"bundleId":"b","newThing":1}}"#, kind: .notification)
         #expect(nested.unknownFields == ["data.newThing"])
     }
 
     @Test func pricesStorefrontsAndPeriods() throws {
-        let shown = try display(#"{"transactionId":"1","price":9990,"currency":"USD","storefront":"USA","offerPeriod":"P1M","revocationPercentage":50000}"#)
+        let shown = try display(
+            #"{"transactionId":"1","price":9990,"currency":"USD","storefront":"USA","offerPeriod":"P1M","revocationPercentage":50000}"#
+        )
         #expect(field(shown, "price")?.rendered == "9.99 USD")
         #expect(field(shown, "storefront")?.rendered == "USA — United States")
         #expect(field(shown, "offerPeriod")?.rendered == "P1M — 1 month")
@@ -52,14 +61,18 @@ import TestPKI
     }
 
     @Test func datesAreISOWithRelativePhrases() throws {
-        let shown = try display(#"{"transactionId":"1","purchaseDate":1759388776941,"expiresDate":1749772800000,"signedDate":1654041600000}"#)
+        let shown = try display(
+            #"{"transactionId":"1","purchaseDate":1759388776941,"expiresDate":1749772800000,"signedDate":1654041600000}"#
+        )
         #expect(field(shown, "purchaseDate")?.rendered == "2025-10-02T07:06:16.941Z")
         #expect(field(shown, "expiresDate")?.relative == "in 12 days")
         #expect(field(shown, "signedDate")?.relative == "3 years ago")
     }
 
     @Test func xcodeDatesNeitherCrashNorLie() throws {
-        let shown = try display(#"{"transactionId":"1","purchaseDate":1697679936049.7297,"revocationDate":-62135769600000,"expiresDate":1e300}"#)
+        let shown = try display(
+            #"{"transactionId":"1","purchaseDate":1697679936049.7297,"revocationDate":-62135769600000,"expiresDate":1e300}"#
+        )
         #expect(field(shown, "purchaseDate")?.raw == "1697679936049.7297")
         #expect(field(shown, "purchaseDate")?.rendered == "2023-10-19T01:45:36.050Z")
         #expect(field(shown, "purchaseDate")?.flag?.contains("fractional") == true)
@@ -69,21 +82,34 @@ import TestPKI
 
     @Test func summariesForSupportStaff() throws {
         func summary(_ json: String, _ kind: PayloadKind) throws -> String {
-            Entitlement.summary(kind: kind, payload: try #require(try JSONValue.decode(Array(json.utf8)).objectValue), now: now)
+            Entitlement.summary(
+                kind: kind, payload: try #require(try JSONValue.decode(Array(json.utf8)).objectValue), now: now)
         }
-        let refunded = #"{"type":"Auto-Renewable Subscription","productId":"com.example.pro","purchaseDate":1772323200000,"expiresDate":1774915200000,"revocationDate":1772582400000,"revocationReason":1}"#
-        #expect(try summary(refunded, .transaction)
-                == "Auto-renewable subscription com.example.pro, purchased 2026-03-01; grants no access: revoked 2026-03-04 (refunded: issue in the app).")
-        let active = #"{"type":"Auto-Renewable Subscription","productId":"p","purchaseDate":1748736000000,"expiresDate":1751328000000}"#
-        #expect(try summary(active, .transaction) == "Auto-renewable subscription p, purchased 2025-06-01; grants access until 2025-07-01T00:00:00.000Z.")
-        #expect(try summary(#"{"type":"Consumable","productId":"coins"}"#, .transaction) == "Consumable coins; grants no access: consumables are never entitlements.")
-        #expect(try summary(#"{"notificationType":"REFUND","data":{"bundleId":"b","environment":"Production","status":5}}"#, .notification)
+        let refunded =
+            #"{"type":"Auto-Renewable Subscription","productId":"com.example.pro","purchaseDate":1772323200000,"expiresDate":1774915200000,"revocationDate":1772582400000,"revocationReason":1}"#
+        #expect(
+            try summary(refunded, .transaction)
+                == "Auto-renewable subscription com.example.pro, purchased 2026-03-01; grants no access: revoked 2026-03-04 (refunded: issue in the app)."
+        )
+        let active =
+            #"{"type":"Auto-Renewable Subscription","productId":"p","purchaseDate":1748736000000,"expiresDate":1751328000000}"#
+        #expect(
+            try summary(active, .transaction)
+                == "Auto-renewable subscription p, purchased 2025-06-01; grants access until 2025-07-01T00:00:00.000Z.")
+        #expect(
+            try summary(#"{"type":"Consumable","productId":"coins"}"#, .transaction)
+                == "Consumable coins; grants no access: consumables are never entitlements.")
+        #expect(
+            try summary(
+                #"{"notificationType":"REFUND","data":{"bundleId":"b","environment":"Production","status":5}}"#,
+                .notification)
                 == "REFUND (App Store refunded a transaction) for b in Production; status when sent: revoked.")
     }
 
     @Test func accessFollowsApplesRules() throws {
         func access(_ json: String) throws -> Entitlement.Access {
-            Entitlement.access(kind: .transaction, payload: try #require(try JSONValue.decode(Array(json.utf8)).objectValue), at: now)
+            Entitlement.access(
+                kind: .transaction, payload: try #require(try JSONValue.decode(Array(json.utf8)).objectValue), at: now)
         }
         #expect(try access(#"{"expiresDate":1751328000000}"#).grantsAccess == true)
         #expect(try access(#"{"expiresDate":1748000000000}"#).grantsAccess == false)
@@ -94,7 +120,8 @@ import TestPKI
     }
 
     @Test func realtimeRequestsAreRecognised() throws {
-        let payload = #"{"originalTransactionId":"1","appAppleId":1,"productId":"p","userLocale":"en-US","requestIdentifier":"r","signedDate":1735689600000,"environment":"Sandbox"}"#
+        let payload =
+            #"{"originalTransactionId":"1","appAppleId":1,"productId":"p","userLocale":"en-US","requestIdentifier":"r","signedDate":1735689600000,"environment":"Sandbox"}"#
         let result = Fixtures.inspect(Fixtures.pki.sign(payloadJSON: payload)) { $0.expectedEnvironment = .sandbox }
         #expect(result.kind == .realtimeRequest)
         #expect(result.status == .valid)

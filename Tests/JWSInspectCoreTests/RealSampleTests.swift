@@ -1,10 +1,14 @@
 import Foundation
 import Testing
+
 @testable import JWSInspectCore
 
 /// The real Apple-signed sandbox tokens in Samples/, against the embedded Apple roots.
 @Suite struct RealSampleTests {
-    static let samples = ["transaction-sandbox-2022.jws", "notification-test-sandbox-2025.jws", "notification-subscribed-sandbox-2025.jws"]
+    static let samples = [
+        "transaction-sandbox-2022.jws", "notification-test-sandbox-2025.jws",
+        "notification-subscribed-sandbox-2025.jws",
+    ]
     /// A fixed "now" after the 2022 sample's leaf expired (2023-09-24).
     static let now = Date(timeIntervalSince1970: 1_764_547_200)  // 2025-12-01
 
@@ -50,9 +54,14 @@ import Testing
     /// when read, so their exact words are pinned here.
     @Test func validVerdictNamesTheCheckTime() throws {
         let result = verifier().inspect(try Fixtures.sample("transaction-sandbox-2022.jws"), source: "")
-        #expect(result.reason == "signature and certificate chain verified (certificates checked at signedDate 2022-11-04T11:01:25.499Z)")
-        #expect(result.check(.chain)?.detail
-                == "leaf -> intermediate -> trusted root \"Apple Root CA - G3\", valid at signedDate 2022-11-04T11:01:25.499Z")
+        #expect(
+            result.reason
+                == "signature and certificate chain verified (certificates checked at signedDate 2022-11-04T11:01:25.499Z)"
+        )
+        #expect(
+            result.check(.chain)?.detail
+                == "leaf -> intermediate -> trusted root \"Apple Root CA - G3\", valid at signedDate 2022-11-04T11:01:25.499Z"
+        )
         #expect(result.check(.chain) == Check(.chain, passed: true, result.check(.chain)?.detail ?? ""))
         var overridden = result
         overridden.reason = "set by hand"

@@ -1,30 +1,39 @@
 import Foundation
-import Testing
-@testable import JWSInspectCore
 import TestPKI
+import Testing
+
+@testable import JWSInspectCore
 
 /// Numbers read from a payload are untrusted: a date that is no date is named, never a trap
 /// (a `time_t(1e19)` conversion used to kill the whole process, and the batch with it).
 @Suite struct UntrustedNumberTests {
     static let pki = Fixtures.pki
     /// Numbers that JSON allows and no `time_t` holds once divided by 1000.
-    static let notDates = ["1e22", "-1e22", "123456789012345678901234567890", "-123456789012345678901234567890", "1e308"]
+    static let notDates = [
+        "1e22", "-1e22", "123456789012345678901234567890", "-123456789012345678901234567890", "1e308",
+    ]
 
     @Test(arguments: notDates)
     func signedDateThatIsNoDateMeansCertificatesAreCheckedNow(_ value: String) {
-        let token = Self.pki.sign(payloadJSON: #"{"transactionId":"1","bundleId":"com.example.app","signedDate":\#(value),"environment":"Sandbox"}"#)
+        let token = Self.pki.sign(
+            payloadJSON:
+                #"{"transactionId":"1","bundleId":"com.example.app","signedDate":\#(value),"environment":"Sandbox"}"#)
         let result = Fixtures.inspect(token)
         #expect(result.status == .valid, "the test leaf is valid now: \(result.reason)")
         #expect(result.checkTime?.date == Fixtures.now)
         #expect(result.checkTime?.basis == "now (signedDate is not a valid date)")
         let note = result.notes.first { $0.hasPrefix("signedDate is ") }
-        #expect(note?.hasSuffix("not a valid date (milliseconds since 1970 within years 0001 to 9999); certificates checked now") == true,
-                "\(result.notes)")
+        #expect(
+            note?.hasSuffix(
+                "not a valid date (milliseconds since 1970 within years 0001 to 9999); certificates checked now")
+                == true,
+            "\(result.notes)")
     }
 
     @Test(arguments: notDates)
     func receiptCreationDateThatIsNoDate(_ value: String) {
-        let payload = #"{"receiptType":"Sandbox","appAppleId":1234,"bundleId":"com.example.app","applicationVersion":"1","receiptCreationDate":\#(value),"originalPurchaseDate":1700000000000}"#
+        let payload =
+            #"{"receiptType":"Sandbox","appAppleId":1234,"bundleId":"com.example.app","applicationVersion":"1","receiptCreationDate":\#(value),"originalPurchaseDate":1700000000000}"#
         let result = Fixtures.inspect(Self.pki.sign(payloadJSON: payload))
         #expect(result.kind == .appTransaction)
         #expect(result.status == .valid, "\(result.reason)")
@@ -32,8 +41,13 @@ import TestPKI
     }
 
     @Test func nestedTransactionWithSignedDateThatIsNoDate() {
-        let nested = Self.pki.sign(payloadJSON: #"{"transactionId":"1","bundleId":"com.example.app","signedDate":1e22,"environment":"Sandbox"}"#)
-        let notification = Self.pki.sign(payloadJSON: #"{"notificationType":"DID_RENEW","signedDate":1735689600000,"data":{"bundleId":"com.example.app","environment":"Sandbox","signedTransactionInfo":"\#(nested)"}}"#)
+        let nested = Self.pki.sign(
+            payloadJSON:
+                #"{"transactionId":"1","bundleId":"com.example.app","signedDate":1e22,"environment":"Sandbox"}"#)
+        let notification = Self.pki.sign(
+            payloadJSON:
+                #"{"notificationType":"DID_RENEW","signedDate":1735689600000,"data":{"bundleId":"com.example.app","environment":"Sandbox","signedTransactionInfo":"\#(nested)"}}"#
+        )
         let result = Fixtures.inspect(notification)
         #expect(result.status == .valid, "\(result.reason)")
         let inner = result.nested.first?.inspection
@@ -65,13 +79,16 @@ import TestPKI
         #expect(Timestamp.date(milliseconds: Timestamp.latestMilliseconds + 1) == nil)
         #expect(Timestamp.date(milliseconds: .nan) == nil)
         #expect(Timestamp.date(milliseconds: .infinity) == nil)
-        #expect(ISO8601.string(Timestamp.date(milliseconds: Timestamp.latestMilliseconds)) == "9999-12-31T23:59:59.999Z")
-        #expect(ISO8601.string(Timestamp.date(milliseconds: Timestamp.earliestMilliseconds)) == "0001-01-01T00:00:00.000Z")
+        #expect(
+            ISO8601.string(Timestamp.date(milliseconds: Timestamp.latestMilliseconds)) == "9999-12-31T23:59:59.999Z")
+        #expect(
+            ISO8601.string(Timestamp.date(milliseconds: Timestamp.earliestMilliseconds)) == "0001-01-01T00:00:00.000Z")
         // The last valid signing time is usable as one; the next millisecond is not.
         let last = Fixtures.inspect(Self.pki.sign(payloadJSON: #"{"transactionId":"1","signedDate":253402300799999}"#))
         #expect(last.checkTime?.basis == "signedDate")
         #expect(last.status == .invalidChain, "the test leaf is long expired in 9999")
-        let beyond = Fixtures.inspect(Self.pki.sign(payloadJSON: #"{"transactionId":"1","signedDate":253402300800000}"#))
+        let beyond = Fixtures.inspect(
+            Self.pki.sign(payloadJSON: #"{"transactionId":"1","signedDate":253402300800000}"#))
         #expect(beyond.checkTime?.basis == "now (signedDate is not a valid date)")
     }
 
@@ -79,14 +96,16 @@ import TestPKI
         let store = TrustStore(roots: [Fixtures.root()])
         let leaf = try Certificate(derBytes: Self.pki.leaf.der)
         let intermediate = try Certificate(derBytes: Self.pki.intermediate.der)
-        let result = store.validate(leaf: leaf, intermediates: [intermediate], at: Date(timeIntervalSince1970: 1e19), checks: .rfc5280)
+        let result = store.validate(
+            leaf: leaf, intermediates: [intermediate], at: Date(timeIntervalSince1970: 1e19), checks: .rfc5280)
         #expect(!result.isValid)
         #expect(result.errorText.contains("not a valid date"))
     }
 
     @Test(arguments: notDates)
     func expiresDateThatIsNoDateGrantsNoAccess(_ value: String) {
-        let payload = #"{"transactionId":"1","bundleId":"com.example.app","signedDate":1735689600000,"type":"Auto-Renewable Subscription","expiresDate":\#(value)}"#
+        let payload =
+            #"{"transactionId":"1","bundleId":"com.example.app","signedDate":1735689600000,"type":"Auto-Renewable Subscription","expiresDate":\#(value)}"#
         let result = Fixtures.inspect(Self.pki.sign(payloadJSON: payload)) { $0.requireActive = true }
         #expect(result.status == .inactive)
         #expect(result.reason.contains("is not a valid date"), "\(result.reason)")
@@ -98,8 +117,12 @@ import TestPKI
 
     @Test func relativePhrasesNeverTrap() {
         let now = Fixtures.now
-        #expect(RelativeTime.phrase(Date(timeIntervalSince1970: 1e300), now: now) == "at an unrepresentable distance from now")
-        #expect(RelativeTime.phrase(Date(timeIntervalSince1970: -1e300), now: now) == "at an unrepresentable distance from now")
+        #expect(
+            RelativeTime.phrase(Date(timeIntervalSince1970: 1e300), now: now)
+                == "at an unrepresentable distance from now")
+        #expect(
+            RelativeTime.phrase(Date(timeIntervalSince1970: -1e300), now: now)
+                == "at an unrepresentable distance from now")
         #expect(RelativeTime.phrase(now.addingTimeInterval(86_400 * 3), now: now) == "in 3 days")
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import JWSInspectCore
 import TestPKI
+import Testing
+
+@testable import JWSInspectCore
 
 /// A cache hit must never accept what a fresh check would refuse.
 @Suite struct VerificationCacheTests {
@@ -52,8 +53,10 @@ import TestPKI
     @Test func sameIntermediateOtherLeafKeepsEachLeafsOwnChecks() {
         let noOID = AppleShapedChain(root: pki.root, leafHasOID: false)
         // Reuse the genuine intermediate for the OID-less leaf's chain? It has its own; both share the root.
-        let tokens = [pki.sign(payloadJSON: TestPayloads.transaction()), noOID.sign(payloadJSON: TestPayloads.transaction()),
-                      pki.sign(payloadJSON: TestPayloads.transaction())]
+        let tokens = [
+            pki.sign(payloadJSON: TestPayloads.transaction()), noOID.sign(payloadJSON: TestPayloads.transaction()),
+            pki.sign(payloadJSON: TestPayloads.transaction()),
+        ]
         #expect(agree(tokens).map(\.status) == [.valid, .invalidChain, .valid])
     }
 
@@ -102,7 +105,8 @@ import TestPKI
 
     /// A token whose header carries `padding` bytes of an extra member, distinct per `index`.
     func token(index: Int, padding: Int) -> String {
-        let header = #"{"alg":"ES256","x5c":["\#(pki.x5c.joined(separator: #"",""#))"],"pad":"\#(index)\#(String(repeating: "x", count: padding))"}"#
+        let header =
+            #"{"alg":"ES256","x5c":["\#(pki.x5c.joined(separator: #"",""#))"],"pad":"\#(index)\#(String(repeating: "x", count: padding))"}"#
         return TestPKI.compactJWS(headerJSON: header, payloadJSON: TestPayloads.transaction(), key: pki.leaf.key)
     }
 
@@ -130,7 +134,8 @@ import TestPKI
     @Test func realHeadersAreKeptAndShared() {
         let verifier = Verifier(options: Fixtures.options())
         for index in 0..<50 {
-            _ = verifier.inspect(pki.sign(payloadJSON: TestPayloads.transaction(transactionId: String(index))), source: "t")
+            _ = verifier.inspect(
+                pki.sign(payloadJSON: TestPayloads.transaction(transactionId: String(index))), source: "t")
         }
         let footprint = verifier.cache.footprint
         #expect(footprint.headers == 1)
@@ -142,14 +147,18 @@ import TestPKI
     /// a small budget, a stream of distinct leaves never holds more than it allows.
     @Test func certificatesStayWithinTheByteBudget() {
         let cache = VerificationCache(byteBudget: 4096)
-        let verifier = Verifier(options: Fixtures.options(), cache: cache, payloadKeys: PayloadKeys(for: Fixtures.options()))
+        let verifier = Verifier(
+            options: Fixtures.options(), cache: cache, payloadKeys: PayloadKeys(for: Fixtures.options()))
         var largest = 0
         for index in 0..<12 {
-            let leaf = TestPKI.issue(CertificateSpec(commonName: "Leaf \(index)", serial: UInt64(100 + index),
-                                                     notBefore: AppleShapedChain.leafNotBefore, notAfter: AppleShapedChain.leafNotAfter,
-                                                     isCA: false, markerOIDs: [TestPKI.leafOID]), issuer: pki.intermediate)
-            let token = TestPKI.compactJWS(headerJSON: pki.headerJSON(x5c: [leaf.base64, pki.x5c[1], pki.x5c[2]]),
-                                           payloadJSON: TestPayloads.transaction(), key: leaf.key)
+            let leaf = TestPKI.issue(
+                CertificateSpec(
+                    commonName: "Leaf \(index)", serial: UInt64(100 + index),
+                    notBefore: AppleShapedChain.leafNotBefore, notAfter: AppleShapedChain.leafNotAfter,
+                    isCA: false, markerOIDs: [TestPKI.leafOID]), issuer: pki.intermediate)
+            let token = TestPKI.compactJWS(
+                headerJSON: pki.headerJSON(x5c: [leaf.base64, pki.x5c[1], pki.x5c[2]]),
+                payloadJSON: TestPayloads.transaction(), key: leaf.key)
             #expect(verifier.inspect(token, source: "t").status == .valid)
             largest = max(largest, cache.footprint.certificateBytes)
             #expect(cache.footprint.chains <= cache.footprint.certificates)
@@ -162,7 +171,8 @@ import TestPKI
     /// kept alive through a chain entry.
     @Test func certificatesOverTheEntryBoundAreNeverKept() {
         let cache = VerificationCache(largestEntry: 256)
-        let verifier = Verifier(options: Fixtures.options(), cache: cache, payloadKeys: PayloadKeys(for: Fixtures.options()))
+        let verifier = Verifier(
+            options: Fixtures.options(), cache: cache, payloadKeys: PayloadKeys(for: Fixtures.options()))
         #expect(verifier.inspect(pki.sign(payloadJSON: TestPayloads.transaction()), source: "t").status == .valid)
         #expect(cache.footprint.certificates == 0)
         #expect(cache.footprint.chains == 0)

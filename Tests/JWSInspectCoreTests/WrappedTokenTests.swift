@@ -1,6 +1,7 @@
-import Testing
-@testable import JWSInspectCore
 import TestPKI
+import Testing
+
+@testable import JWSInspectCore
 
 /// Tokens as pasted: wrapped at 76 columns (e-mail, base64 tools), broken by a terminal,
 /// or with spaces inside. The pieces are joined when together they make one JWS, and only then.

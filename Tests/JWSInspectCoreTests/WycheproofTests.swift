@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import JWSInspectCore
 
 /// Project Wycheproof's ECDSA P-256 / SHA-256 vectors in IEEE P1363 form (the raw r||s
@@ -34,17 +35,21 @@ import Testing
     }
 
     @Test func everyVectorGetsTheExpectedAnswer() throws {
-        let data = try Data(contentsOf: Fixtures.packageRoot.appendingPathComponent(
-            "Tests/Vectors/wycheproof/ecdsa_secp256r1_sha256_p1363_test.json"))
+        let data = try Data(
+            contentsOf: Fixtures.packageRoot.appendingPathComponent(
+                "Tests/Vectors/wycheproof/ecdsa_secp256r1_sha256_p1363_test.json"))
         let vectors = try JSONDecoder().decode(Vectors.self, from: data)
-        var checked = 0, valid = 0, invalid = 0
+        var checked = 0
+        var valid = 0
+        var invalid = 0
         for group in vectors.testGroups {
             #expect(group.sha == "SHA-256")
             let key = PublicKey(subjectPublicKeyInfo: Self.hex(group.publicKeyDer))
             for test in group.tests {
                 checked += 1
                 // A key OpenSSL refuses verifies nothing.
-                let failure = key.map { $0.verifyES256(signature: Self.hex(test.sig), message: Self.hex(test.msg)) } ?? .mismatch
+                let failure =
+                    key.map { $0.verifyES256(signature: Self.hex(test.sig), message: Self.hex(test.msg)) } ?? .mismatch
                 switch test.result {
                 case "valid":
                     valid += 1

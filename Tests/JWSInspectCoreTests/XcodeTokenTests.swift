@@ -1,17 +1,20 @@
 import Foundation
-import Testing
-@testable import JWSInspectCore
 import TestPKI
+import Testing
+
+@testable import JWSInspectCore
 
 /// StoreKit Testing in Xcode tokens: one self-signed certificate, kid Apple_Xcode_Key,
 /// environment Xcode, fractional dates. Not signed by the App Store.
 @Suite struct XcodeTokenTests {
     /// Xcode's certificate is valid for one year.
     static let certificate = TestPKI.issue(
-        CertificateSpec(commonName: "StoreKit Testing in Xcode", notBefore: Date(timeIntervalSince1970: 1_697_000_000),
-                        notAfter: Date(timeIntervalSince1970: 1_728_536_000), isCA: false, keyIdentifiers: false),
+        CertificateSpec(
+            commonName: "StoreKit Testing in Xcode", notBefore: Date(timeIntervalSince1970: 1_697_000_000),
+            notAfter: Date(timeIntervalSince1970: 1_728_536_000), isCA: false, keyIdentifiers: false),
         issuer: nil)
-    static let payload = #"{"transactionId":"0","originalTransactionId":"0","bundleId":"com.example.app","productId":"pro","purchaseDate":1697679936049.7297,"originalPurchaseDate":1697679936049.7297,"expiresDate":-62135769600000,"type":"Auto-Renewable Subscription","inAppOwnershipType":"PURCHASED","signedDate":1697679936054.2769,"environment":"Xcode"}"#
+    static let payload =
+        #"{"transactionId":"0","originalTransactionId":"0","bundleId":"com.example.app","productId":"pro","purchaseDate":1697679936049.7297,"originalPurchaseDate":1697679936049.7297,"expiresDate":-62135769600000,"type":"Auto-Renewable Subscription","inAppOwnershipType":"PURCHASED","signedDate":1697679936054.2769,"environment":"Xcode"}"#
 
     static func token(payload: String = payload) -> String {
         let header = #"{"alg":"ES256","kid":"Apple_Xcode_Key","typ":"JWT","x5c":["\#(certificate.base64)"]}"#
@@ -36,7 +39,8 @@ import TestPKI
     }
 
     @Test func withItsCertificateAsRootItVerifies() {
-        let result = Verifier(options: Self.trustingXcode { $0.expectedEnvironment = .xcode }).inspect(Self.token(), source: "x")
+        let result = Verifier(options: Self.trustingXcode { $0.expectedEnvironment = .xcode }).inspect(
+            Self.token(), source: "x")
         #expect(result.status == .valid, "\(result.reason)")
         #expect(result.isXcode)
         #expect(result.reason.hasPrefix("StoreKit Testing in Xcode token, NOT signed by the App Store"))
@@ -46,7 +50,8 @@ import TestPKI
     }
 
     @Test func itsSignatureIsStillChecked() {
-        let tampered = NestedTokenTests.tamper(Self.token(), payload: Self.payload.replacingOccurrences(of: "pro", with: "max"))
+        let tampered = NestedTokenTests.tamper(
+            Self.token(), payload: Self.payload.replacingOccurrences(of: "pro", with: "max"))
         #expect(Verifier(options: Self.trustingXcode()).inspect(tampered, source: "x").status == .invalidSignature)
     }
 
@@ -59,8 +64,10 @@ import TestPKI
 
     @Test func aSingleCertificateThatIsNotATrustedRootNeverVerifies() {
         // Not Xcode-shaped, not trusted: an ordinary short chain.
-        let other = TestPKI.issue(CertificateSpec(commonName: "Someone", notBefore: AppleShapedChain.leafNotBefore,
-                                                  notAfter: AppleShapedChain.leafNotAfter, isCA: false), issuer: nil)
+        let other = TestPKI.issue(
+            CertificateSpec(
+                commonName: "Someone", notBefore: AppleShapedChain.leafNotBefore,
+                notAfter: AppleShapedChain.leafNotAfter, isCA: false), issuer: nil)
         let header = #"{"alg":"ES256","x5c":["\#(other.base64)"]}"#
         let token = TestPKI.compactJWS(headerJSON: header, payloadJSON: TestPayloads.transaction(), key: other.key)
         let result = Fixtures.inspect(token)

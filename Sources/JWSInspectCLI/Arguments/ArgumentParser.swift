@@ -8,7 +8,8 @@ internal import JWSInspectCore
 enum ArgumentParser {
     /// - Returns: the values, built from `initial` by every option in order, and the positional arguments.
     static func parse<Values>(_ arguments: [String], options: [OptionSpec<Values>], into initial: Values)
-        throws(UsageError) -> (values: Values, positional: [String]) {
+        throws(UsageError) -> (values: Values, positional: [String])
+    {
         var values = initial
         var positional: [String] = []
         var index = 0
@@ -69,11 +70,14 @@ enum ArgumentParser {
     static func unknownOptionMessage(_ name: String, among names: [String]) -> String {
         let shown = Excerpt.of(name)
         // A short option's neighbours are one letter away from anything: no guess then.
-        guard name.count > 3, let suggestion = EditDistance.closest(to: name, among: names) else { return "unknown option '\(shown)'" }
+        guard name.count > 3, let suggestion = EditDistance.closest(to: name, among: names) else {
+            return "unknown option '\(shown)'"
+        }
         return "unknown option '\(shown)' (did you mean '\(suggestion)'?)"
     }
 
-    private static func canonical(_ given: String, among choices: [String], option: String) throws(UsageError) -> String {
+    private static func canonical(_ given: String, among choices: [String], option: String) throws(UsageError) -> String
+    {
         guard let value = match(given, among: choices) else {
             throw UsageError("\(option) must be \(list(choices)), not '\(Excerpt.of(given))'")
         }
@@ -86,7 +90,8 @@ enum ArgumentParser {
 
     /// "table, json or jsonl".
     static func list(_ values: [String]) -> String {
-        values.count < 2 ? values.joined() : values.dropLast().joined(separator: ", ") + " or " + values[values.count - 1]
+        values.count < 2
+            ? values.joined() : values.dropLast().joined(separator: ", ") + " or " + values[values.count - 1]
     }
 }
 
@@ -104,7 +109,8 @@ enum EditDistance {
     /// Edits (insertions, deletions, substitutions, and swaps of neighbours, as in `--mna`)
     /// that turn `a` into `b`: the optimal string alignment distance.
     static func distance(_ a: String, _ b: String) -> Int {
-        let a = Array(a), b = Array(b)
+        let a = Array(a)
+        let b = Array(b)
         guard !a.isEmpty else { return b.count }
         guard !b.isEmpty else { return a.count }
         var beforePrevious = [Int](repeating: 0, count: b.count + 1)

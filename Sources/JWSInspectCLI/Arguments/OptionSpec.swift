@@ -7,8 +7,11 @@ struct OptionSpec<Values>: Sendable {
     /// value as given (for a choice, its canonical spelling).
     let apply: @Sendable (inout Values, String) throws(UsageError) -> Void
 
-    init(_ names: [String], _ value: OptionValue = .flag, group: String, help: String, completes: OptionDoc.Completion? = nil,
-         apply: @escaping @Sendable (inout Values, String) throws(UsageError) -> Void) {
+    init(
+        _ names: [String], _ value: OptionValue = .flag, group: String, help: String,
+        completes: OptionDoc.Completion? = nil,
+        apply: @escaping @Sendable (inout Values, String) throws(UsageError) -> Void
+    ) {
         let completion: OptionDoc.Completion
         switch value {
         case .choice(let values), .optionalChoice(let values, _): completion = completes ?? .values(values)

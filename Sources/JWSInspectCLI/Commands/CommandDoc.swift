@@ -46,7 +46,10 @@ enum Commands {
         positional: .files,
         examples: [
             ("\"$(pbpaste)\"", "inspect a pasted token (a paste longer than a terminal line works too)"),
-            ("notification.json --environment Production --bundle-id com.example.app", "a webhook body, with expectations"),
+            (
+                "notification.json --environment Production --bundle-id com.example.app",
+                "a webhook body, with expectations"
+            ),
             ("--format jsonl history.json | jq -r 'select(.status != \"valid\") | .reason'", "why each failure failed"),
             ("tail -f webhooks.log | jwsinspect --format jsonl", "each result as soon as it arrives"),
             ("-q --summary webhooks.log", "count a day of webhooks by status, on standard error"),
@@ -64,7 +67,7 @@ enum Commands {
             "Prints the completion script for the shell: options, their fixed values and file names. `make install` installs "
                 + "all three where the shells look for them; to load one by hand: source <(jwsinspect completion bash), "
                 + "jwsinspect completion zsh > ~/.zfunc/_jwsinspect (a folder on fpath), or jwsinspect completion fish > "
-                + "~/.config/fish/completions/jwsinspect.fish.",
+                + "~/.config/fish/completions/jwsinspect.fish."
         ],
         options: CompletionOptions.table.map(\.doc),
         positional: .values(CompletionOptions.Shell.allCases.map(\.rawValue)),
@@ -74,8 +77,10 @@ enum Commands {
         name: "help",
         abstract: "show help for jwsinspect or one subcommand, or its man page",
         usage: ["help [SUBCOMMAND] [--man]"],
-        discussion: ["Without a subcommand, the help of jwsinspect (as --help). With --man, the manual page in roff, as installed "
-            + "in share/man/man1/jwsinspect.1 (read it with: jwsinspect help --man | man -l -)."],
+        discussion: [
+            "Without a subcommand, the help of jwsinspect (as --help). With --man, the manual page in roff, as installed "
+                + "in share/man/man1/jwsinspect.1 (read it with: jwsinspect help --man | man -l -)."
+        ],
         options: HelpOptions.table.map(\.doc),
         positional: .values(["inspect", "completion", "help"]),
         examples: [("help --man | man -l -", "read the manual page")])

@@ -27,8 +27,9 @@ enum InspectCommand {
             trustStore = TrustStore(roots: roots)
         }
         let verifier = Verifier(options: options.verificationOptions(trustStore: trustStore, now: io.now))
-        let render = Renderer(format: options.format, quiet: options.quiet,
-                              color: options.usesColor(stdoutIsTerminal: io.stdoutIsTerminal, environment: io.environment))
+        let render = Renderer(
+            format: options.format, quiet: options.quiet,
+            color: options.usesColor(stdoutIsTerminal: io.stdoutIsTerminal, environment: io.environment))
         let runner = BatchRunner(verifier: verifier, jobs: options.jobs, render: render.outcome)
         let run = Run(runner: runner, render: render, output: output, io: io)
 
@@ -130,9 +131,13 @@ enum InspectCommand {
             let ordered = order.compactMap { status in counts[status].map { (status, $0) } }
             if render.format == .table {
                 let parts = ordered.map { "\($0.1) \($0.0)" }
-                io.error("summary: \(total) result\(total == 1 ? "" : "s")" + (parts.isEmpty ? "" : ": " + parts.joined(separator: ", ")))
+                io.error(
+                    "summary: \(total) result\(total == 1 ? "" : "s")"
+                        + (parts.isEmpty ? "" : ": " + parts.joined(separator: ", ")))
             } else {
-                let object = OutputJSON.object([("summary", .object([("total", .integer(total))] + ordered.map { ($0.0, .integer($0.1)) }))])
+                let object = OutputJSON.object([
+                    ("summary", .object([("total", .integer(total))] + ordered.map { ($0.0, .integer($0.1)) }))
+                ])
                 io.writeError(object.serialized(pretty: false) + "\n")
             }
         }

@@ -42,84 +42,120 @@ struct InspectOptions {
     static let output = "Output"
 
     static let table: [OptionSpec<InspectOptions>] = [
-        OptionSpec(["--at"], .value("now|DATE"), group: verification,
-                   help: "Check certificate validity at this time instead of the payload's signedDate (else receiptCreationDate, for "
-                       + "app transactions). DATE is ISO-8601 (2024-05-01, 2024-05-01T12:00:00Z) or milliseconds since 1970, within "
-                       + "years 0001 to 9999. Validity now is always reported beside the verdict.") { options, value throws(UsageError) in
+        OptionSpec(
+            ["--at"], .value("now|DATE"), group: verification,
+            help:
+                "Check certificate validity at this time instead of the payload's signedDate (else receiptCreationDate, for "
+                + "app transactions). DATE is ISO-8601 (2024-05-01, 2024-05-01T12:00:00Z) or milliseconds since 1970, within "
+                + "years 0001 to 9999. Validity now is always reported beside the verdict."
+        ) { options, value throws(UsageError) in
             options.timePolicy = try parseTime(value)
         },
-        OptionSpec(["--root"], .value("FILE"), group: verification,
-                   help: "Trust the root certificates of FILE (DER, or PEM with one or more) instead of the embedded Apple roots; "
-                       + "repeatable.", completes: .files) { options, value in
+        OptionSpec(
+            ["--root"], .value("FILE"), group: verification,
+            help:
+                "Trust the root certificates of FILE (DER, or PEM with one or more) instead of the embedded Apple roots; "
+                + "repeatable.", completes: .files
+        ) { options, value in
             options.rootFiles.append(value)
         },
-        OptionSpec(["--x509-strict"], group: verification,
-                   help: "OpenSSL's X509_V_FLAG_X509_STRICT checks in full: also refuse certificates without key identifiers (the "
-                       + "other strict checks always apply).") { options, _ in
+        OptionSpec(
+            ["--x509-strict"], group: verification,
+            help:
+                "OpenSSL's X509_V_FLAG_X509_STRICT checks in full: also refuse certificates without key identifiers (the "
+                + "other strict checks always apply)."
+        ) { options, _ in
             options.strictX509 = true
         },
-        OptionSpec(["--no-verify"], group: verification, help: "Decode only; check nothing cryptographic (and say so loudly).") { options, _ in
+        OptionSpec(
+            ["--no-verify"], group: verification, help: "Decode only; check nothing cryptographic (and say so loudly)."
+        ) { options, _ in
             options.verify = false
         },
-        OptionSpec(["--bundle-id"], .value("ID"), group: expectations, help: "The app's bundle ID.") { options, value throws(UsageError) in
+        OptionSpec(["--bundle-id"], .value("ID"), group: expectations, help: "The app's bundle ID.") {
+            options, value throws(UsageError) in
             guard !value.isEmpty else { throw UsageError("--bundle-id needs a non-empty bundle ID") }
             options.bundleId = value
         },
-        OptionSpec(["--app-apple-id"], .value("N"), group: expectations,
-                   help: "The app's Apple ID (where the payload carries one).") { options, value throws(UsageError) in
-            guard value.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }), let number = Int64(value) else {
+        OptionSpec(
+            ["--app-apple-id"], .value("N"), group: expectations,
+            help: "The app's Apple ID (where the payload carries one)."
+        ) { options, value throws(UsageError) in
+            guard value.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+                let number = Int64(value)
+            else {
                 throw UsageError("--app-apple-id must be a whole number, not '\(Excerpt.of(value))'")
             }
             options.appAppleId = number
         },
-        OptionSpec(["--environment"], .choice(Environment.allCases.map(\.rawValue)), group: expectations,
-                   help: "The environment the data must come from.") { options, value in
+        OptionSpec(
+            ["--environment"], .choice(Environment.allCases.map(\.rawValue)), group: expectations,
+            help: "The environment the data must come from."
+        ) { options, value in
             options.environment = Environment(rawValue: value)
         },
-        OptionSpec(["--account-token"], .value("UUID"), group: expectations,
-                   help: "The transaction's (or renewal info's) appAccountToken.") { options, value throws(UsageError) in
+        OptionSpec(
+            ["--account-token"], .value("UUID"), group: expectations,
+            help: "The transaction's (or renewal info's) appAccountToken."
+        ) { options, value throws(UsageError) in
             options.accountToken = try uuid(value, option: "--account-token")
         },
-        OptionSpec(["--device-id"], .value("UUID"), group: expectations,
-                   help: "The device's AppStore.deviceVerificationID, checked against deviceVerification and its nonce "
-                       + "(SHA-384).") { options, value throws(UsageError) in
+        OptionSpec(
+            ["--device-id"], .value("UUID"), group: expectations,
+            help: "The device's AppStore.deviceVerificationID, checked against deviceVerification and its nonce "
+                + "(SHA-384)."
+        ) { options, value throws(UsageError) in
             options.deviceID = try uuid(value, option: "--device-id")
         },
-        OptionSpec(["--require-active"], group: expectations,
-                   help: "The transaction must grant access at --at (default: now): not revoked, not expired, not "
-                       + "upgraded.") { options, _ in
+        OptionSpec(
+            ["--require-active"], group: expectations,
+            help: "The transaction must grant access at --at (default: now): not revoked, not expired, not "
+                + "upgraded."
+        ) { options, _ in
             options.requireActive = true
         },
-        OptionSpec(["--type"], .choice(PayloadKind.allCases.filter { $0 != .unknown }.map(\.rawValue)), group: expectations,
-                   help: "Treat payloads as this kind (default: recognised from the payload).") { options, value in
+        OptionSpec(
+            ["--type"], .choice(PayloadKind.allCases.filter { $0 != .unknown }.map(\.rawValue)), group: expectations,
+            help: "Treat payloads as this kind (default: recognised from the payload)."
+        ) { options, value in
             options.kind = PayloadKind(rawValue: value)
         },
-        OptionSpec(["--format"], .choice(Format.allCases.map(\.rawValue)), group: output,
-                   help: "Readable tables (the default); one pretty JSON object per JWS; or one compact JSON object per "
-                       + "line.") { options, value in
+        OptionSpec(
+            ["--format"], .choice(Format.allCases.map(\.rawValue)), group: output,
+            help: "Readable tables (the default); one pretty JSON object per JWS; or one compact JSON object per "
+                + "line."
+        ) { options, value in
             options.format = Format(rawValue: value) ?? .table
         },
         OptionSpec(["--json"], group: output, help: "Short for --format json.") { options, _ in
             options.format = .json
         },
-        OptionSpec(["--quiet", "-q"], group: output, help: "Print nothing on standard output; the exit status says it all.") { options, _ in
+        OptionSpec(
+            ["--quiet", "-q"], group: output, help: "Print nothing on standard output; the exit status says it all."
+        ) { options, _ in
             options.quiet = true
         },
-        OptionSpec(["--summary"], group: output,
-                   help: "After everything, count results by status on standard error (one JSON object there with --format "
-                       + "json or jsonl).") { options, _ in
+        OptionSpec(
+            ["--summary"], group: output,
+            help: "After everything, count results by status on standard error (one JSON object there with --format "
+                + "json or jsonl)."
+        ) { options, _ in
             options.summary = true
         },
-        OptionSpec(["--jobs", "-j"], .value("N"), group: output,
-                   help: "Verification threads (default: one per core); output stays in input order.") { options, value throws(UsageError) in
+        OptionSpec(
+            ["--jobs", "-j"], .value("N"), group: output,
+            help: "Verification threads (default: one per core); output stays in input order."
+        ) { options, value throws(UsageError) in
             guard value.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }), let count = Int(value),
-                  (1...256).contains(count)
+                (1...256).contains(count)
             else { throw UsageError("--jobs must be a whole number from 1 to 256, not '\(Excerpt.of(value))'") }
             options.jobs = count
         },
-        OptionSpec(["--color"], .optionalChoice(ColorChoice.allCases.map(\.rawValue), implied: "always"), group: output,
-                   help: "Colours: auto (the default: on for a terminal, off when NO_COLOR is set and not empty or TERM is "
-                       + "dumb, on when CLICOLOR_FORCE is set and not 0), always, or never. --color alone means always.") { options, value in
+        OptionSpec(
+            ["--color"], .optionalChoice(ColorChoice.allCases.map(\.rawValue), implied: "always"), group: output,
+            help: "Colours: auto (the default: on for a terminal, off when NO_COLOR is set and not empty or TERM is "
+                + "dumb, on when CLICOLOR_FORCE is set and not 0), always, or never. --color alone means always."
+        ) { options, value in
             options.color = ColorChoice(rawValue: value) ?? .auto
         },
         OptionSpec(["--no-color"], group: output, help: "Short for --color=never.") { options, _ in
@@ -173,7 +209,8 @@ struct InspectOptions {
 
     private static func uuid(_ value: String, option: String) throws(UsageError) -> UUID {
         guard let uuid = UUID(uuidString: value) else {
-            throw UsageError("\(option) must be a UUID such as 7e3fb20b-4cdb-47cc-936d-99d65f608138, not '\(Excerpt.of(value))'")
+            throw UsageError(
+                "\(option) must be a UUID such as 7e3fb20b-4cdb-47cc-936d-99d65f608138, not '\(Excerpt.of(value))'")
         }
         return uuid
     }
@@ -199,7 +236,8 @@ struct InspectOptions {
             guard Timestamp.isValid(date) else { throw outOfRange }
             return .fixed(date)
         }
-        throw UsageError("--at takes 'now', an ISO-8601 date such as 2024-05-01 or 2024-05-01T12:00:00Z, "
-            + "or milliseconds since 1970; not '\(Excerpt.of(text))'")
+        throw UsageError(
+            "--at takes 'now', an ISO-8601 date such as 2024-05-01 or 2024-05-01T12:00:00Z, "
+                + "or milliseconds since 1970; not '\(Excerpt.of(text))'")
     }
 }

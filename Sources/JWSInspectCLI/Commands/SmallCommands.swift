@@ -18,11 +18,14 @@ struct CompletionOptions {
         if options.showHelp { return options }
         let shells = Shell.allCases.map(\.rawValue)
         guard positional.count == 1 else {
-            throw UsageError(positional.isEmpty ? "completion needs a shell: \(ArgumentParser.list(shells))"
-                : "completion takes one shell, not \(positional.count) arguments")
+            throw UsageError(
+                positional.isEmpty
+                    ? "completion needs a shell: \(ArgumentParser.list(shells))"
+                    : "completion takes one shell, not \(positional.count) arguments")
         }
         guard let shell = Shell.allCases.first(where: { $0.rawValue == positional[0].lowercased() }) else {
-            throw UsageError("completion: the shell must be \(ArgumentParser.list(shells)), not '\(Excerpt.of(positional[0]))'")
+            throw UsageError(
+                "completion: the shell must be \(ArgumentParser.list(shells)), not '\(Excerpt.of(positional[0]))'")
         }
         options.shell = shell
         return options
@@ -36,7 +39,9 @@ struct HelpOptions {
     var showHelp = false
 
     static let table: [OptionSpec<HelpOptions>] = [
-        OptionSpec(["--man"], group: "Options", help: "Print the manual page (roff) instead.") { options, _ in options.manPage = true },
+        OptionSpec(["--man"], group: "Options", help: "Print the manual page (roff) instead.") { options, _ in
+            options.manPage = true
+        },
         OptionSpec(["--help", "-h"], group: "Options", help: "This help.") { options, _ in options.showHelp = true },
     ]
 
@@ -47,7 +52,8 @@ struct HelpOptions {
             guard let command = Commands.named(name.lowercased()) else {
                 let names = Commands.all.map(\.name)
                 let suggestion = EditDistance.closest(to: name, among: names).map { " (did you mean '\($0)'?)" } ?? ""
-                throw UsageError("help: no subcommand '\(Excerpt.of(name))'\(suggestion); there are \(ArgumentParser.list(names))")
+                throw UsageError(
+                    "help: no subcommand '\(Excerpt.of(name))'\(suggestion); there are \(ArgumentParser.list(names))")
             }
             options.subcommand = command
         }

@@ -36,21 +36,29 @@ enum CompletionScripts {
                 case (.flag, _): continue
                 case (.optionalChoice, .values(let values)):
                     // Alone it is a flag: offer its values, and the rest as usual.
-                    out.append("        \(names)) COMPREPLY=($(compgen -W \"\(values.joined(separator: " "))\" -- \"$cur\")); "
-                        + "[[ ${#COMPREPLY[@]} -gt 0 ]] && return ;;")
+                    out.append(
+                        "        \(names)) COMPREPLY=($(compgen -W \"\(values.joined(separator: " "))\" -- \"$cur\")); "
+                            + "[[ ${#COMPREPLY[@]} -gt 0 ]] && return ;;")
                 case (_, .values(let values)):
-                    out.append("        \(names)) COMPREPLY=($(compgen -W \"\(values.joined(separator: " "))\" -- \"$cur\")); return ;;")
+                    out.append(
+                        "        \(names)) COMPREPLY=($(compgen -W \"\(values.joined(separator: " "))\" -- \"$cur\")); return ;;"
+                    )
                 case (_, .files):
-                    out.append("        \(names)) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- \"$cur\")); return ;;")
+                    out.append(
+                        "        \(names)) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- \"$cur\")); return ;;"
+                    )
                 case (_, .none):
                     out.append("        \(names)) return ;;")
                 }
             }
             out.append("        esac")
             let options = command.options.flatMap(\.names).joined(separator: " ")
-            out.append("        if [[ \"$cur\" == -* ]]; then COMPREPLY=($(compgen -W \"\(options)\" -- \"$cur\")); return; fi")
+            out.append(
+                "        if [[ \"$cur\" == -* ]]; then COMPREPLY=($(compgen -W \"\(options)\" -- \"$cur\")); return; fi"
+            )
             if command.name == Commands.inspect.name {
-                out.append("        [[ $COMP_CWORD -eq 1 ]] && COMPREPLY=($(compgen -W \"\(subcommandNames)\" -- \"$cur\"))")
+                out.append(
+                    "        [[ $COMP_CWORD -eq 1 ]] && COMPREPLY=($(compgen -W \"\(subcommandNames)\" -- \"$cur\"))")
             }
             switch command.positional {
             case .files:
@@ -100,7 +108,10 @@ enum CompletionScripts {
             }
             switch command.positional {
             case .files: out.append("            '*:input:_files'")
-            case .values(let values): out.append("            '1:\(command.name == "help" ? "subcommand" : "value"):(\(values.joined(separator: " ")))'")
+            case .values(let values):
+                out.append(
+                    "            '1:\(command.name == "help" ? "subcommand" : "value"):(\(values.joined(separator: " ")))'"
+                )
             case .none: out.append("            ''")
             }
             out.append("        ;;")
@@ -146,7 +157,8 @@ enum CompletionScripts {
             "complete -c jwsinspect -n \"not __fish_seen_subcommand_from $subcommands\" -a \"$subcommands\" -d 'subcommand'",
         ]
         for command in Commands.all {
-            let condition = command.name == Commands.inspect.name
+            let condition =
+                command.name == Commands.inspect.name
                 ? "not __fish_seen_subcommand_from \(Commands.all.filter { $0.name != "inspect" }.map(\.name).joined(separator: " "))"
                 : "__fish_seen_subcommand_from \(command.name)"
             for option in command.options {

@@ -14,9 +14,11 @@ enum ManPage {
             out += [".B jwsinspect", escape(usage), ".br"]
         }
         out.append(".SH DESCRIPTION")
-        out.append(escape("jwsinspect decodes and verifies App Store signed data: StoreKit 2 transactions, renewal info, App Store "
-            + "Server Notifications V2, app transactions, and the JWS in App Store Server API responses, as Apple's libraries do, "
-            + "and shows header, certificate chain and payload as tables or JSON."))
+        out.append(
+            escape(
+                "jwsinspect decodes and verifies App Store signed data: StoreKit 2 transactions, renewal info, App Store "
+                    + "Server Notifications V2, app transactions, and the JWS in App Store Server API responses, as Apple's libraries do, "
+                    + "and shows header, certificate chain and payload as tables or JSON."))
         for paragraph in Commands.inspect.discussion {
             out += [".PP", escape(paragraph)]
         }
@@ -41,7 +43,10 @@ enum ManPage {
         out.append(".SH EXAMPLES")
         for command in Commands.all {
             for example in command.examples {
-                out += [".PP", escape(example.comment + ":"), ".RS", ".nf", escape("jwsinspect " + example.command), ".fi", ".RE"]
+                out += [
+                    ".PP", escape(example.comment + ":"), ".RS", ".nf", escape("jwsinspect " + example.command), ".fi",
+                    ".RE",
+                ]
             }
         }
         out += [".SH SEE ALSO", "\\fBjq\\fR(1), \\fBopenssl\\fR(1)"]
@@ -50,7 +55,10 @@ enum ManPage {
 
     static let environment = [
         ("NO_COLOR", "Set and not empty: no colours (unless --color always)."),
-        ("CLICOLOR_FORCE", "Set and not 0: colours even when standard output is not a terminal (unless NO_COLOR or --color never)."),
+        (
+            "CLICOLOR_FORCE",
+            "Set and not 0: colours even when standard output is not a terminal (unless NO_COLOR or --color never)."
+        ),
         ("TERM", "dumb: no colours by default."),
     ]
 

@@ -127,7 +127,9 @@ indirect enum OutputJSON {
                     } else {
                         // Copy the rest of a plain string run at once (base64 certificates are kilobytes).
                         var end = index
-                        while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"), bytes[end] >= 0x20 {
+                        while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"),
+                            bytes[end] >= 0x20
+                        {
                             end += 1
                         }
                         out.append(contentsOf: bytes[index..<end])
@@ -147,7 +149,9 @@ indirect enum OutputJSON {
                 // An empty container stays on one line.
                 var next = index
                 while next < bytes.count, [0x20, 0x0a, 0x0d, 0x09].contains(bytes[next]) { next += 1 }
-                if next < bytes.count, bytes[next] == (byte == UInt8(ascii: "{") ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
+                if next < bytes.count,
+                    bytes[next] == (byte == UInt8(ascii: "{") ? UInt8(ascii: "}") : UInt8(ascii: "]"))
+                {
                     out.append(bytes[next])
                     index = next + 1
                 } else {

@@ -24,19 +24,24 @@ public struct AppIdentity: Sendable, Equatable {
         }
         switch kind {
         case .transaction, .unknown:
-            self.init(location: "payload", bundleId: payload["bundleId"]?.stringValue, carriesBundleId: true,
-                      appAppleId: int64(payload["appAppleId"]), carriesAppAppleId: kind == .unknown,
-                      environment: payload["environment"]?.stringValue, environmentField: "environment")
+            self.init(
+                location: "payload", bundleId: payload["bundleId"]?.stringValue, carriesBundleId: true,
+                appAppleId: int64(payload["appAppleId"]), carriesAppAppleId: kind == .unknown,
+                environment: payload["environment"]?.stringValue, environmentField: "environment")
         case .renewalInfo:
-            self.init(location: "payload", bundleId: nil, carriesBundleId: false, appAppleId: nil, carriesAppAppleId: false,
-                      environment: payload["environment"]?.stringValue, environmentField: "environment")
+            self.init(
+                location: "payload", bundleId: nil, carriesBundleId: false, appAppleId: nil, carriesAppAppleId: false,
+                environment: payload["environment"]?.stringValue, environmentField: "environment")
         case .realtimeRequest:
-            self.init(location: "payload", bundleId: nil, carriesBundleId: false, appAppleId: int64(payload["appAppleId"]),
-                      carriesAppAppleId: true, environment: payload["environment"]?.stringValue, environmentField: "environment")
+            self.init(
+                location: "payload", bundleId: nil, carriesBundleId: false, appAppleId: int64(payload["appAppleId"]),
+                carriesAppAppleId: true, environment: payload["environment"]?.stringValue,
+                environmentField: "environment")
         case .appTransaction:
-            self.init(location: "payload", bundleId: payload["bundleId"]?.stringValue, carriesBundleId: true,
-                      appAppleId: int64(payload["appAppleId"]), carriesAppAppleId: true,
-                      environment: payload["receiptType"]?.stringValue, environmentField: "receiptType")
+            self.init(
+                location: "payload", bundleId: payload["bundleId"]?.stringValue, carriesBundleId: true,
+                appAppleId: int64(payload["appAppleId"]), carriesAppAppleId: true,
+                environment: payload["receiptType"]?.stringValue, environmentField: "receiptType")
         case .notification:
             // The first present of data, summary, externalPurchaseToken, appData decides.
             for key in ["data", "summary", "externalPurchaseToken", "appData"] {
@@ -48,18 +53,22 @@ public struct AppIdentity: Sendable, Equatable {
                     environment = purchaseId.map { $0.hasPrefix("SANDBOX") ? "Sandbox" : "Production" }
                     environmentField = "externalPurchaseToken.externalPurchaseId (SANDBOX prefix)"
                 }
-                self.init(location: key, bundleId: object["bundleId"]?.stringValue, carriesBundleId: true,
-                          appAppleId: int64(object["appAppleId"]), carriesAppAppleId: true,
-                          environment: environment, environmentField: environmentField)
+                self.init(
+                    location: key, bundleId: object["bundleId"]?.stringValue, carriesBundleId: true,
+                    appAppleId: int64(object["appAppleId"]), carriesAppAppleId: true,
+                    environment: environment, environmentField: environmentField)
                 return
             }
-            self.init(location: "payload", bundleId: nil, carriesBundleId: true, appAppleId: nil, carriesAppAppleId: true,
-                      environment: nil, environmentField: "data.environment")
+            self.init(
+                location: "payload", bundleId: nil, carriesBundleId: true, appAppleId: nil, carriesAppAppleId: true,
+                environment: nil, environmentField: "data.environment")
         }
     }
 
-    init(location: String, bundleId: String?, carriesBundleId: Bool, appAppleId: Int64?, carriesAppAppleId: Bool,
-         environment: String?, environmentField: String) {
+    init(
+        location: String, bundleId: String?, carriesBundleId: Bool, appAppleId: Int64?, carriesAppAppleId: Bool,
+        environment: String?, environmentField: String
+    ) {
         self.location = location
         self.bundleId = bundleId
         self.carriesBundleId = carriesBundleId

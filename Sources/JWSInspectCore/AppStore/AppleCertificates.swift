@@ -30,11 +30,15 @@ public enum AppleCertificates {
     /// Roots and WWDR G6 from Apple PKI (https://www.apple.com/certificateauthority/);
     /// leaves as seen in real App Store tokens (they rotate about every two years).
     public static let known: [String: Known] = [
-        "63343abfb89a6a03ebb57e9b3f5fa7be7c4f5c756f3017b3a8c488c3653e9179": Known(name: "Apple Root CA - G3", isDefaultRoot: true),
-        "c2b9b042dd57830e7d117dac55ac8ae19407d38e41d88f3215bc3a890444a050": Known(name: "Apple Root CA - G2", isDefaultRoot: true),
-        "b0b1730ecbc7ff4505142c49f1295e6eda6bcaed7e2c68c5be91b5a11001f024": Known(name: "Apple Inc. Root", isDefaultRoot: true),
+        "63343abfb89a6a03ebb57e9b3f5fa7be7c4f5c756f3017b3a8c488c3653e9179": Known(
+            name: "Apple Root CA - G3", isDefaultRoot: true),
+        "c2b9b042dd57830e7d117dac55ac8ae19407d38e41d88f3215bc3a890444a050": Known(
+            name: "Apple Root CA - G2", isDefaultRoot: true),
+        "b0b1730ecbc7ff4505142c49f1295e6eda6bcaed7e2c68c5be91b5a11001f024": Known(
+            name: "Apple Inc. Root", isDefaultRoot: true),
         "bdd4ed6e74691f0c2bfd01be0296197af1379e0418e2d300efa9c3bef642ca30": Known(
-            name: "Apple Worldwide Developer Relations CA - G6 (intermediate, not a trust anchor)", isDefaultRoot: false),
+            name: "Apple Worldwide Developer Relations CA - G6 (intermediate, not a trust anchor)", isDefaultRoot: false
+        ),
         "87da61ce27a91db54a38618657dffec761f095047c90f59c09d9fd40589b4890": Known(
             name: "App Store receipt-signing leaf, 2021-08-25 to 2023-09-24", isDefaultRoot: false),
         "c164fa11f69fe14bc632e97cdcb7603870bd089492ba286d59d39f76f4d94c55": Known(

@@ -33,13 +33,16 @@ public struct PayloadDisplay: Sendable {
     /// Renders `payload` of `kind`; relative phrases are measured from `now`.
     public init(kind: PayloadKind, payload: [String: JSONValue], now: Date) {
         var fields: [Field] = []
-        Self.collect(payload, documented: PayloadFields.documented(for: kind), path: [], flagUnknown: kind != .unknown,
-                     now: now, into: &fields)
+        Self.collect(
+            payload, documented: PayloadFields.documented(for: kind), path: [], flagUnknown: kind != .unknown,
+            now: now, into: &fields)
         self.fields = fields
     }
 
-    private static func collect(_ object: [String: JSONValue], documented: [String], path: [String], flagUnknown: Bool,
-                                now: Date, into fields: inout [Field]) {
+    private static func collect(
+        _ object: [String: JSONValue], documented: [String], path: [String], flagUnknown: Bool,
+        now: Date, into fields: inout [Field]
+    ) {
         let known = documented.filter { object[$0] != nil }
         let unknown = object.keys.filter { !documented.contains($0) }.sorted()
         for key in known + unknown {
@@ -48,17 +51,24 @@ public struct PayloadDisplay: Sendable {
             if case .object(let nested) = value, !nested.isEmpty {
                 let nestedOrder = path.isEmpty ? PayloadFields.notificationObjects[key] ?? [] : []
                 if flagUnknown && !known.contains(key) {
-                    fields.append(Field(path: fieldPath, raw: "{…}", rendered: nil, relative: nil, flag: unknownFieldFlag))
+                    fields.append(
+                        Field(path: fieldPath, raw: "{…}", rendered: nil, relative: nil, flag: unknownFieldFlag))
                 }
-                collect(nested, documented: nestedOrder, path: fieldPath, flagUnknown: flagUnknown && !nestedOrder.isEmpty,
-                        now: now, into: &fields)
+                collect(
+                    nested, documented: nestedOrder, path: fieldPath, flagUnknown: flagUnknown && !nestedOrder.isEmpty,
+                    now: now, into: &fields)
                 continue
             }
             var field = render(key, value, in: object, now: now)
             if flagUnknown && !known.contains(key) {
-                field = Field(path: [], raw: field.raw, rendered: field.rendered, relative: field.relative, flag: unknownFieldFlag)
+                field = Field(
+                    path: [], raw: field.raw, rendered: field.rendered, relative: field.relative, flag: unknownFieldFlag
+                )
             }
-            fields.append(Field(path: fieldPath, raw: field.raw, rendered: field.rendered, relative: field.relative, flag: field.flag))
+            fields.append(
+                Field(
+                    path: fieldPath, raw: field.raw, rendered: field.rendered, relative: field.relative,
+                    flag: field.flag))
         }
     }
 
@@ -93,10 +103,14 @@ public struct PayloadDisplay: Sendable {
         case ("revocationPercentage", .integer(let milliPercent)):
             return field(Money.decimal(milliPercent, minimumFractionDigits: 0) + "%")
         case ("storefront", .string(let code)):
-            guard let name = Storefronts.countryName(alpha3: code) else { return field(nil, flag: "not an ISO 3166-1 alpha-3 country") }
+            guard let name = Storefronts.countryName(alpha3: code) else {
+                return field(nil, flag: "not an ISO 3166-1 alpha-3 country")
+            }
             return field("\(code) — \(name)")
         case ("storefrontCountryCodes", .array(let codes)):
-            let names = codes.map { code in code.stringValue.flatMap { Storefronts.countryName(alpha3: $0) } ?? rawText(code) }
+            let names = codes.map { code in
+                code.stringValue.flatMap { Storefronts.countryName(alpha3: $0) } ?? rawText(code)
+            }
             return field("[" + names.joined(separator: ", ") + "]")
         case ("offerPeriod", .string(let period)):
             return field(Duration8601.describe(period).map { "\(period) — \($0)" })
@@ -108,7 +122,9 @@ public struct PayloadDisplay: Sendable {
         }
     }
 
-    private static func timestamp(_ milliseconds: Double, now: Date, field: (String?, String?, String?) -> Field) -> Field {
+    private static func timestamp(_ milliseconds: Double, now: Date, field: (String?, String?, String?) -> Field)
+        -> Field
+    {
         // Xcode uses -62135769600000 (year 0001) for "no date"; anything before 1900 is not a real App Store date.
         if milliseconds < -2_208_988_800_000 {
             return field("no date (a year-0001 placeholder, as StoreKit Testing in Xcode writes)", nil, nil)
@@ -117,8 +133,9 @@ public struct PayloadDisplay: Sendable {
             return field(nil, nil, "not a representable date")
         }
         let fractional = milliseconds.rounded(.towardZero) != milliseconds
-        return field(ISO8601.string(date), RelativeTime.phrase(date, now: now),
-                     fractional ? "fractional milliseconds (StoreKit Testing in Xcode writes these)" : nil)
+        return field(
+            ISO8601.string(date), RelativeTime.phrase(date, now: now),
+            fractional ? "fractional milliseconds (StoreKit Testing in Xcode writes these)" : nil)
     }
 
     /// The value as text: strings bare, everything else as JSON.
@@ -146,8 +163,10 @@ public enum RelativeTime {
         let magnitude = abs(seconds)
         // Dates reach here range-checked, but a phrase must never trap on any Date.
         guard magnitude.isFinite, magnitude < 1e15 else { return "at an unrepresentable distance from now" }
-        let units: [(Double, String)] = [(365.25 * 86_400, "year"), (30.44 * 86_400, "month"), (86_400, "day"),
-                                         (3_600, "hour"), (60, "minute")]
+        let units: [(Double, String)] = [
+            (365.25 * 86_400, "year"), (30.44 * 86_400, "month"), (86_400, "day"),
+            (3_600, "hour"), (60, "minute"),
+        ]
         guard let (size, name) = units.first(where: { magnitude >= $0.0 }) else { return "now" }
         let count = Int((magnitude / size).rounded(.down))
         let amount = "\(count) \(name)\(count == 1 ? "" : "s")"
@@ -158,7 +177,9 @@ public enum RelativeTime {
 /// Prices in milliunits (9990 = 9.99).
 public enum Money {
     /// Currencies without minor units (ISO 4217 exponent 0) that the App Store uses.
-    static let zeroDecimalCurrencies: Set<String> = ["JPY", "KRW", "CLP", "VND", "ISK", "PYG", "UGX", "XAF", "XOF", "RWF"]
+    static let zeroDecimalCurrencies: Set<String> = [
+        "JPY", "KRW", "CLP", "VND", "ISK", "PYG", "UGX", "XAF", "XOF", "RWF",
+    ]
 
     /// "9.99 USD", "1200 JPY"; without a currency, the amount alone.
     public static func format(milliunits: Int64, currency: String?) -> String {

@@ -5,28 +5,44 @@ public enum PayloadFields {
     public static func documented(for kind: PayloadKind) -> [String] {
         switch kind {
         case .transaction:
-            ["transactionId", "originalTransactionId", "webOrderLineItemId", "bundleId", "productId",
-             "subscriptionGroupIdentifier", "purchaseDate", "originalPurchaseDate", "expiresDate", "quantity", "type",
-             "appAccountToken", "inAppOwnershipType", "signedDate", "revocationReason", "revocationDate", "revocationType",
-             "revocationPercentage", "isUpgraded", "offerType", "offerIdentifier", "offerDiscountType", "offerPeriod",
-             "environment", "storefront", "storefrontId", "transactionReason", "currency", "price", "appTransactionId",
-             "billingPlanType", "advancedCommerceInfo", "commitmentInfo"]
+            [
+                "transactionId", "originalTransactionId", "webOrderLineItemId", "bundleId", "productId",
+                "subscriptionGroupIdentifier", "purchaseDate", "originalPurchaseDate", "expiresDate", "quantity",
+                "type",
+                "appAccountToken", "inAppOwnershipType", "signedDate", "revocationReason", "revocationDate",
+                "revocationType",
+                "revocationPercentage", "isUpgraded", "offerType", "offerIdentifier", "offerDiscountType",
+                "offerPeriod",
+                "environment", "storefront", "storefrontId", "transactionReason", "currency", "price",
+                "appTransactionId",
+                "billingPlanType", "advancedCommerceInfo", "commitmentInfo",
+            ]
         case .renewalInfo:
-            ["originalTransactionId", "autoRenewProductId", "productId", "autoRenewStatus", "expirationIntent",
-             "isInBillingRetryPeriod", "priceIncreaseStatus", "gracePeriodExpiresDate", "offerType", "offerIdentifier",
-             "offerDiscountType", "offerPeriod", "signedDate", "environment", "recentSubscriptionStartDate", "renewalDate",
-             "currency", "renewalPrice", "eligibleWinBackOfferIds", "appTransactionId", "appAccountToken",
-             "renewalBillingPlanType", "advancedCommerceInfo", "commitmentInfo"]
+            [
+                "originalTransactionId", "autoRenewProductId", "productId", "autoRenewStatus", "expirationIntent",
+                "isInBillingRetryPeriod", "priceIncreaseStatus", "gracePeriodExpiresDate", "offerType",
+                "offerIdentifier",
+                "offerDiscountType", "offerPeriod", "signedDate", "environment", "recentSubscriptionStartDate",
+                "renewalDate",
+                "currency", "renewalPrice", "eligibleWinBackOfferIds", "appTransactionId", "appAccountToken",
+                "renewalBillingPlanType", "advancedCommerceInfo", "commitmentInfo",
+            ]
         case .notification:
-            ["notificationType", "subtype", "notificationUUID", "version", "signedDate", "data", "summary",
-             "externalPurchaseToken", "appData"]
+            [
+                "notificationType", "subtype", "notificationUUID", "version", "signedDate", "data", "summary",
+                "externalPurchaseToken", "appData",
+            ]
         case .appTransaction:
-            ["receiptType", "appAppleId", "bundleId", "applicationVersion", "versionExternalIdentifier",
-             "receiptCreationDate", "originalPurchaseDate", "originalApplicationVersion", "deviceVerification",
-             "deviceVerificationNonce", "preorderDate", "appTransactionId", "originalPlatform"]
+            [
+                "receiptType", "appAppleId", "bundleId", "applicationVersion", "versionExternalIdentifier",
+                "receiptCreationDate", "originalPurchaseDate", "originalApplicationVersion", "deviceVerification",
+                "deviceVerificationNonce", "preorderDate", "appTransactionId", "originalPlatform",
+            ]
         case .realtimeRequest:
-            ["originalTransactionId", "appAppleId", "productId", "userLocale", "requestIdentifier", "signedDate",
-             "environment"]
+            [
+                "originalTransactionId", "appAppleId", "productId", "userLocale", "requestIdentifier", "signedDate",
+                "environment",
+            ]
         case .unknown:
             []
         }
@@ -34,10 +50,14 @@ public enum PayloadFields {
 
     /// Fields of the objects nested in a notification, in documentation order.
     public static let notificationObjects: [String: [String]] = [
-        "data": ["appAppleId", "bundleId", "bundleVersion", "environment", "status", "consumptionRequestReason",
-                 "signedTransactionInfo", "signedRenewalInfo"],
-        "summary": ["environment", "appAppleId", "bundleId", "productId", "requestIdentifier", "storefrontCountryCodes",
-                    "succeededCount", "failedCount"],
+        "data": [
+            "appAppleId", "bundleId", "bundleVersion", "environment", "status", "consumptionRequestReason",
+            "signedTransactionInfo", "signedRenewalInfo",
+        ],
+        "summary": [
+            "environment", "appAppleId", "bundleId", "productId", "requestIdentifier", "storefrontCountryCodes",
+            "succeededCount", "failedCount",
+        ],
         "externalPurchaseToken": ["externalPurchaseId", "tokenCreationDate", "appAppleId", "bundleId"],
         "appData": ["appAppleId", "bundleId", "environment", "signedAppTransactionInfo"],
     ]

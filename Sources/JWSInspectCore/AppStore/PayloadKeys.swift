@@ -21,19 +21,22 @@ struct PayloadKeys: Sendable {
         if options.requireActive {
             values += ["revocationDate", "revocationReason", "revocationType", "isUpgraded", "type", "expiresDate"]
         }
-        self.selection = MemberSelection(values: values, notificationValues: Self.notificationBodies,
-                                         notificationValuesAlways: options.kindOverride == .notification, recognition: true)
+        self.selection = MemberSelection(
+            values: values, notificationValues: Self.notificationBodies,
+            notificationValuesAlways: options.kindOverride == .notification, recognition: true)
     }
 
     /// Where a notification carries its content (one of them).
     static let notificationBodies = ["data", "summary", "externalPurchaseToken", "appData"]
 
     /// Every member any check reads.
-    static let all = PayloadKeys(values: PayloadKind.recognitionRules.flatMap { $0.alternatives.flatMap { $0 } } + [
-        "signedDate", "environment", "data", "summary", "externalPurchaseToken", "appData", "bundleId", "appAppleId",
-        "appAccountToken", "deviceVerificationNonce", "revocationDate", "revocationReason", "revocationType",
-        "isUpgraded", "type", "expiresDate",
-    ])
+    static let all = PayloadKeys(
+        values: PayloadKind.recognitionRules.flatMap { $0.alternatives.flatMap { $0 } } + [
+            "signedDate", "environment", "data", "summary", "externalPurchaseToken", "appData", "bundleId",
+            "appAppleId",
+            "appAccountToken", "deviceVerificationNonce", "revocationDate", "revocationReason", "revocationType",
+            "isUpgraded", "type", "expiresDate",
+        ])
 
     private init(values: [String]) {
         self.selection = MemberSelection(values: values, recognition: false)

@@ -28,11 +28,19 @@ public enum PayloadKind: String, Sendable, CaseIterable {
     static let recognitionRules: [(kind: PayloadKind, alternatives: [[String]])] = [
         (.notification, [["notificationType"]]),
         // Not deviceVerification: transactions signed on the device (jwsRepresentation) carry it too.
-        (.appTransaction, [["receiptType"], ["receiptCreationDate"], ["applicationVersion"], ["originalApplicationVersion"]]),
+        (
+            .appTransaction,
+            [["receiptType"], ["receiptCreationDate"], ["applicationVersion"], ["originalApplicationVersion"]]
+        ),
         (.transaction, [["transactionId"], ["productId", "purchaseDate"]]),
         (.realtimeRequest, [["userLocale"], ["requestIdentifier", "originalTransactionId"]]),
-        (.renewalInfo, [["autoRenewStatus"], ["autoRenewProductId"], ["expirationIntent"], ["isInBillingRetryPeriod"],
-                        ["priceIncreaseStatus"], ["gracePeriodExpiresDate"], ["renewalDate"], ["renewalPrice"]]),
+        (
+            .renewalInfo,
+            [
+                ["autoRenewStatus"], ["autoRenewProductId"], ["expirationIntent"], ["isInBillingRetryPeriod"],
+                ["priceIncreaseStatus"], ["gracePeriodExpiresDate"], ["renewalDate"], ["renewalPrice"],
+            ]
+        ),
     ]
 
     /// A readable name ("renewal info").

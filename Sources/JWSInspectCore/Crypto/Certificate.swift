@@ -68,7 +68,8 @@ public final class Certificate: @unchecked Sendable {
         }
         OpenSSLError.drain()
         guard certificates.count == blocks else {
-            throw .notPEMCertificates("whose CERTIFICATE block \(certificates.count + 1) of \(blocks) is not a readable certificate")
+            throw .notPEMCertificates(
+                "whose CERTIFICATE block \(certificates.count + 1) of \(blocks) is not a readable certificate")
         }
         return certificates
     }
@@ -134,7 +135,9 @@ public final class Certificate: @unchecked Sendable {
         let count = X509_get_ext_count(pointer)
         guard count > 0 else { return [] }
         return (0..<count).compactMap { index in
-            guard let ext = X509_get_ext(pointer, index), let object = X509_EXTENSION_get_object(ext) else { return nil }
+            guard let ext = X509_get_ext(pointer, index), let object = X509_EXTENSION_get_object(ext) else {
+                return nil
+            }
             return Self.dottedOID(object)
         }
     }
@@ -149,7 +152,9 @@ public final class Certificate: @unchecked Sendable {
         }
         defer { ASN1_OBJECT_free(object) }
         let index = X509_get_ext_by_OBJ(pointer, object, -1)
-        guard index >= 0, let ext = X509_get_ext(pointer, index), let data = X509_EXTENSION_get_data(ext) else { return nil }
+        guard index >= 0, let ext = X509_get_ext(pointer, index), let data = X509_EXTENSION_get_data(ext) else {
+            return nil
+        }
         let length = Int(ASN1_STRING_length(data))
         guard length > 0, let bytes = ASN1_STRING_get0_data(data) else { return [] }
         return Array(UnsafeBufferPointer(start: bytes, count: length))
@@ -170,8 +175,8 @@ public final class Certificate: @unchecked Sendable {
         guard count > 0 else { return [] }
         return (0..<count).compactMap { index in
             guard let entry = X509_NAME_get_entry(name, index),
-                  let object = X509_NAME_ENTRY_get_object(entry),
-                  let data = X509_NAME_ENTRY_get_data(entry)
+                let object = X509_NAME_ENTRY_get_object(entry),
+                let data = X509_NAME_ENTRY_get_data(entry)
             else { return nil }
             let nid = OBJ_obj2nid(object)
             let key: String

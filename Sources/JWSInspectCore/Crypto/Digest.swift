@@ -26,7 +26,8 @@ public enum Digest {
         var outLength: UInt32 = 0
         let ok = EVP_Digest(input.baseAddress, input.count, &out, &outLength, md, nil)
         // EVP_Digest with a built-in algorithm fails only when memory runs out.
-        precondition(ok == 1 && Int(outLength) == length, "EVP_Digest failed: \(OpenSSLError.describe(or: "no detail"))")
+        precondition(
+            ok == 1 && Int(outLength) == length, "EVP_Digest failed: \(OpenSSLError.describe(or: "no detail"))")
         return Array(out.prefix(length))
     }
 }

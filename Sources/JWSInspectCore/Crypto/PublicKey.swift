@@ -33,7 +33,9 @@ public final class PublicKey: @unchecked Sendable {
     }
 
     deinit {
-        contexts.withLock { pool in pool.forEach { EVP_PKEY_CTX_free($0.pointer) } }
+        contexts.withLock { pool in
+            for context in pool { EVP_PKEY_CTX_free(context.pointer) }
+        }
         if let p256Key { COpenSSL_EC_KEY_free(p256Key) }
         EVP_PKEY_free(pointer)
     }
@@ -118,7 +120,9 @@ extension PublicKey {
         if let problem = es256Problem(signature: signature, digest: digest) { return problem }
         guard let p256Key else { return verifyThroughEVP(signature: signature, digest: digest) }
         let result = signature.withUnsafeBufferPointer { rs in
-            digest.withUnsafeBufferPointer { COpenSSL_ECDSA_verify_raw(p256Key, $0.baseAddress, 32, rs.baseAddress, 32) }
+            digest.withUnsafeBufferPointer {
+                COpenSSL_ECDSA_verify_raw(p256Key, $0.baseAddress, 32, rs.baseAddress, 32)
+            }
         }
         switch result {
         case 1:
@@ -153,7 +157,9 @@ extension PublicKey {
             return .encoding(OpenSSLError.describe(or: "EVP_PKEY_verify_init failed"))
         }
         let result = der.withUnsafeBufferPointer { sig in
-            digest.withUnsafeBufferPointer { EVP_PKEY_verify(context, sig.baseAddress, sig.count, $0.baseAddress, $0.count) }
+            digest.withUnsafeBufferPointer {
+                EVP_PKEY_verify(context, sig.baseAddress, sig.count, $0.baseAddress, $0.count)
+            }
         }
         let done = VerifyContext(pointer: context)
         contexts.withLock { $0.append(done) }
@@ -169,7 +175,7 @@ extension PublicKey {
         if let pooled = contexts.withLock({ $0.popLast() }) { return pooled }
         guard let context = EVP_PKEY_CTX_new(pointer, nil) else { return nil }
         guard EVP_PKEY_verify_init(context) == 1,
-              EVP_PKEY_CTX_set_signature_md(context, OpenSSLAlgorithms.shared.sha256) == 1
+            EVP_PKEY_CTX_set_signature_md(context, OpenSSLAlgorithms.shared.sha256) == 1
         else {
             EVP_PKEY_CTX_free(context)
             return nil

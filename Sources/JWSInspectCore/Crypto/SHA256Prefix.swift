@@ -1,8 +1,9 @@
 internal import COpenSSL
+
 #if canImport(Glibc)
-internal import Glibc
+    internal import Glibc
 #elseif canImport(Darwin)
-internal import Darwin
+    internal import Darwin
 #endif
 
 /// SHA-256 state after absorbing the leading whole blocks of a byte string, reusable
@@ -23,7 +24,8 @@ final class SHA256Prefix: @unchecked Sendable {
         let length = prefix.count / 64 * 64
         guard length > 0, let context = EVP_MD_CTX_new() else { return nil }
         let bytes = Array(prefix.prefix(length))
-        let ok = EVP_DigestInit_ex(context, OpenSSLAlgorithms.shared.sha256, nil) == 1
+        let ok =
+            EVP_DigestInit_ex(context, OpenSSLAlgorithms.shared.sha256, nil) == 1
             && bytes.withUnsafeBytes { EVP_DigestUpdate(context, $0.baseAddress, $0.count) } == 1
         guard ok else {
             OpenSSLError.drain()
@@ -43,13 +45,14 @@ final class SHA256Prefix: @unchecked Sendable {
     /// not start with the absorbed bytes.
     func digest(of message: UnsafeRawBufferPointer) -> [UInt8]? {
         guard message.count >= length,
-              absorbed.withUnsafeBytes({ memcmp(message.baseAddress!, $0.baseAddress!, length) }) == 0
+            absorbed.withUnsafeBytes({ memcmp(message.baseAddress!, $0.baseAddress!, length) }) == 0
         else { return nil }
         guard let copy = EVP_MD_CTX_new() else { return nil }
         defer { EVP_MD_CTX_free(copy) }
         var out = [UInt8](repeating: 0, count: 32)
         var outLength: UInt32 = 0
-        let ok = EVP_MD_CTX_copy_ex(copy, context) == 1
+        let ok =
+            EVP_MD_CTX_copy_ex(copy, context) == 1
             && EVP_DigestUpdate(copy, message.baseAddress! + length, message.count - length) == 1
             && EVP_DigestFinal_ex(copy, &out, &outLength) == 1
         guard ok, outLength == 32 else {

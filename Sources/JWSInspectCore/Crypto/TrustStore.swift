@@ -14,9 +14,8 @@ public final class TrustStore: @unchecked Sendable {
     /// Builds a store trusting exactly `roots`.
     public init(roots: [Certificate]) {
         guard let store = X509_STORE_new() else { preconditionFailure("X509_STORE_new failed: out of memory") }
-        for root in roots {
-            // Adding the same certificate twice is harmless (OpenSSL keeps one).
-            if X509_STORE_add_cert(store, root.pointer) != 1 { OpenSSLError.drain() }
+        for root in roots where X509_STORE_add_cert(store, root.pointer) != 1 {
+            OpenSSLError.drain()
         }
         self.store = store
         self.roots = roots
@@ -57,15 +56,22 @@ public final class TrustStore: @unchecked Sendable {
     /// - Parameters:
     ///   - time: the moment at which every certificate must be valid.
     ///   - checks: the structure checks beyond RFC 5280.
-    public func validate(leaf: Certificate, intermediates: [Certificate], at time: Date, checks: StructureChecks) -> PathValidation {
+    public func validate(leaf: Certificate, intermediates: [Certificate], at time: Date, checks: StructureChecks)
+        -> PathValidation
+    {
         // The time may come from a payload: range-checked before it becomes a time_t.
         guard let seconds = Timestamp.seconds(time).flatMap({ time_t(exactly: $0) }) else {
-            return PathValidation(isValid: false, errorCode: -1, errorText: "the check time is not a valid date (years 0001 to 9999)",
-                                  errorDepth: -1, path: [])
+            return PathValidation(
+                isValid: false, errorCode: -1, errorText: "the check time is not a valid date (years 0001 to 9999)",
+                errorDepth: -1, path: [])
         }
-        guard let context = X509_STORE_CTX_new() else { preconditionFailure("X509_STORE_CTX_new failed: out of memory") }
+        guard let context = X509_STORE_CTX_new() else {
+            preconditionFailure("X509_STORE_CTX_new failed: out of memory")
+        }
         defer { X509_STORE_CTX_free(context) }
-        guard let untrusted = COpenSSL_sk_X509_new_null() else { preconditionFailure("sk_X509_new_null failed: out of memory") }
+        guard let untrusted = COpenSSL_sk_X509_new_null() else {
+            preconditionFailure("sk_X509_new_null failed: out of memory")
+        }
         defer { COpenSSL_sk_X509_free(untrusted) }
         return withExtendedLifetime((leaf, intermediates)) {
             for certificate in intermediates {
@@ -92,7 +98,9 @@ public final class TrustStore: @unchecked Sendable {
                 let text = X509_verify_cert_error_string(Int(code)).map { String(cString: $0) } ?? "error \(code)"
                 return PathValidation(isValid: false, errorCode: code, errorText: text, errorDepth: depth, path: [])
             }
-            return PathValidation(isValid: true, errorCode: 0, errorText: "ok", errorDepth: -1, path: builtPath(context, leaf: leaf, intermediates: intermediates))
+            return PathValidation(
+                isValid: true, errorCode: 0, errorText: "ok", errorDepth: -1,
+                path: builtPath(context, leaf: leaf, intermediates: intermediates))
         }
     }
 

@@ -89,7 +89,10 @@ public enum InputScanner {
                     noJoinBefore = scannedTo
                     if let (token, pieces) = joined {
                         // Named, since whitespace inside a JWS string is refused by Apple's libraries.
-                        items.append(.token(source: "\(source) (rejoined from \(pieces) pieces)", token: String(decoding: token, as: UTF8.self)))
+                        items.append(
+                            .token(
+                                source: "\(source) (rejoined from \(pieces) pieces)",
+                                token: String(decoding: token, as: UTF8.self)))
                         index = scannedTo
                         continue
                     }
@@ -117,7 +120,8 @@ public enum InputScanner {
     /// `start`: its pieces joined and counted, when together they form one JWS
     /// (`WrappedToken`), and where the attempt stopped.
     private static func joinWrapped(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, length: Int)
-        -> (joined: (token: [UInt8], pieces: Int)?, end: Int) {
+        -> (joined: (token: [UInt8], pieces: Int)?, end: Int)
+    {
         let run = UnsafeBufferPointer(rebasing: bytes[start..<start + length])
         guard looksLikeJWSHeader(run) else { return (nil, start) }
         var progress = WrappedToken.Progress()
@@ -147,14 +151,17 @@ public enum InputScanner {
         var end = run.upperBound
         while end > run.lowerBound, bytes[end - 1] == UInt8(ascii: ".") { end -= 1 }
         guard end == run.upperBound - 1, end > run.lowerBound,
-              dotCount(UnsafeBufferPointer(rebasing: bytes[run.lowerBound..<end])) == 1
+            dotCount(UnsafeBufferPointer(rebasing: bytes[run.lowerBound..<end])) == 1
         else { return end }
         return run.upperBound
     }
 
     private static func dotCount(_ buffer: UnsafeBufferPointer<UInt8>) -> Int {
         var dots = 0
-        CompactJWS.forEachDot(in: buffer) { _ in dots += 1; return true }
+        CompactJWS.forEachDot(in: buffer) { _ in
+            dots += 1
+            return true
+        }
         return dots
     }
 
@@ -169,7 +176,10 @@ public enum InputScanner {
     /// already seen (a line of glued tokens may be 64 MiB).
     static func splitConcatenated(_ run: UnsafeBufferPointer<UInt8>) -> [Range<Int>] {
         var dots: [Int] = []
-        CompactJWS.forEachDot(in: run) { dots.append($0); return true }
+        CompactJWS.forEachDot(in: run) {
+            dots.append($0)
+            return true
+        }
         var tokens: [Range<Int>] = []
         var start = 0
         // dots[next...] are the dots after `start`: the current token's first, second and third.
@@ -190,10 +200,17 @@ public enum InputScanner {
     /// String when the caller has it already.
     private static func classify(_ run: UnsafeBufferPointer<UInt8>, source: String, token: String? = nil) -> [Item] {
         var segments = 1
-        CompactJWS.forEachDot(in: run) { _ in segments += 1; return true }
+        CompactJWS.forEachDot(in: run) { _ in
+            segments += 1
+            return true
+        }
         guard segments == 3 else {
-            return [.malformed(source: source, reason: "looks like a JWS but has \(segments) segment\(segments == 1 ? "" : "s"), "
-                + "expected 3 (header.payload.signature); truncated?")]
+            return [
+                .malformed(
+                    source: source,
+                    reason: "looks like a JWS but has \(segments) segment\(segments == 1 ? "" : "s"), "
+                        + "expected 3 (header.payload.signature); truncated?")
+            ]
         }
         return [.token(source: source, token: token ?? String(decoding: run, as: UTF8.self))]
     }

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-internal import Glibc
+    internal import Glibc
 #elseif canImport(Darwin)
-internal import Darwin
+    internal import Darwin
 #endif
 
 /// Reads an input of any size as a stream of records and scans each for JWS, so
@@ -61,8 +61,10 @@ public struct InputStream {
     ///   - recordLimit: the largest record read whole (`maximumRecordSize` unless testing).
     ///   - wouldWait: for a live input, whether the next read would wait for more.
     ///   - read: appends the next bytes of the input.
-    public init(origin: String, numberLines: Bool = true, recordLimit: Int = maximumRecordSize, wouldWait: (() -> Bool)? = nil,
-                read: @escaping Reader) {
+    public init(
+        origin: String, numberLines: Bool = true, recordLimit: Int = maximumRecordSize, wouldWait: (() -> Bool)? = nil,
+        read: @escaping Reader
+    ) {
         self.origin = origin
         self.numberLines = numberLines
         self.limit = max(1, min(recordLimit, Self.maximumRecordSize))
@@ -116,10 +118,22 @@ public struct InputStream {
             var limit: String { "the \(InputStream.describe(size: self.limit)) limit for one record" }
             switch content {
             case .overLimit(let length):
-                return ([.malformed(source: "\(origin):\(number)", reason: "line \(number) is \(length) bytes, over \(limit)")], nil)
+                return (
+                    [
+                        .malformed(
+                            source: "\(origin):\(number)", reason: "line \(number) is \(length) bytes, over \(limit)")
+                    ], nil
+                )
             case .documentOverLimit(let last):
-                return ([.malformed(source: "\(origin):\(number)",
-                                    reason: "the JSON document on lines \(number) to \(last) is over \(limit); nothing in it was read")], nil)
+                return (
+                    [
+                        .malformed(
+                            source: "\(origin):\(number)",
+                            reason:
+                                "the JSON document on lines \(number) to \(last) is over \(limit); nothing in it was read"
+                        )
+                    ], nil
+                )
             case .text(let bytes):
                 return (InputScanner.textTokens(bytes[...], source: source), nil)
             case .json(let record, let lines, let whole):
@@ -130,7 +144,8 @@ public struct InputStream {
                 } catch {
                     // Not JSON after all (a log line that starts with a brace): scan its lines as text.
                     let items = lines.flatMap { number, start, end in
-                        InputScanner.textTokens(record[start..<end], source: numberLines ? "\(origin):\(number)" : origin)
+                        InputScanner.textTokens(
+                            record[start..<end], source: numberLines ? "\(origin):\(number)" : origin)
                     }
                     return (items, JSONValue.describeFailure(error, bytes: record))
                 }
@@ -158,13 +173,15 @@ public struct InputStream {
         guard let line = nextLine(skippingBlank: true) else { return nil }
         recordCount += 1
         guard let range = line.range else {
-            return Record(origin: origin, numberLines: true, number: line.number, content: .overLimit(line.length), limit: limit)
+            return Record(
+                origin: origin, numberLines: true, number: line.number, content: .overLimit(line.length), limit: limit)
         }
         let first = buffer[range].first { !InputScanner.isWhitespace($0) }
         guard first == UInt8(ascii: "{") || first == UInt8(ascii: "[") else {
             let bytes = joiningWrappedLines(Array(buffer[range]))
             onlyRecord = recordCount == 1 ? bytes : nil
-            return Record(origin: origin, numberLines: numberLines, number: line.number, content: .text(bytes), limit: limit)
+            return Record(
+                origin: origin, numberLines: numberLines, number: line.number, content: .text(bytes), limit: limit)
         }
         onlyRecord = nil
         // A JSON document: continued over the following lines while they continue its syntax.
@@ -203,12 +220,15 @@ public struct InputStream {
             }
         }
         if overLimit {
-            return Record(origin: origin, numberLines: true, number: line.number, content: .documentOverLimit(lastLine: lastLine),
-                          limit: limit)
+            return Record(
+                origin: origin, numberLines: true, number: line.number, content: .documentOverLimit(lastLine: lastLine),
+                limit: limit)
         }
         let whole = recordCount == 1 && line.number == 1 && nothingFollows()
-        return Record(origin: origin, numberLines: numberLines, number: line.number, content: .json(record, lines: lines, whole: whole),
-                      limit: limit)
+        return Record(
+            origin: origin, numberLines: numberLines, number: line.number,
+            content: .json(record, lines: lines, whole: whole),
+            limit: limit)
     }
 
     /// A text line, and after it the lines that continue a token it ends with, when that token is
@@ -220,7 +240,8 @@ public struct InputStream {
     private mutating func joiningWrappedLines(_ line: [UInt8]) -> [UInt8] {
         var progress = WrappedToken.Progress()
         let wrapped = line.withUnsafeBufferPointer { line in
-            guard !WrappedToken.endsInSignature(line), let run = WrappedToken.lastRun(line), InputScanner.looksLikeJWSHeader(run)
+            guard !WrappedToken.endsInSignature(line), let run = WrappedToken.lastRun(line),
+                InputScanner.looksLikeJWSHeader(run)
             else { return false }
             progress.add(run)
             return progress.isIncomplete
@@ -230,18 +251,19 @@ public struct InputStream {
         while progress.isIncomplete {
             if let wouldWait, Self.newline(in: buffer, from: position) == nil, wouldWait() { break }
             guard let next = nextLine(skippingBlank: true) else { break }
-            let joined = next.range.map { range in
-                buffer.withUnsafeBufferPointer { bytes -> Bool in
-                    guard record.count + 1 + next.length <= limit,
-                          let piece = WrappedToken.soleRun(UnsafeBufferPointer(rebasing: bytes[range])),
-                          !WrappedToken.isTokenByItself(piece)
-                    else { return false }
-                    progress.add(piece)
-                    record.append(UInt8(ascii: "\n"))
-                    record.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[range]))
-                    return true
-                }
-            } ?? false
+            let joined =
+                next.range.map { range in
+                    buffer.withUnsafeBufferPointer { bytes -> Bool in
+                        guard record.count + 1 + next.length <= limit,
+                            let piece = WrappedToken.soleRun(UnsafeBufferPointer(rebasing: bytes[range])),
+                            !WrappedToken.isTokenByItself(piece)
+                        else { return false }
+                        progress.add(piece)
+                        record.append(UInt8(ascii: "\n"))
+                        record.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[range]))
+                        return true
+                    }
+                } ?? false
             if !joined {
                 pending = next
                 break
@@ -277,7 +299,8 @@ public struct InputStream {
     /// - Parameters:
     ///   - skippingBlank: skip lines of whitespace (they are counted, never copied).
     ///   - dropped: sees the bytes of a line over the record limit as they are dropped.
-    private mutating func nextLine(skippingBlank: Bool, dropped: ((UnsafeBufferPointer<UInt8>) -> Void)? = nil) -> Line? {
+    private mutating func nextLine(skippingBlank: Bool, dropped: ((UnsafeBufferPointer<UInt8>) -> Void)? = nil) -> Line?
+    {
         if let line = pending {
             pending = nil
             return line
@@ -339,7 +362,9 @@ public struct InputStream {
     private static func newline(in buffer: [UInt8], from start: Int) -> Int? {
         guard start < buffer.count else { return nil }
         return buffer.withUnsafeBufferPointer { bytes in
-            guard let base = bytes.baseAddress, let found = memchr(base + start, 0x0a, bytes.count - start) else { return nil }
+            guard let base = bytes.baseAddress, let found = memchr(base + start, 0x0a, bytes.count - start) else {
+                return nil
+            }
             return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
         }
     }
@@ -380,7 +405,13 @@ struct BracketDepth {
     mutating func feed(_ bytes: [UInt8]) {
         for byte in bytes {
             if inString {
-                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
                 continue
             }
             switch byte {

@@ -8,7 +8,8 @@
 /// `MII`/`MIM`…, often wrapped at 64 or 76 columns.
 public enum LegacyReceipt {
     /// What a receipt handed over is told, until receipts are read (exit 5, malformed).
-    public static let notYetSupported = "a legacy App Store receipt (PKCS#7, as appStoreReceiptURL holds), not a JWS: "
+    public static let notYetSupported =
+        "a legacy App Store receipt (PKCS#7, as appStoreReceiptURL holds), not a JWS: "
         + "receipts are not read yet; a purchase's JWS comes from StoreKit 2 (jwsRepresentation) or the App Store Server API"
 
     /// The DER of OID 1.2.840.113549.1.7.2 (pkcs7-signedData).

@@ -17,8 +17,9 @@ enum TokenCharacters {
         let count = bytes.count
         var index = start
         while index + 16 <= count {
-            let lanes = unsafeBitCast(Self.marks(UnsafeRawPointer(base + index).loadUnaligned(as: Lanes.self)),
-                                      to: SIMD2<UInt64>.self)
+            let lanes = unsafeBitCast(
+                Self.marks(UnsafeRawPointer(base + index).loadUnaligned(as: Lanes.self)),
+                to: SIMD2<UInt64>.self)
             guard lanes[0] & lanes[1] == 0x8080_8080_8080_8080 else { break }
             index += 16
         }
@@ -40,7 +41,8 @@ enum TokenCharacters {
         let folded = x | Lanes(repeating: 0x20)  // A–Z onto a–z; nothing else lands in a–z
         let letters = atLeast(folded, UInt8(ascii: "a")) & ~atLeast(folded, UInt8(ascii: "z") + 1)
         // "-" ".", "/" (excluded), "0"–"9" are one range.
-        let digitsDashDot = atLeast(x, UInt8(ascii: "-")) & ~atLeast(x, UInt8(ascii: "9") + 1) & ~equal(x, UInt8(ascii: "/"))
+        let digitsDashDot =
+            atLeast(x, UInt8(ascii: "-")) & ~atLeast(x, UInt8(ascii: "9") + 1) & ~equal(x, UInt8(ascii: "/"))
         return letters | digitsDashDot | equal(x, UInt8(ascii: "_"))
     }
 

@@ -48,7 +48,7 @@ enum WrappedToken {
             return progress
         }
         guard progress.isWhole, let dot = token.firstIndex(of: UInt8(ascii: ".")),
-              let header = try? Base64URL.decode(token[..<dot])
+            let header = try? Base64URL.decode(token[..<dot])
         else { return false }
         return header.first { !InputScanner.isWhitespace($0) } == UInt8(ascii: "{")
             && header.last { !InputScanner.isWhitespace($0) } == UInt8(ascii: "}")

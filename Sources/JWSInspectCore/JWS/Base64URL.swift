@@ -12,8 +12,11 @@ public enum Base64URL {
         public var description: String {
             switch self {
             case .invalidCharacter(let byte, let offset):
-                let shown = (0x21...0x7e).contains(byte) ? "'\(Character(Unicode.Scalar(byte)))'" : "byte 0x\([byte].hexString())"
-                return "\(shown) at offset \(offset) is not base64url (padding and the standard alphabet are not allowed)"
+                let shown =
+                    (0x21...0x7e).contains(byte)
+                    ? "'\(Character(Unicode.Scalar(byte)))'" : "byte 0x\([byte].hexString())"
+                return
+                    "\(shown) at offset \(offset) is not base64url (padding and the standard alphabet are not allowed)"
             case .impossibleLength(let length):
                 return "\(length) characters cannot be base64url (a length of 4n+1 is impossible)"
             case .nonCanonical:
@@ -32,7 +35,8 @@ public enum Base64URL {
     }()
 
     /// Decodes unpadded base64url.
-    public static func decode<Bytes: Collection>(_ text: Bytes) throws(DecodingError) -> [UInt8] where Bytes.Element == UInt8 {
+    public static func decode<Bytes: Collection>(_ text: Bytes) throws(DecodingError) -> [UInt8]
+    where Bytes.Element == UInt8 {
         if let result = text.withContiguousStorageIfAvailable({ decoding($0) }) {
             return try result.get()
         }
@@ -66,8 +70,10 @@ public enum Base64URL {
                     return UInt32(v)
                 }
                 while i + 4 <= count {
-                    let a = UInt32(table[Int(input[i])]), b = UInt32(table[Int(input[i + 1])])
-                    let c = UInt32(table[Int(input[i + 2])]), d = UInt32(table[Int(input[i + 3])])
+                    let a = UInt32(table[Int(input[i])])
+                    let b = UInt32(table[Int(input[i + 1])])
+                    let c = UInt32(table[Int(input[i + 2])])
+                    let d = UInt32(table[Int(input[i + 3])])
                     // One test for all four: only the 0xff of a byte outside the alphabet has bit 7.
                     guard (a | b | c | d) & 0x80 == 0 else {
                         for offset in i..<(i + 4) where value(offset) == nil { return }
@@ -90,11 +96,17 @@ public enum Base64URL {
                     return
                 }
                 if rest == 2 {
-                    guard chunk & 0xf == 0 else { failure = .nonCanonical; return }
+                    guard chunk & 0xf == 0 else {
+                        failure = .nonCanonical
+                        return
+                    }
                     out[o] = UInt8(truncatingIfNeeded: chunk >> 4)
                     o += 1
                 } else if rest == 3 {
-                    guard chunk & 0x3 == 0 else { failure = .nonCanonical; return }
+                    guard chunk & 0x3 == 0 else {
+                        failure = .nonCanonical
+                        return
+                    }
                     out[o] = UInt8(truncatingIfNeeded: chunk >> 10)
                     out[o + 1] = UInt8(truncatingIfNeeded: chunk >> 2)
                     o += 2
@@ -113,7 +125,9 @@ public enum Base64URL {
         var index = 0
         while index + 3 <= bytes.count {
             let chunk = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
-            for shift in stride(from: 18, through: 0, by: -6) { out.append(alphabet[Int((chunk >> UInt32(shift)) & 63)]) }
+            for shift in stride(from: 18, through: 0, by: -6) {
+                out.append(alphabet[Int((chunk >> UInt32(shift)) & 63)])
+            }
             index += 3
         }
         let rest = bytes.count - index

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-internal import Glibc
+    internal import Glibc
 #elseif canImport(Darwin)
-internal import Darwin
+    internal import Darwin
 #endif
 
 /// A compact-serialized JWS split into its three segments and decoded.
@@ -83,7 +83,9 @@ public struct CompactJWS: Sendable {
     init(_ token: String, decodedHeader: DecodedSegment?, payloadKeys: PayloadKeys) throws(FormatError) {
         var text = token
         let parsed = text.withUTF8 { bytes in
-            Result { () throws(FormatError) in try Self.parse(bytes, decodedHeader: decodedHeader, payloadKeys: payloadKeys) }
+            Result { () throws(FormatError) in
+                try Self.parse(bytes, decodedHeader: decodedHeader, payloadKeys: payloadKeys)
+            }
         }
         let (header, payload, signature, signingInputLength) = try parsed.get()
         self.token = token
@@ -106,8 +108,11 @@ public struct CompactJWS: Sendable {
         return text.withUTF8 { body(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: $0[..<signingInputLength]))) }
     }
 
-    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>, decodedHeader: DecodedSegment?, payloadKeys: PayloadKeys)
-        throws(FormatError) -> (DecodedSegment, DecodedSegment, [UInt8], Int) {
+    private static func parse(
+        _ bytes: UnsafeBufferPointer<UInt8>, decodedHeader: DecodedSegment?, payloadKeys: PayloadKeys
+    )
+        throws(FormatError) -> (DecodedSegment, DecodedSegment, [UInt8], Int)
+    {
         guard bytes.count <= Self.maximumTokenSize else { throw .tooLarge(bytes.count, limit: Self.maximumTokenSize) }
         let dots = Self.dotPositions(bytes)
         guard dots.count == 2 else { throw .segmentCount(dots.count + 1) }
@@ -117,7 +122,9 @@ public struct CompactJWS: Sendable {
         for (part, name) in zip(parts.prefix(2), ["header", "payload"]) where part.isEmpty { throw .emptySegment(name) }
 
         func decode(_ part: Slice<UnsafeBufferPointer<UInt8>>, _ name: String) throws(FormatError) -> [UInt8] {
-            do { return try Base64URL.decode(UnsafeBufferPointer(rebasing: part)) } catch { throw .base64(segment: name, error) }
+            do { return try Base64URL.decode(UnsafeBufferPointer(rebasing: part)) } catch {
+                throw .base64(segment: name, error)
+            }
         }
         func object(_ bytes: [UInt8], _ name: String, essentialsOnly: Bool) throws(FormatError) -> DecodedSegment {
             // JSON text is UTF-8 without a byte order mark (RFC 8259 §8.1), as Apple signs it;
@@ -151,8 +158,9 @@ public struct CompactJWS: Sendable {
                 let kind = (try? JSONValue.decode(decodable ?? bytes))?.kindDescription ?? "not an object"
                 throw .notObject(segment: name, kind)
             }
-            return DecodedSegment(bytes: bytes, essentials: object, isComplete: !essentialsOnly, recognisedKind: kind,
-                                  decodable: decodable)
+            return DecodedSegment(
+                bytes: bytes, essentials: object, isComplete: !essentialsOnly, recognisedKind: kind,
+                decodable: decodable)
         }
 
         let header: DecodedSegment
@@ -179,10 +187,10 @@ public struct CompactJWS: Sendable {
     }
 
     private static let byteOrderMarks: [(mark: [UInt8], name: String)] = [
-            ([0xEF, 0xBB, 0xBF], "a UTF-8 byte order mark"), ([0x00, 0x00, 0xFE, 0xFF], "a UTF-32 byte order mark"),
-            ([0xFF, 0xFE, 0x00, 0x00], "a UTF-32 byte order mark"), ([0xFE, 0xFF], "a UTF-16 byte order mark"),
-            ([0xFF, 0xFE], "a UTF-16 byte order mark"),
-        ]
+        ([0xEF, 0xBB, 0xBF], "a UTF-8 byte order mark"), ([0x00, 0x00, 0xFE, 0xFF], "a UTF-32 byte order mark"),
+        ([0xFF, 0xFE, 0x00, 0x00], "a UTF-32 byte order mark"), ([0xFE, 0xFF], "a UTF-16 byte order mark"),
+        ([0xFF, 0xFE], "a UTF-16 byte order mark"),
+    ]
 
     /// Whether `bytes` are UTF-8; all-ASCII text (every App Store payload) is confirmed eight
     /// bytes at a time without building a String.
@@ -206,7 +214,10 @@ public struct CompactJWS: Sendable {
     /// Offsets of the dots in `bytes` (all of them when there are more than two: for the error).
     private static func dotPositions(_ buffer: UnsafeBufferPointer<UInt8>) -> [Int] {
         var positions: [Int] = []
-        forEachDot(in: buffer) { positions.append($0); return true }
+        forEachDot(in: buffer) {
+            positions.append($0)
+            return true
+        }
         return positions
     }
 
@@ -215,7 +226,8 @@ public struct CompactJWS: Sendable {
     static func forEachDot(in buffer: UnsafeBufferPointer<UInt8>, _ body: (Int) -> Bool) {
         guard let base = buffer.baseAddress else { return }
         var offset = 0
-        while offset < buffer.count, let found = memchr(base + offset, Int32(UInt8(ascii: ".")), buffer.count - offset) {
+        while offset < buffer.count, let found = memchr(base + offset, Int32(UInt8(ascii: ".")), buffer.count - offset)
+        {
             let position = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
             guard body(position) else { return }
             offset = position + 1

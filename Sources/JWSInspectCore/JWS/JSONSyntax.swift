@@ -81,7 +81,8 @@ struct JSONSyntax {
         var syntax = JSONSyntax(mode: .strict)
         syntax.feed(bytes)
         if syntax.state == .number, syntax.outcome == .open, syntax.numberCanEnd, let base = bytes.baseAddress,
-           let problem = syntax.rangeProblem(base, end: bytes.count) {
+            let problem = syntax.rangeProblem(base, end: bytes.count)
+        {
             // A number at the very end (a payload that is only a number), checked where its bytes are.
             syntax.fail(problem, atAbsolute: syntax.numberStart)
         }
@@ -115,7 +116,9 @@ struct JSONSyntax {
 
     /// Reads more of the text.
     mutating func feed(_ bytes: UnsafeBufferPointer<UInt8>) {
-        guard outcome == .open || (outcome == .complete && mode == .strict), let base = bytes.baseAddress else { return }
+        guard outcome == .open || (outcome == .complete && mode == .strict), let base = bytes.baseAddress else {
+            return
+        }
         let count = bytes.count
         var index = 0
         while index < count {
@@ -125,7 +128,9 @@ struct JSONSyntax {
                 if expectLowSurrogate, byte != 0x5C { return fail("an unpaired surrogate escape", at: index) }
                 // Most bytes of a document are inside strings (tokens, certificates): skip runs,
                 // eight bytes at a time while none of them is a quote, a backslash or a control.
-                while index + 8 <= count, !Self.mayEndString(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)) {
+                while index + 8 <= count,
+                    !Self.mayEndString(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
+                {
                     index += 8
                 }
                 while index < count {
@@ -158,7 +163,9 @@ struct JSONSyntax {
                     state = .string
                 }
             case .unicode:
-                guard let digit = Self.hexValue(byte) else { return fail("a \\u escape without four hexadecimal digits", at: index) }
+                guard let digit = Self.hexValue(byte) else {
+                    return fail("a \\u escape without four hexadecimal digits", at: index)
+                }
                 codeUnit = codeUnit << 4 | UInt16(digit)
                 step += 1
                 if step == 4 {
@@ -328,7 +335,9 @@ struct JSONSyntax {
     @inline(__always)
     private mutating func close(_ byte: UInt8) -> String? {
         guard depth > 0 else { return "'\(Self.shown(byte))' closes nothing" }
-        guard isObject == (byte == 0x7D) else { return "'\(Self.shown(byte))' closes \(isObject ? "an object" : "an array")" }
+        guard isObject == (byte == 0x7D) else {
+            return "'\(Self.shown(byte))' closes \(isObject ? "an object" : "an array")"
+        }
         depth -= 1
         valueEnded()
         return nil
@@ -399,7 +408,9 @@ struct JSONSyntax {
         let mantissa = text.prefix { $0 | 0x20 != 0x65 }
         let underflow = value == 0 && mantissa.contains { $0 &- 0x31 < 9 }
         guard !value.isFinite || underflow else { return nil }
-        let shown = text.count > 40 ? String(decoding: text.prefix(20), as: UTF8.self) + "…" : String(decoding: text, as: UTF8.self)
+        let shown =
+            text.count > 40
+            ? String(decoding: text.prefix(20), as: UTF8.self) + "…" : String(decoding: text, as: UTF8.self)
         return "the number \(shown) is beyond the range of a 64-bit float (RFC 8259 §6)"
     }
 

@@ -63,8 +63,9 @@ public enum JSONValue: Sendable, Equatable, Decodable {
     public static func decode(_ bytes: [UInt8]) throws -> JSONValue {
         // The bytes are only read while decoding: no copy into the Data (documents reach 64 MiB).
         try bytes.withUnsafeBytes { raw in
-            let data = Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!),
-                            count: raw.count, deallocator: .none)
+            let data = Data(
+                bytesNoCopy: UnsafeMutableRawPointer(mutating: raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!),
+                count: raw.count, deallocator: .none)
             return try JSONDecoder().decode(JSONValue.self, from: data)
         }
     }
@@ -86,11 +87,13 @@ public enum JSONValue: Sendable, Equatable, Decodable {
     /// - Returns: the members, and the kind when the selection recognises it; nil when the
     ///   text is JSON but not an object.
     static func decodeObject(_ bytes: [UInt8], selection: MemberSelection) throws
-        -> (members: [String: JSONValue], kind: PayloadKind?)? {
+        -> (members: [String: JSONValue], kind: PayloadKind?)?
+    {
         // The bytes are only read while decoding: no copy into the Data.
         let selected = bytes.withUnsafeBytes { raw -> SelectedMembers? in
-            let data = Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!),
-                            count: raw.count, deallocator: .none)
+            let data = Data(
+                bytesNoCopy: UnsafeMutableRawPointer(mutating: raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!),
+                count: raw.count, deallocator: .none)
             return try? selection.decoder.decode(SelectedMembers.self, from: data, configuration: selection.plan)
         }
         if let selected { return (selected.values, selected.kind) }
@@ -286,8 +289,10 @@ final class MemberSelection: Sendable {
     /// Every member named, in order.
     var values: [String] { plan.values + plan.notificationValues }
 
-    init(values: [String], notificationValues: [String] = [], notificationValuesAlways: Bool = true, recognition: Bool) {
-        plan = Plan(values: values, notificationValues: notificationValues,
-                    notificationValuesAlways: notificationValuesAlways, recognition: recognition)
+    init(values: [String], notificationValues: [String] = [], notificationValuesAlways: Bool = true, recognition: Bool)
+    {
+        plan = Plan(
+            values: values, notificationValues: notificationValues,
+            notificationValuesAlways: notificationValuesAlways, recognition: recognition)
     }
 }

@@ -1,11 +1,12 @@
-public import FoundationEssentials
 // `struct tm` and its members reach this module through COpenSSL (OpenSSL includes time.h):
 // without this import, release builds refuse them (MemberImportVisibility).
 internal import COpenSSL
+public import FoundationEssentials
+
 #if canImport(Glibc)
-internal import Glibc
+    internal import Glibc
 #elseif canImport(Darwin)
-internal import Darwin
+    internal import Darwin
 #endif
 
 /// ISO-8601 UTC formatting with milliseconds, as every date is shown.
@@ -20,7 +21,9 @@ public enum ISO8601 {
         guard let date else { return "?" }
         let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
         // Years 0001 to 9999 only: ISO-8601's four-digit years.
-        guard milliseconds.isFinite, milliseconds >= -62_135_596_800_000, milliseconds < 253_402_300_800_000 else { return "?" }
+        guard milliseconds.isFinite, milliseconds >= -62_135_596_800_000, milliseconds < 253_402_300_800_000 else {
+            return "?"
+        }
         let seconds = (milliseconds / 1000).rounded(.down)
         let fraction = Int(milliseconds - seconds * 1000)
         var time = time_t(seconds)

@@ -18,19 +18,22 @@ final class ParsedChain: Sendable {
     /// Decodes `x5c` from a header, parsing certificates through `cache`.
     convenience init(header: [String: JSONValue], trustStore: TrustStore, cache: VerificationCache) {
         guard let x5c = header["x5c"] else {
-            self.init(certificates: [], summaries: [], count: 0, problem: "the header has no x5c certificate chain",
-                      ignoredRoot: nil)
+            self.init(
+                certificates: [], summaries: [], count: 0, problem: "the header has no x5c certificate chain",
+                ignoredRoot: nil)
             return
         }
         guard case .array(let entries) = x5c else {
-            self.init(certificates: [], summaries: [], count: 0,
-                      problem: "x5c is \(x5c.kindDescription), expected an array of base64 certificates", ignoredRoot: nil)
+            self.init(
+                certificates: [], summaries: [], count: 0,
+                problem: "x5c is \(x5c.kindDescription), expected an array of base64 certificates", ignoredRoot: nil)
             return
         }
         guard entries.count <= 8 else {
-            self.init(certificates: [], summaries: [], count: entries.count,
-                      problem: "x5c has \(entries.count) entries; App Store chains have exactly 3 (leaf, intermediate, root)",
-                      ignoredRoot: nil)
+            self.init(
+                certificates: [], summaries: [], count: entries.count,
+                problem: "x5c has \(entries.count) entries; App Store chains have exactly 3 (leaf, intermediate, root)",
+                ignoredRoot: nil)
             return
         }
         var certificates: [Certificate] = []
@@ -42,7 +45,9 @@ final class ParsedChain: Sendable {
             switch Self.parse(entry, cache: cache) {
             case .success(let certificate):
                 certificates.append(certificate)
-                summaries.append(CertificateSummary(index: index, role: role, certificate: certificate, trustedRoots: trustStore.roots))
+                summaries.append(
+                    CertificateSummary(
+                        index: index, role: role, certificate: certificate, trustedRoots: trustStore.roots))
             case .failure(let failure) where index == 2 && entries.count == 3:
                 ignoredRoot = failure.ignoredRootNote
                 summaries.append(CertificateSummary(index: index, role: role, error: failure.summary + " (ignored)"))
@@ -51,8 +56,9 @@ final class ParsedChain: Sendable {
                 summaries.append(CertificateSummary(index: index, role: role, error: failure.summary))
             }
         }
-        self.init(certificates: problems.isEmpty ? certificates : [], summaries: summaries, count: entries.count,
-                  problem: problems.first, ignoredRoot: problems.isEmpty ? ignoredRoot : nil)
+        self.init(
+            certificates: problems.isEmpty ? certificates : [], summaries: summaries, count: entries.count,
+            problem: problems.first, ignoredRoot: problems.isEmpty ? ignoredRoot : nil)
     }
 
     /// One `x5c` entry parsed through `cache`.
@@ -66,8 +72,10 @@ final class ParsedChain: Sendable {
         }
     }
 
-    private init(certificates: [Certificate], summaries: [CertificateSummary], count: Int, problem: String?,
-                 ignoredRoot: String?) {
+    private init(
+        certificates: [Certificate], summaries: [CertificateSummary], count: Int, problem: String?,
+        ignoredRoot: String?
+    ) {
         self.certificates = certificates
         self.summaries = summaries
         self.count = count
@@ -114,13 +122,14 @@ private enum EntryFailure: Error {
 
     /// The note on an `x5c[2]` that is not a certificate, which verification ignores.
     var ignoredRootNote: String {
-        let what = switch self {
-        case .notString(let kind): "x5c[2] is \(kind), not a certificate"
-        case .notBase64: "x5c[2] is not standard base64, so not a certificate"
-        case .notCertificate(_, empty: true): "x5c[2] is an empty string, not a certificate"
-        case .notCertificate(.notDER(let detail), _): "x5c[2] is not a DER X.509 certificate (\(detail))"
-        case .notCertificate(let error, _): "x5c[2] is not a certificate (\(error))"
-        }
+        let what =
+            switch self {
+            case .notString(let kind): "x5c[2] is \(kind), not a certificate"
+            case .notBase64: "x5c[2] is not standard base64, so not a certificate"
+            case .notCertificate(_, empty: true): "x5c[2] is an empty string, not a certificate"
+            case .notCertificate(.notDER(let detail), _): "x5c[2] is not a DER X.509 certificate (\(detail))"
+            case .notCertificate(let error, _): "x5c[2] is not a certificate (\(error))"
+            }
         return what + ": ignored, as Apple's libraries ignore it (it is never trusted; only the configured roots are)"
     }
 }

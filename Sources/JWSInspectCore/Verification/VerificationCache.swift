@@ -1,8 +1,9 @@
 internal import FoundationEssentials
+
 #if canImport(Glibc)
-internal import Glibc
+    internal import Glibc
 #elseif canImport(Darwin)
-internal import Darwin
+    internal import Darwin
 #endif
 
 /// What one run has already learned, shared by every thread: decoded headers, parsed
@@ -42,8 +43,10 @@ final class VerificationCache: Sendable {
         /// Set once the pair validated: the validated path and when all of it is in date.
         let validated: ValidatedPath?
 
-        init(leaf: Certificate, intermediate: Certificate, leafMarker: Check, intermediateMarker: Check,
-             leafKey: PublicKey?, validated: ValidatedPath?) {
+        init(
+            leaf: Certificate, intermediate: Certificate, leafMarker: Check, intermediateMarker: Check,
+            leafKey: PublicKey?, validated: ValidatedPath?
+        ) {
             self.leaf = leaf
             self.intermediate = intermediate
             self.leafMarker = leafMarker
@@ -54,8 +57,9 @@ final class VerificationCache: Sendable {
 
         /// This entry with its validated path recorded.
         func validated(_ path: ValidatedPath) -> ChainEntry {
-            ChainEntry(leaf: leaf, intermediate: intermediate, leafMarker: leafMarker,
-                       intermediateMarker: intermediateMarker, leafKey: leafKey, validated: path)
+            ChainEntry(
+                leaf: leaf, intermediate: intermediate, leafMarker: leafMarker,
+                intermediateMarker: intermediateMarker, leafKey: leafKey, validated: path)
         }
     }
 
@@ -183,7 +187,9 @@ final class VerificationCache: Sendable {
 
     /// What the cache holds: entries and bytes (tests check the bounds).
     var footprint: (headers: Int, headerBytes: Int, certificates: Int, certificateBytes: Int, chains: Int) {
-        state.withLock { ($0.headers.count, $0.headerBytes, $0.certificates.count, $0.certificateBytes, $0.chains.count) }
+        state.withLock {
+            ($0.headers.count, $0.headerBytes, $0.certificates.count, $0.certificateBytes, $0.chains.count)
+        }
     }
 
     // MARK: Chains
@@ -197,7 +203,8 @@ final class VerificationCache: Sendable {
         let entry = ChainEntry(
             leaf: leaf, intermediate: intermediate,
             leafMarker: Self.marker(.leafOID, leaf, AppleCertificates.leafMarkerOID, "leaf"),
-            intermediateMarker: Self.marker(.intermediateOID, intermediate, AppleCertificates.intermediateMarkerOID, "intermediate"),
+            intermediateMarker: Self.marker(
+                .intermediateOID, intermediate, AppleCertificates.intermediateMarkerOID, "intermediate"),
             leafKey: leaf.publicKey, validated: nil)
         // Certificates too large to be kept are not kept through a chain either.
         guard leaf.derBytes.count <= largest, intermediate.derBytes.count <= largest else { return entry }
@@ -214,11 +221,14 @@ final class VerificationCache: Sendable {
     func storeValidated(_ path: [Certificate], leaf: Certificate, intermediate: Certificate) -> ValidatedPath? {
         let starts = path.compactMap { $0.notBefore?.timeIntervalSince1970 }
         let ends = path.compactMap { $0.notAfter?.timeIntervalSince1970 }
-        guard starts.count == path.count, ends.count == path.count, let start = starts.max(), let end = ends.min() else { return nil }
+        guard starts.count == path.count, ends.count == path.count, let start = starts.max(), let end = ends.min()
+        else { return nil }
         let validated = ValidatedPath(path: path, notBefore: start, notAfter: end)
         let key = ChainKey(leaf: ObjectIdentifier(leaf), intermediate: ObjectIdentifier(intermediate))
         state.withLock { state in
-            guard let entry = state.chains[key], entry.leaf === leaf, entry.intermediate === intermediate else { return }
+            guard let entry = state.chains[key], entry.leaf === leaf, entry.intermediate === intermediate else {
+                return
+            }
             state.chains[key] = entry.validated(validated)
         }
         return validated

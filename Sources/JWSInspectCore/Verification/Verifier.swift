@@ -46,12 +46,14 @@ public struct Verifier: Sendable {
     /// - Returns: the inspection, final when `signature` is nil or `signature.verifies()`;
     ///   otherwise it must be discarded for `inspect(_:source:)`, which reports the failure.
     public func inspectDeferringSignature(_ token: String, source: String)
-        -> (inspection: Inspection, signature: DeferredSignature?) {
+        -> (inspection: Inspection, signature: DeferredSignature?)
+    {
         inspect(token, source: source, deferringSignature: true)
     }
 
     private func inspect(_ token: String, source: String, deferringSignature: Bool)
-        -> (inspection: Inspection, signature: DeferredSignature?) {
+        -> (inspection: Inspection, signature: DeferredSignature?)
+    {
         let jws: CompactJWS
         let chain: ParsedChain
         let signingPrefix: SHA256Prefix?
@@ -71,8 +73,9 @@ public struct Verifier: Sendable {
         } catch {
             return (.malformed(source: source, reason: error.description), nil)
         }
-        var run = Run(jws: jws, chain: chain, signingPrefix: signingPrefix, options: options, cache: cache,
-                      nowText: nowText, chainValidNowText: chainValidNowText, deferringSignature: deferringSignature)
+        var run = Run(
+            jws: jws, chain: chain, signingPrefix: signingPrefix, options: options, cache: cache,
+            nowText: nowText, chainValidNowText: chainValidNowText, deferringSignature: deferringSignature)
         run.execute()
         let nested = inspectNested(jws.payload.essentials, kind: run.kind, source: source)
         run.checkBackendExpectations(nested: nested)
@@ -88,19 +91,23 @@ public struct Verifier: Sendable {
             reason = .literal("nested \(nestedFailure.path) failed: \(nestedFailure.inspection.reason)")
         } else if !options.verifySignatures {
             status = .unverified
-            reason = .literal("NOT VERIFIED (--no-verify): decoded only; the signature and certificate chain were not checked")
+            reason = .literal(
+                "NOT VERIFIED (--no-verify): decoded only; the signature and certificate chain were not checked")
         } else {
-            var text = run.isXcode ? "StoreKit Testing in Xcode token, NOT signed by the App Store: signature verified with "
-                + "the trusted Xcode certificate" : "signature and certificate chain verified"
+            var text =
+                run.isXcode
+                ? "StoreKit Testing in Xcode token, NOT signed by the App Store: signature verified with "
+                    + "the trusted Xcode certificate" : "signature and certificate chain verified"
             if !nested.isEmpty { text += ", nested \(nested.map(\.path).joined(separator: " and ")) too" }
             if run.expectationsChecked { text += ", expectations met" }
             reason = .verified(text, at: run.checkTime)
             status = .valid
         }
-        let inspection = Inspection(source: source, kind: run.kind, status: status, reason: reason, checks: run.checks,
-                                    notes: run.notes, jws: jws, chain: run.chain, checkTime: run.checkTime,
-                                    validNow: run.validNow, isXcode: run.isXcode, nested: nested,
-                                    now: options.now, accessTime: options.accessTime)
+        let inspection = Inspection(
+            source: source, kind: run.kind, status: status, reason: reason, checks: run.checks,
+            notes: run.notes, jws: jws, chain: run.chain, checkTime: run.checkTime,
+            validNow: run.validNow, isXcode: run.isXcode, nested: nested,
+            now: options.now, accessTime: options.accessTime)
         return (inspection, run.deferredSignature)
     }
 
@@ -109,7 +116,10 @@ public struct Verifier: Sendable {
         var token = token
         return token.withUTF8 { bytes in
             var end = bytes.count
-            CompactJWS.forEachDot(in: bytes) { end = $0; return false }
+            CompactJWS.forEachDot(in: bytes) {
+                end = $0
+                return false
+            }
             return String(decoding: UnsafeBufferPointer(rebasing: bytes[..<end]), as: UTF8.self)
         }
     }
@@ -123,7 +133,8 @@ public struct Verifier: Sendable {
 
     /// Decodes and verifies every JWS nested in a notification, with the same roots,
     /// time policy and expectations; the nested kind follows from where it sits.
-    private func inspectNested(_ payload: [String: JSONValue], kind: PayloadKind, source: String) -> [Inspection.Nested] {
+    private func inspectNested(_ payload: [String: JSONValue], kind: PayloadKind, source: String) -> [Inspection.Nested]
+    {
         guard kind == .notification else { return [] }
         var nested: [Inspection.Nested] = []
         for (object, field, nestedKind) in Self.nestedPaths {
@@ -131,8 +142,12 @@ public struct Verifier: Sendable {
             let path = "\(object).\(field)"
             let nestedSource = "\(source) \u{203A} \(path)"
             guard case .string(let token) = value else {
-                nested.append(.init(path: path, inspection: .malformed(
-                    source: nestedSource, reason: "\(path) is \(value.kindDescription), expected a JWS string")))
+                nested.append(
+                    .init(
+                        path: path,
+                        inspection: .malformed(
+                            source: nestedSource, reason: "\(path) is \(value.kindDescription), expected a JWS string"))
+                )
                 continue
             }
             var nestedOptions = options
@@ -191,8 +206,10 @@ struct Run: ~Copyable {
     /// The verification left to the caller, when `deferringSignature`.
     private(set) var deferredSignature: DeferredSignature?
 
-    init(jws: CompactJWS, chain: ParsedChain, signingPrefix: SHA256Prefix?, options: VerificationOptions,
-         cache: VerificationCache, nowText: String, chainValidNowText: String, deferringSignature: Bool) {
+    init(
+        jws: CompactJWS, chain: ParsedChain, signingPrefix: SHA256Prefix?, options: VerificationOptions,
+        cache: VerificationCache, nowText: String, chainValidNowText: String, deferringSignature: Bool
+    ) {
         self.nowText = nowText
         self.chainValidNowText = chainValidNowText
         self.deferringSignature = deferringSignature
@@ -211,19 +228,21 @@ struct Run: ~Copyable {
             checkTime = .init(date: date, basis: "--at")
         case .signingTime:
             // Apple's rule: signedDate, else receiptCreationDate (app transactions), else now.
-            let (field, found): (String, JSONValue?) = if let signed = payload["signedDate"] {
-                ("signedDate", signed)
-            } else if let created = payload["receiptCreationDate"] {
-                ("receiptCreationDate", created)
-            } else {
-                (kind.signingTimeField, nil)
-            }
+            let (field, found): (String, JSONValue?) =
+                if let signed = payload["signedDate"] {
+                    ("signedDate", signed)
+                } else if let created = payload["receiptCreationDate"] {
+                    ("receiptCreationDate", created)
+                } else {
+                    (kind.signingTimeField, nil)
+                }
             if let milliseconds = found?.numberValue, let date = Timestamp.date(milliseconds: milliseconds) {
                 checkTime = .init(date: date, basis: field)
             } else if let value = found, value.numberValue != nil {
                 // A number, but no date (1e22, a 30-digit integer): no usable signing time.
-                notes.append("\(field) is \(PayloadDisplay.rawText(value)), not a valid date (\(Timestamp.rangeDescription)); "
-                             + "certificates checked now")
+                notes.append(
+                    "\(field) is \(PayloadDisplay.rawText(value)), not a valid date (\(Timestamp.rangeDescription)); "
+                        + "certificates checked now")
                 checkTime = .init(date: options.now, basis: "now (\(field) is not a valid date)")
             } else {
                 if let value = found {
@@ -266,8 +285,12 @@ struct Run: ~Copyable {
         case .string("ES256")?:
             checks.append(Check(.alg, passed: true, "ES256"))
         case .string(let alg)?:
-            checks.append(Check(.alg, passed: false, ForeignJWT.algorithmDetail(alg, header: jws.header.object,
-                                                                              payload: jws.payload.object)))
+            checks.append(
+                Check(
+                    .alg, passed: false,
+                    ForeignJWT.algorithmDetail(
+                        alg, header: jws.header.object,
+                        payload: jws.payload.object)))
         case let other?:
             checks.append(Check(.alg, passed: false, "alg is \(other.kindDescription), expected the string \"ES256\""))
         case nil:
@@ -276,8 +299,11 @@ struct Run: ~Copyable {
         // RFC 7515 §4.1.11: extensions marked critical must be understood, and jwsinspect
         // understands none (App Store data never uses crit).
         if let critical = jws.header.object["crit"] {
-            checks.append(Check(.crit, passed: false, "the header marks extensions critical (crit: \(Excerpt.of(PayloadDisplay.rawText(critical)))) "
-                                + "that jwsinspect does not understand; RFC 7515 requires refusing the token"))
+            checks.append(
+                Check(
+                    .crit, passed: false,
+                    "the header marks extensions critical (crit: \(Excerpt.of(PayloadDisplay.rawText(critical)))) "
+                        + "that jwsinspect does not understand; RFC 7515 requires refusing the token"))
         }
     }
 
@@ -286,12 +312,20 @@ struct Run: ~Copyable {
     /// - Returns: the certificates (nil when `x5c` is unusable; the leaf and intermediate only
     ///   when `x5c[2]` is not a certificate) and the `x5c` check's outcome.
     private mutating func readChain() -> ([Certificate]?, Check) {
-        func record(_ name: Check.Name, _ passed: Bool, _ detail: String) -> Check { Check(name, passed: passed, detail) }
+        func record(_ name: Check.Name, _ passed: Bool, _ detail: String) -> Check {
+            Check(name, passed: passed, detail)
+        }
         chain = parsedChain.summaries
         if let problem = parsedChain.problem {
             if jws.header.object["x5c"] == nil, jws.header.object["alg"] == .string("ES256") {
-                return (nil, record(.x5c, false, ForeignJWT.withoutChainDetail(header: jws.header.object,
-                                                                                payload: jws.payload.object)))
+                return (
+                    nil,
+                    record(
+                        .x5c, false,
+                        ForeignJWT.withoutChainDetail(
+                            header: jws.header.object,
+                            payload: jws.payload.object))
+                )
             }
             return (nil, record(.x5c, false, problem))
         }
@@ -304,23 +338,41 @@ struct Run: ~Copyable {
                 return (certificates, record(.x5c, true, "1 certificate, identical to a trusted root (--root)"))
             }
             if isXcode {
-                return (nil, record(.x5c, false, "a StoreKit Testing in Xcode token (one self-signed certificate "
-                    + "\"\(only.commonName ?? only.subject)\"), NOT signed by the App Store; to verify it, export the "
-                    + "certificate from Xcode (Editor > Save Public Certificate) and pass --root StoreKitTestCertificate.cer"))
+                return (
+                    nil,
+                    record(
+                        .x5c, false,
+                        "a StoreKit Testing in Xcode token (one self-signed certificate "
+                            + "\"\(only.commonName ?? only.subject)\"), NOT signed by the App Store; to verify it, export the "
+                            + "certificate from Xcode (Editor > Save Public Certificate) and pass --root StoreKitTestCertificate.cer"
+                    )
+                )
             }
         }
         guard count == 3 else {
-            return (nil, record(.x5c, false, "x5c has \(count) certificate\(count == 1 ? "" : "s"); "
-                   + "App Store chains have exactly 3 (leaf, intermediate, root)"))
+            return (
+                nil,
+                record(
+                    .x5c, false,
+                    "x5c has \(count) certificate\(count == 1 ? "" : "s"); "
+                        + "App Store chains have exactly 3 (leaf, intermediate, root)")
+            )
         }
         if let ignored = parsedChain.ignoredRoot {
             return (certificates, record(.x5c, true, "3 entries (leaf, intermediate, x5c[2]); \(ignored)"))
         }
-        return (certificates, record(.x5c, true, "3 certificates (leaf, intermediate, root); x5c[2] is never trusted, only the configured roots are"))
+        return (
+            certificates,
+            record(
+                .x5c, true,
+                "3 certificates (leaf, intermediate, root); x5c[2] is never trusted, only the configured roots are")
+        )
     }
 
     /// Xcode's markers: `kid` "Apple_Xcode_Key", the certificate's name, or an Xcode environment.
-    private static func looksLikeXcode(header: [String: JSONValue], payload: [String: JSONValue], certificate: Certificate) -> Bool {
+    private static func looksLikeXcode(
+        header: [String: JSONValue], payload: [String: JSONValue], certificate: Certificate
+    ) -> Bool {
         header["kid"] == .string("Apple_Xcode_Key") || certificate.commonName == "StoreKit Testing in Xcode"
             || payload["environment"] == .string("Xcode") || payload["receiptType"] == .string("Xcode")
     }
@@ -338,9 +390,11 @@ struct Run: ~Copyable {
         // A validated pair whose path is in date at the check time needs no new validation.
         var validated = entry.validated.flatMap { $0.covers(checkTime.date) ? $0 : nil }
         if validated == nil {
-            let result = store.validate(leaf: leaf, intermediates: [intermediate], at: checkTime.date, checks: options.chainChecks)
+            let result = store.validate(
+                leaf: leaf, intermediates: [intermediate], at: checkTime.date, checks: options.chainChecks)
             if result.isValid {
-                validated = cache.storeValidated(result.path, leaf: leaf, intermediate: intermediate)
+                validated =
+                    cache.storeValidated(result.path, leaf: leaf, intermediate: intermediate)
                     ?? .init(path: result.path, notBefore: .infinity, notAfter: -.infinity)
             } else {
                 record(.chain, false, explain(result, certificates: certificates, when: checkTimeText))
@@ -363,10 +417,13 @@ struct Run: ~Copyable {
             if let validated, validated.covers(options.now) {
                 validNow = .init(date: options.now, valid: true, detail: chainValidNowText)
             } else {
-                let now = store.validate(leaf: leaf, intermediates: [intermediate], at: options.now, checks: options.chainChecks)
-                validNow = .init(date: options.now, valid: now.isValid,
-                                 detail: now.isValid ? chainValidNowText
-                                     : explain(now, certificates: certificates, when: nowText))
+                let now = store.validate(
+                    leaf: leaf, intermediates: [intermediate], at: options.now, checks: options.chainChecks)
+                validNow = .init(
+                    date: options.now, valid: now.isValid,
+                    detail: now.isValid
+                        ? chainValidNowText
+                        : explain(now, certificates: certificates, when: nowText))
                 if now.isValid { cache.storeValidated(now.path, leaf: leaf, intermediate: intermediate) }
             }
         }
@@ -376,19 +433,24 @@ struct Run: ~Copyable {
     /// its own validity at the check time is checked; Apple's OIDs are not required for it.
     private mutating func checkTrustedSingleCertificate(_ certificate: Certificate) {
         let when = checkTimeText
-        let result = options.trustStore.validate(leaf: certificate, intermediates: [], at: checkTime.date, checks: options.pinnedChecks)
+        let result = options.trustStore.validate(
+            leaf: certificate, intermediates: [], at: checkTime.date, checks: options.pinnedChecks)
         if result.isValid {
             record(.chain, true, "the certificate \(Self.name(certificate)) is itself a trusted root, valid \(when)")
         } else {
             record(.chain, false, explain(result, certificates: [certificate], when: when))
         }
-        notes.append("Apple's marker OIDs are not required: the one certificate is a trusted root given with --root"
-                     + (isXcode ? " (StoreKit Testing in Xcode)" : ""))
+        notes.append(
+            "Apple's marker OIDs are not required: the one certificate is a trusted root given with --root"
+                + (isXcode ? " (StoreKit Testing in Xcode)" : ""))
         if checkTime.basis != "now" {
-            let now = options.trustStore.validate(leaf: certificate, intermediates: [], at: options.now, checks: options.pinnedChecks)
-            validNow = .init(date: options.now, valid: now.isValid,
-                             detail: now.isValid ? "the certificate is also valid \(nowText)"
-                                 : explain(now, certificates: [certificate], when: nowText))
+            let now = options.trustStore.validate(
+                leaf: certificate, intermediates: [], at: options.now, checks: options.pinnedChecks)
+            validNow = .init(
+                date: options.now, valid: now.isValid,
+                detail: now.isValid
+                    ? "the certificate is also valid \(nowText)"
+                    : explain(now, certificates: [certificate], when: nowText))
         }
     }
 
@@ -398,11 +460,16 @@ struct Run: ~Copyable {
         let subject: Certificate? = depth >= 0 && depth < certificates.count ? certificates[depth] : nil
         let which = depth == 0 ? "leaf" : depth == 1 ? "intermediate" : depth >= 2 ? "root" : "chain"
         var text = "\(result.errorText) (X509_V_ERR \(result.errorCode))"
-        if let subject { text += " at the \(which) \(Self.name(subject))" } else if depth >= 0 { text += " at depth \(depth)" }
+        if let subject {
+            text += " at the \(which) \(Self.name(subject))"
+        } else if depth >= 0 {
+            text += " at depth \(depth)"
+        }
         switch result.errorCode {
         case 9, 10:  // X509_V_ERR_CERT_NOT_YET_VALID, X509_V_ERR_CERT_HAS_EXPIRED
             if let subject {
-                text += ": valid \(ISO8601.string(subject.notBefore)) to \(ISO8601.string(subject.notAfter)), checked \(when)"
+                text +=
+                    ": valid \(ISO8601.string(subject.notBefore)) to \(ISO8601.string(subject.notAfter)), checked \(when)"
             } else {
                 text += ", checked \(when)"
             }
@@ -425,8 +492,10 @@ struct Run: ~Copyable {
             notes.append("signature not checked: no usable leaf certificate")
             return
         }
-        let key = parsedChain.certificates.count >= 2
-            ? (chainEntry ?? cache.chain(leaf: leaf, intermediate: parsedChain.certificates[1])).leafKey : leaf.publicKey
+        let key =
+            parsedChain.certificates.count >= 2
+            ? (chainEntry ?? cache.chain(leaf: leaf, intermediate: parsedChain.certificates[1])).leafKey
+            : leaf.publicKey
         guard let key else {
             record(.signature, false, "the leaf's public key cannot be decoded")
             return
@@ -438,8 +507,11 @@ struct Run: ~Copyable {
         if !deferringSignature, let failure = key.verifyES256(signature: jws.signature, digest: digest) {
             record(.signature, false, failure.description)
         } else {
-            record(.signature, true, key.summary == "EC P-256" ? Self.signatureVerified
-                   : "ES256 signature over header.payload verified with the leaf's \(key.summary) key")
+            record(
+                .signature, true,
+                key.summary == "EC P-256"
+                    ? Self.signatureVerified
+                    : "ES256 signature over header.payload verified with the leaf's \(key.summary) key")
         }
     }
 
@@ -452,11 +524,14 @@ struct Run: ~Copyable {
         if let expected = options.expectedBundleId {
             expectationsChecked = true
             if !identity.carriesBundleId {
-                notes.append("bundle ID not compared: \(kind.displayName) carries none (Apple does not compare it either)")
+                notes.append(
+                    "bundle ID not compared: \(kind.displayName) carries none (Apple does not compare it either)")
             } else if let actual = identity.bundleId {
-                record(.bundleId, actual == expected,
-                       actual == expected ? "\(identity.bundleIdField) is \(actual)"
-                           : "\(identity.bundleIdField) is \"\(actual)\", expected \"\(expected)\"")
+                record(
+                    .bundleId, actual == expected,
+                    actual == expected
+                        ? "\(identity.bundleIdField) is \(actual)"
+                        : "\(identity.bundleIdField) is \"\(actual)\", expected \"\(expected)\"")
             } else {
                 record(.bundleId, false, "the payload has no \(identity.bundleIdField); expected \"\(expected)\"")
             }
@@ -466,11 +541,15 @@ struct Run: ~Copyable {
             if !identity.carriesAppAppleId {
                 notes.append("app Apple ID not compared: \(kind.displayName) carries none")
             } else if let actual = identity.appAppleId {
-                record(.appAppleId, actual == expected,
-                       actual == expected ? "\(identity.appAppleIdField) is \(actual)"
-                           : "\(identity.appAppleIdField) is \(actual), expected \(expected)")
+                record(
+                    .appAppleId, actual == expected,
+                    actual == expected
+                        ? "\(identity.appAppleIdField) is \(actual)"
+                        : "\(identity.appAppleIdField) is \(actual), expected \(expected)")
             } else if let environment = options.expectedEnvironment, environment != .production {
-                notes.append("app Apple ID not compared: \(identity.appAppleIdField) is absent, and Apple requires it only in Production")
+                notes.append(
+                    "app Apple ID not compared: \(identity.appAppleIdField) is absent, and Apple requires it only in Production"
+                )
             } else {
                 record(.appAppleId, false, "the payload has no \(identity.appAppleIdField); expected \(expected)")
             }
@@ -478,11 +557,15 @@ struct Run: ~Copyable {
         if let expected = options.expectedEnvironment {
             expectationsChecked = true
             if let actual = identity.environment {
-                record(.environment, actual == expected.rawValue,
-                       actual == expected.rawValue ? "\(identity.environmentField) is \(actual)"
-                           : "\(identity.environmentField) is \(actual), expected \(expected.rawValue)")
+                record(
+                    .environment, actual == expected.rawValue,
+                    actual == expected.rawValue
+                        ? "\(identity.environmentField) is \(actual)"
+                        : "\(identity.environmentField) is \(actual), expected \(expected.rawValue)")
             } else {
-                record(.environment, false, "the payload has no \(identity.environmentField); expected \(expected.rawValue)")
+                record(
+                    .environment, false,
+                    "the payload has no \(identity.environmentField); expected \(expected.rawValue)")
             }
         }
     }
@@ -508,7 +591,10 @@ struct Run: ~Copyable {
             let carriers = subjects.filter { $0.kind == .transaction || $0.kind == .renewalInfo }
             let wanted = expected.uuidString.lowercased()
             if carriers.isEmpty {
-                record(.accountToken, false, "\(kind.displayName) carries no transaction or renewal info with an appAccountToken; expected \(wanted)")
+                record(
+                    .accountToken, false,
+                    "\(kind.displayName) carries no transaction or renewal info with an appAccountToken; expected \(wanted)"
+                )
             }
             for subject in carriers {
                 let field = "\(subject.label)appAccountToken"
@@ -543,7 +629,9 @@ struct Run: ~Copyable {
             let when = options.timePolicy == .signingTime ? "now" : "at \(ISO8601.string(at))"
             if let decisive {
                 let access = Entitlement.access(kind: decisive.kind, payload: decisive.payload, at: at)
-                record(.active, access.grantsAccess == true, "\(decisive.label)\(access.explanation) (access checked \(when))")
+                record(
+                    .active, access.grantsAccess == true,
+                    "\(decisive.label)\(access.explanation) (access checked \(when))")
             } else {
                 let access = Entitlement.access(kind: kind, payload: jws.payload.essentials, at: at)
                 record(.active, false, access.explanation)
