@@ -83,76 +83,6 @@ public struct InputStream {
         }
     }
 
-    /// One record of the input, read but not yet scanned. Scanning is a pure function of
-    /// the record (`scan()`), so it can run on any thread, in parallel with others.
-    public struct Record: Sendable {
-        enum Content: Sendable {
-            /// A line over the record limit (not kept), and its length.
-            case overLimit(Int)
-            /// A JSON document over the record limit (not kept), and its last line.
-            case documentOverLimit(lastLine: Int)
-            /// One line of text.
-            case text([UInt8])
-            /// A JSON-looking record: the bytes, and each line's number and range in them.
-            case json([UInt8], lines: [(number: Int, start: Int, end: Int)], whole: Bool)
-        }
-
-        let origin: String
-        let numberLines: Bool
-        let number: Int
-        let content: Content
-        /// The record limit it was read with.
-        let limit: Int
-
-        /// The record's size in bytes (what it holds in memory).
-        public var size: Int {
-            switch content {
-            case .overLimit, .documentOverLimit: 0
-            case .text(let bytes), .json(let bytes, _, _): bytes.count
-            }
-        }
-
-        /// The JWS found in the record, and why it is not JSON when it looked like JSON.
-        public func scan() -> (items: [InputScanner.Item], jsonProblem: String?) {
-            let source = numberLines ? "\(origin):\(number)" : origin
-            var limit: String { "the \(InputStream.describe(size: self.limit)) limit for one record" }
-            switch content {
-            case .overLimit(let length):
-                return (
-                    [
-                        .malformed(
-                            source: "\(origin):\(number)", reason: "line \(number) is \(length) bytes, over \(limit)")
-                    ], nil
-                )
-            case .documentOverLimit(let last):
-                return (
-                    [
-                        .malformed(
-                            source: "\(origin):\(number)",
-                            reason:
-                                "the JSON document on lines \(number) to \(last) is over \(limit); nothing in it was read"
-                        )
-                    ], nil
-                )
-            case .text(let bytes):
-                return (InputScanner.textTokens(bytes[...], source: source), nil)
-            case .json(let record, let lines, let whole):
-                do {
-                    let document = try JSONValue.decode(record)
-                    let prefix = whole ? "\(origin):" : numberLines ? "\(origin):\(number):" : "\(origin):"
-                    return (InputScanner.jsonTokens(document, origin: prefix, path: ""), nil)
-                } catch {
-                    // Not JSON after all (a log line that starts with a brace): scan its lines as text.
-                    let items = lines.flatMap { number, start, end in
-                        InputScanner.textTokens(
-                            record[start..<end], source: numberLines ? "\(origin):\(number)" : origin)
-                    }
-                    return (items, JSONValue.describeFailure(error, bytes: record))
-                }
-            }
-        }
-    }
-
     /// The items found in the next record; nil once the input is exhausted.
     /// May return an empty array for a record without JWS.
     public mutating func next() -> [InputScanner.Item]? {
@@ -388,42 +318,5 @@ public struct InputStream {
             return false
         }
         return true
-    }
-}
-
-/// Tracks `{`/`[` nesting across lines, outside strings.
-struct BracketDepth {
-    private var depth = 0
-    private var inString = false
-    private var escaped = false
-    private(set) var broken = false
-    /// The deepest nesting seen so far.
-    private(set) var deepest = 0
-
-    var isOpen: Bool { depth > 0 && !broken }
-
-    mutating func feed(_ bytes: [UInt8]) {
-        for byte in bytes {
-            if inString {
-                if escaped {
-                    escaped = false
-                } else if byte == UInt8(ascii: "\\") {
-                    escaped = true
-                } else if byte == UInt8(ascii: "\"") {
-                    inString = false
-                }
-                continue
-            }
-            switch byte {
-            case UInt8(ascii: "\""): inString = true
-            case UInt8(ascii: "{"), UInt8(ascii: "["):
-                depth += 1
-                deepest = max(deepest, depth)
-            case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                depth -= 1
-                if depth < 0 { broken = true }
-            default: break
-            }
-        }
     }
 }
