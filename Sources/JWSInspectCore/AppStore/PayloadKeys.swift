@@ -5,7 +5,6 @@ struct PayloadKeys: Sendable {
     /// Members whose values are decoded; the members `PayloadKind.recognise` needs are
     /// recorded too, as `null`, in `CompactJWS.DecodedSegment.essentials`.
     let selection: MemberSelection
-    var values: [String] { selection.values }
 
     /// The members needed under `options`: always the signing time and a notification's
     /// bodies (nested tokens, identity; asked for only when the payload is, or is taken as, a

@@ -40,9 +40,6 @@ public final class PublicKey: @unchecked Sendable {
         EVP_PKEY_free(pointer)
     }
 
-    /// The key algorithm's short name, e.g. "EC", "RSA".
-    public var algorithmName: String { Self.typeName(pointer) }
-
     private static func typeName(_ pointer: OpaquePointer) -> String {
         guard let name = EVP_PKEY_get0_type_name(pointer) else { return "unknown" }
         return String(cString: name)
@@ -57,9 +54,6 @@ public final class PublicKey: @unchecked Sendable {
         }
         return String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
-
-    /// The key size in bits.
-    public var bits: Int { Int(EVP_PKEY_get_bits(pointer)) }
 
     /// A short description such as "EC P-256" or "RSA 2048" (computed once: every token's report uses it).
     public let summary: String

@@ -27,16 +27,17 @@ public final class TrustStore: @unchecked Sendable {
 
     /// The outcome of validating a path.
     public struct PathValidation: Sendable {
-        /// True when OpenSSL built and validated a path to a trusted root.
-        public let isValid: Bool
-        /// OpenSSL's `X509_V_*` code (0 when valid).
-        public let errorCode: Int32
-        /// OpenSSL's text for `errorCode`.
-        public let errorText: String
+        /// Why no path validated, or nil when OpenSSL built and validated a path to a trusted root.
+        public let error: X509VerifyError?
         /// Depth of the certificate the error is about (0 = leaf), or -1.
         public let errorDepth: Int32
         /// The validated path, leaf first, ending at the trusted root (empty when invalid).
         public let path: [Certificate]
+
+        /// True when OpenSSL built and validated a path to a trusted root.
+        public var isValid: Bool { error == nil }
+        /// The error's text ("ok" when valid).
+        public var errorText: String { error?.text ?? "ok" }
     }
 
     /// Which of OpenSSL's certificate structure checks apply beyond RFC 5280 path validation.
@@ -62,8 +63,7 @@ public final class TrustStore: @unchecked Sendable {
         // The time may come from a payload: range-checked before it becomes a time_t.
         guard let seconds = Timestamp.seconds(time).flatMap({ time_t(exactly: $0) }) else {
             return PathValidation(
-                isValid: false, errorCode: -1, errorText: "the check time is not a valid date (years 0001 to 9999)",
-                errorDepth: -1, path: [])
+                error: .notStarted("the check time is not a valid date (years 0001 to 9999)"), errorDepth: -1, path: [])
         }
         guard let context = X509_STORE_CTX_new() else {
             preconditionFailure("X509_STORE_CTX_new failed: out of memory")
@@ -80,7 +80,7 @@ public final class TrustStore: @unchecked Sendable {
             }
             guard X509_STORE_CTX_init(context, store, leaf.pointer, untrusted) == 1 else {
                 let detail = OpenSSLError.describe(or: "X509_STORE_CTX_init failed")
-                return PathValidation(isValid: false, errorCode: -1, errorText: detail, errorDepth: -1, path: [])
+                return PathValidation(error: .notStarted(detail), errorDepth: -1, path: [])
             }
             let param = X509_STORE_CTX_get0_param(context)
             X509_VERIFY_PARAM_set_time(param, seconds)
@@ -95,12 +95,10 @@ public final class TrustStore: @unchecked Sendable {
             let depth = X509_STORE_CTX_get_error_depth(context)
             OpenSSLError.drain()
             guard result == 1 else {
-                let text = X509_verify_cert_error_string(Int(code)).map { String(cString: $0) } ?? "error \(code)"
-                return PathValidation(isValid: false, errorCode: code, errorText: text, errorDepth: depth, path: [])
+                return PathValidation(error: X509VerifyError(code: code), errorDepth: depth, path: [])
             }
             return PathValidation(
-                isValid: true, errorCode: 0, errorText: "ok", errorDepth: -1,
-                path: builtPath(context, leaf: leaf, intermediates: intermediates))
+                error: nil, errorDepth: -1, path: builtPath(context, leaf: leaf, intermediates: intermediates))
         }
     }
 

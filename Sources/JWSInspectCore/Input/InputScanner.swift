@@ -25,16 +25,6 @@ public enum InputScanner {
         return items
     }
 
-    /// Why `bytes` is not a JSON document (one line), or nil when it is one.
-    public static func jsonProblem(_ bytes: [UInt8]) -> String? {
-        do {
-            _ = try JSONValue.decode(bytes)
-            return nil
-        } catch {
-            return CompactJWS.describe(error)
-        }
-    }
-
     /// Every string in a JSON document that is shaped like a JWS, named by its path.
     static func jsonTokens(_ value: JSONValue, origin: String, path: String) -> [Item] {
         switch value {

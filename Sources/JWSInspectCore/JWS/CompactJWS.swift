@@ -38,9 +38,6 @@ public struct CompactJWS: Sendable {
             // The text was decoded once already, and checked as JSON: this cannot fail.
             return ((try? JSONValue.decodeObject(decodable ?? bytes)) ?? nil) ?? essentials
         }
-
-        /// The object as a `JSONValue`.
-        public var value: JSONValue { .object(object) }
     }
 
     /// Why a string is not a decodable compact JWS.
@@ -97,10 +94,6 @@ public struct CompactJWS: Sendable {
 
     /// The length of the signing input `header.payload` at the start of `token`.
     let signingInputLength: Int
-
-    /// The ASCII bytes of `header.payload`, the ES256 signing input (a copy; verification
-    /// reads them in place with `withSigningInput`).
-    public var signingInput: [UInt8] { Array(token.utf8.prefix(signingInputLength)) }
 
     /// Calls `body` with the signing input's bytes, read in place from the token.
     func withSigningInput<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {

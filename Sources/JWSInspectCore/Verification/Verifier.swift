@@ -456,24 +456,25 @@ struct Run: ~Copyable {
 
     /// Turns OpenSSL's verification error into a sentence naming the certificate and the dates involved.
     private func explain(_ result: TrustStore.PathValidation, certificates: [Certificate], when: String) -> String {
+        guard let error = result.error else { return "ok" }  // Only failures are explained.
         let depth = Int(result.errorDepth)
         let subject: Certificate? = depth >= 0 && depth < certificates.count ? certificates[depth] : nil
         let which = depth == 0 ? "leaf" : depth == 1 ? "intermediate" : depth >= 2 ? "root" : "chain"
-        var text = "\(result.errorText) (X509_V_ERR \(result.errorCode))"
+        var text = error.description
         if let subject {
             text += " at the \(which) \(Self.name(subject))"
         } else if depth >= 0 {
             text += " at depth \(depth)"
         }
-        switch result.errorCode {
-        case 9, 10:  // X509_V_ERR_CERT_NOT_YET_VALID, X509_V_ERR_CERT_HAS_EXPIRED
+        switch error {
+        case .certNotYetValid, .certHasExpired:
             if let subject {
                 text +=
                     ": valid \(ISO8601.string(subject.notBefore)) to \(ISO8601.string(subject.notAfter)), checked \(when)"
             } else {
                 text += ", checked \(when)"
             }
-        case 2, 20, 21:  // unable to get issuer certificate (locally), unable to verify the first certificate
+        case .unableToGetIssuerCert, .unableToGetIssuerCertLocally, .unableToVerifyLeafSignature:
             let roots = options.trustStore.roots.map { Self.name($0) }.joined(separator: ", ")
             let issuer = (subject ?? certificates[min(1, certificates.count - 1)]).issuer
             text += ": issuer \"\(issuer)\" is not among the trusted roots (\(roots)); x5c[2] is never trusted"
