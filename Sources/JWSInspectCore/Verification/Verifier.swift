@@ -124,22 +124,15 @@ public struct Verifier: Sendable {
         }
     }
 
-    /// Where notifications nest signed data, and what each holds.
-    static let nestedPaths: [(object: String, field: String, kind: PayloadKind)] = [
-        ("data", "signedTransactionInfo", .transaction),
-        ("data", "signedRenewalInfo", .renewalInfo),
-        ("appData", "signedAppTransactionInfo", .appTransaction),
-    ]
-
-    /// Decodes and verifies every JWS nested in a notification, with the same roots,
-    /// time policy and expectations; the nested kind follows from where it sits.
+    /// Decodes and verifies every JWS nested in a notification (`NotificationBody.nestedTokens`),
+    /// with the same roots, time policy and expectations; the nested kind follows from where it sits.
     private func inspectNested(_ payload: [String: JSONValue], kind: PayloadKind, source: String) -> [Inspection.Nested]
     {
         guard kind == .notification else { return [] }
         var nested: [Inspection.Nested] = []
-        for (object, field, nestedKind) in Self.nestedPaths {
-            guard let value = payload[object]?[field], value != .null else { continue }
-            let path = "\(object).\(field)"
+        for slot in NotificationBody.nestedTokens {
+            guard let value = payload[slot.body]?[slot.member], value != .null else { continue }
+            let path = slot.path
             let nestedSource = "\(source) \u{203A} \(path)"
             guard case .string(let token) = value else {
                 nested.append(
@@ -151,7 +144,7 @@ public struct Verifier: Sendable {
                 continue
             }
             var nestedOptions = options
-            nestedOptions.kindOverride = nestedKind
+            nestedOptions.kindOverride = slot.kind
             // Backend expectations are decided once, by the parent, across its nested tokens.
             nestedOptions.expectedAccountToken = nil
             nestedOptions.deviceVerificationID = nil
