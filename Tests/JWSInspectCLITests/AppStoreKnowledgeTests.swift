@@ -52,6 +52,47 @@ import Testing
         #expect(failed.stdout.contains("NESTED data.signedTransactionInfo"))
     }
 
+    /// Every JWS `NotificationBody.nestedTokens` lists is verified, keyed in JSON, given its own
+    /// table section, marked in the payload and named in the help: all from that one list.
+    @Test func everyListedNestedTokenIsVerifiedAndShown() throws {
+        let payloads: [PayloadKind: String] = [
+            .transaction: Self.transaction(), .renewalInfo: TestPayloads.renewalInfo(),
+            .appTransaction: TestPayloads.appTransaction(),
+        ]
+        let bodies = try NotificationBody.all.filter { !$0.nestedTokens.isEmpty }.map { body in
+            let members = try body.nestedTokens.map { token in
+                let payload = try #require(payloads[token.kind], "no test payload for \(token.path)")
+                return #""\#(token.member)":"\#(Self.pki.sign(payloadJSON: payload))""#
+            }
+            return #""\#(body.name)":{"bundleId":"b","environment":"Sandbox",\#(members.joined(separator: ","))}"#
+        }
+        let token = Self.pki.sign(
+            payloadJSON: #"{"notificationType":"TEST","signedDate":1735689600000,\#(bodies.joined(separator: ","))}"#)
+        let paths = NotificationBody.nestedTokens.map(\.path)
+
+        let json = InProcess.run(["--format", "jsonl", "--root", Self.root, token])
+        #expect(json.status == 0, "\(json.stdout)\(json.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let nested = try #require(object["nested"] as? [String: [String: Any]])
+        #expect(Set(nested.keys) == Set(paths))
+        let display = try #require(object["display"] as? [String: Any])
+        for token in NotificationBody.nestedTokens {
+            #expect(nested[token.path]?["status"] as? String == "valid", "\(token.path)")
+            #expect(nested[token.path]?["type"] as? String == token.kind.rawValue, "\(token.path)")
+            let shown = (display[token.body] as? [String: Any])?[token.member] as? String
+            #expect(shown?.hasSuffix("(decoded and verified as nested)") == true, "\(token.path)")
+        }
+
+        let table = InProcess.run(["--root", Self.root, token])
+        #expect(table.status == 0)
+        let sections = table.stdout.split(separator: "\n").filter { $0.hasPrefix("NESTED ") }
+        #expect(sections == paths.map { "NESTED \($0)"[...] })
+        #expect(table.stdout.contains("nested \(paths.joined(separator: " and ")) too"))
+
+        let help = InProcess.run(["--help"]).stdout.replacingOccurrences(of: "\n", with: " ")
+        #expect(help.contains("JWS nested in a notification (\(paths.joined(separator: ", ")))"))
+    }
+
     @Test func realSubscribedNotificationNestsVerifiedTokens() throws {
         let sample = CLI.packageRoot.appendingPathComponent("Samples/notification-subscribed-sandbox-2025.jws").path
         let result = try CLI.run(["--format", "jsonl", sample])

@@ -1,3 +1,5 @@
+internal import JWSInspectCore
+
 /// A subcommand, described once: its help, the man page and the shell completions are made
 /// from these descriptions and the option tables.
 struct CommandDoc {
@@ -35,8 +37,8 @@ enum Commands {
                 + "JWS or many (whitespace or line separated, or wrapped over several lines), a JSON document holding them (a "
                 + "notification body {\"signedPayload\": …}, an App Store Server API response), JSON lines, or log lines quoting "
                 + "them. An argument may be quoted or start with \"Bearer \", as copied from code or a request.",
-            "JWS nested in a notification (data.signedTransactionInfo, data.signedRenewalInfo, "
-                + "appData.signedAppTransactionInfo) are decoded and verified too; a nested failure fails the input. Results are "
+            "JWS nested in a notification (\(NotificationBody.nestedTokens.map(\.path).joined(separator: ", "))) are "
+                + "decoded and verified too; a nested failure fails the input. Results are "
                 + "shown as each is verified, in input order, so a stream (tail -f) is shown as it arrives. Verification is "
                 + "offline: nothing leaves this machine.",
             "StoreKit Testing in Xcode tokens (one self-signed certificate) are labelled as NOT signed by the App Store and fail "

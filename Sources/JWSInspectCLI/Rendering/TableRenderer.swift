@@ -28,9 +28,8 @@ struct TableRenderer {
             if now.valid {
                 lines.append("  " + TerminalText.safe(now.detail))
             } else {
-                let advice = "; the verdict follows the signing time (use --at now to require current validity)"
-                let note = paint("note: NOT valid now", .yellow)
-                lines.append("  " + note + " — " + TerminalText.safe(now.detail) + advice)
+                let note = paint("note: " + Inspection.ValidityNow.warning, .yellow)
+                lines.append("  " + note + " — " + TerminalText.safe(now.detail) + "; " + Inspection.ValidityNow.advice)
             }
         }
         guard let jws = inspection.jws else { return lines }
@@ -155,8 +154,8 @@ struct TableRenderer {
             let within = summary.isWithinValidity(at: time.date)
             validity += within ? "  (valid at \(time.basis))" : "  (NOT valid at \(time.basis))"
         }
-        if let now = inspection.validNow, !summary.isWithinValidity(at: now.date) {
-            validity += "  (not valid now)"
+        if let mark = inspection.validNow?.mark(summary) {
+            validity += "  (\(mark))"
         }
         rows.append(("validity", validity))
         rows.append(("sha256", summary.sha256))

@@ -43,8 +43,8 @@ public struct AppIdentity: Sendable, Equatable {
                 appAppleId: int64(payload["appAppleId"]), carriesAppAppleId: true,
                 environment: payload["receiptType"]?.stringValue, environmentField: "receiptType")
         case .notification:
-            // The first present of data, summary, externalPurchaseToken, appData decides.
-            for key in ["data", "summary", "externalPurchaseToken", "appData"] {
+            // The first body present decides, in `NotificationBody.all`'s order.
+            for key in NotificationBody.names {
                 guard let object = payload[key]?.objectValue else { continue }
                 var environment = object["environment"]?.stringValue
                 var environmentField = "\(key).environment"

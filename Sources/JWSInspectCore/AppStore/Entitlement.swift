@@ -187,8 +187,7 @@ public enum Entitlement {
             let type = string("notificationType") ?? "(no notificationType)"
             var text = type + (string("subtype").map { "/\($0)" } ?? "")
             if let what = meaning("notificationType") { text += " (\(what))" }
-            let bodies = ["data", "summary", "externalPurchaseToken", "appData"]
-            let body = bodies.lazy.compactMap { payload[$0]?.objectValue }.first
+            let body = NotificationBody.names.lazy.compactMap { payload[$0]?.objectValue }.first
             if let bundle = body?["bundleId"]?.stringValue { text += " for \(bundle)" }
             if let environment = body?["environment"]?.stringValue { text += " in \(environment)" }
             if let signed = date("signedDate") { text += ", sent \(signed)" }

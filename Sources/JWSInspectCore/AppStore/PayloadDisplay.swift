@@ -49,7 +49,7 @@ public struct PayloadDisplay: Sendable {
             guard let value = object[key] else { continue }
             let fieldPath = path + [key]
             if case .object(let nested) = value, !nested.isEmpty {
-                let nestedOrder = path.isEmpty ? PayloadFields.notificationObjects[key] ?? [] : []
+                let nestedOrder = path.isEmpty ? NotificationBody.named(key)?.fields ?? [] : []
                 if flagUnknown && !known.contains(key) {
                     fields.append(
                         Field(path: fieldPath, raw: "{…}", rendered: nil, relative: nil, flag: unknownFieldFlag))
@@ -115,7 +115,8 @@ public struct PayloadDisplay: Sendable {
         case ("offerPeriod", .string(let period)):
             return field(Duration8601.describe(period).map { "\(period) — \($0)" })
         case (_, .string(let text)) where isCompactJWS(text):
-            let nested = Verifier.nestedPaths.contains { $0.field == key } ? " (decoded and verified as nested)" : ""
+            let nested =
+                NotificationBody.nestedTokens.contains { $0.member == key } ? " (decoded and verified as nested)" : ""
             return field("a JWS, \(text.utf8.count) characters\(nested)")
         default:
             return field(nil)

@@ -28,10 +28,7 @@ public enum PayloadFields {
                 "renewalBillingPlanType", "advancedCommerceInfo", "commitmentInfo",
             ]
         case .notification:
-            [
-                "notificationType", "subtype", "notificationUUID", "version", "signedDate", "data", "summary",
-                "externalPurchaseToken", "appData",
-            ]
+            ["notificationType", "subtype", "notificationUUID", "version", "signedDate"] + NotificationBody.names
         case .appTransaction:
             [
                 "receiptType", "appAppleId", "bundleId", "applicationVersion", "versionExternalIdentifier",
@@ -47,20 +44,6 @@ public enum PayloadFields {
             []
         }
     }
-
-    /// Fields of the objects nested in a notification, in documentation order.
-    public static let notificationObjects: [String: [String]] = [
-        "data": [
-            "appAppleId", "bundleId", "bundleVersion", "environment", "status", "consumptionRequestReason",
-            "signedTransactionInfo", "signedRenewalInfo",
-        ],
-        "summary": [
-            "environment", "appAppleId", "bundleId", "productId", "requestIdentifier", "storefrontCountryCodes",
-            "succeededCount", "failedCount",
-        ],
-        "externalPurchaseToken": ["externalPurchaseId", "tokenCreationDate", "appAppleId", "bundleId"],
-        "appData": ["appAppleId", "bundleId", "environment", "signedAppTransactionInfo"],
-    ]
 
     /// True for fields holding milliseconds since 1970 (every `…Date` field).
     public static func isTimestamp(_ field: String) -> Bool {

@@ -21,21 +21,17 @@ struct PayloadKeys: Sendable {
             values += ["revocationDate", "revocationReason", "revocationType", "isUpgraded", "type", "expiresDate"]
         }
         self.selection = MemberSelection(
-            values: values, notificationValues: Self.notificationBodies,
+            values: values, notificationValues: NotificationBody.names,
             notificationValuesAlways: options.kindOverride == .notification, recognition: true)
     }
 
-    /// Where a notification carries its content (one of them).
-    static let notificationBodies = ["data", "summary", "externalPurchaseToken", "appData"]
-
     /// Every member any check reads.
     static let all = PayloadKeys(
-        values: PayloadKind.recognitionRules.flatMap { $0.alternatives.flatMap { $0 } } + [
-            "signedDate", "environment", "data", "summary", "externalPurchaseToken", "appData", "bundleId",
-            "appAppleId",
-            "appAccountToken", "deviceVerificationNonce", "revocationDate", "revocationReason", "revocationType",
-            "isUpgraded", "type", "expiresDate",
-        ])
+        values: PayloadKind.recognitionRules.flatMap { $0.alternatives.flatMap { $0 } }
+            + ["signedDate", "environment"] + NotificationBody.names + [
+                "bundleId", "appAppleId", "appAccountToken", "deviceVerificationNonce", "revocationDate",
+                "revocationReason", "revocationType", "isUpgraded", "type", "expiresDate",
+            ])
 
     private init(values: [String]) {
         self.selection = MemberSelection(values: values, recognition: false)

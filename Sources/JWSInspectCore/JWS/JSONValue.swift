@@ -144,9 +144,7 @@ public enum JSONValue: Sendable, Equatable, Decodable {
         "expirationIntent", "priceIncreaseStatus", "revocationPercentage", "succeededCount", "failedCount",
     ]
     private static let boolFields: Set<String> = ["isUpgraded", "isInBillingRetryPeriod"]
-    private static let objectFields: Set<String> = [
-        "data", "summary", "externalPurchaseToken", "appData", "advancedCommerceInfo", "commitmentInfo",
-    ]
+    private static let objectFields = Set(NotificationBody.names + ["advancedCommerceInfo", "commitmentInfo"])
 
     private static func expectedKind(of name: String) -> ExpectedKind {
         if PayloadFields.isTimestamp(name) || integerFields.contains(name) { return .integer }

@@ -100,13 +100,6 @@ public struct Inspection: Sendable {
         self.accessTime = accessTime
     }
 
-    /// The chain checked at the time of inspection, reported beside the verdict.
-    public struct ValidityNow: Sendable {
-        public let date: Date
-        public let valid: Bool
-        public let detail: String
-    }
-
     /// An input that is not a decodable JWS.
     public static func malformed(source: String, reason: String) -> Inspection {
         Inspection(

@@ -25,7 +25,7 @@ public struct Verifier: Sendable {
         self.cache = cache
         self.payloadKeys = payloadKeys
         self.nowText = "now (\(ISO8601.string(options.now)))"
-        self.chainValidNowText = "the chain is also valid \(nowText)"
+        self.chainValidNowText = Inspection.ValidityNow.alsoValid("chain", now: nowText)
     }
 
     /// Inspects one compact JWS.
@@ -124,22 +124,15 @@ public struct Verifier: Sendable {
         }
     }
 
-    /// Where notifications nest signed data, and what each holds.
-    static let nestedPaths: [(object: String, field: String, kind: PayloadKind)] = [
-        ("data", "signedTransactionInfo", .transaction),
-        ("data", "signedRenewalInfo", .renewalInfo),
-        ("appData", "signedAppTransactionInfo", .appTransaction),
-    ]
-
-    /// Decodes and verifies every JWS nested in a notification, with the same roots,
-    /// time policy and expectations; the nested kind follows from where it sits.
+    /// Decodes and verifies every JWS nested in a notification (`NotificationBody.nestedTokens`),
+    /// with the same roots, time policy and expectations; the nested kind follows from where it sits.
     private func inspectNested(_ payload: [String: JSONValue], kind: PayloadKind, source: String) -> [Inspection.Nested]
     {
         guard kind == .notification else { return [] }
         var nested: [Inspection.Nested] = []
-        for (object, field, nestedKind) in Self.nestedPaths {
-            guard let value = payload[object]?[field], value != .null else { continue }
-            let path = "\(object).\(field)"
+        for slot in NotificationBody.nestedTokens {
+            guard let value = payload[slot.body]?[slot.member], value != .null else { continue }
+            let path = slot.path
             let nestedSource = "\(source) \u{203A} \(path)"
             guard case .string(let token) = value else {
                 nested.append(
@@ -151,7 +144,7 @@ public struct Verifier: Sendable {
                 continue
             }
             var nestedOptions = options
-            nestedOptions.kindOverride = nestedKind
+            nestedOptions.kindOverride = slot.kind
             // Backend expectations are decided once, by the parent, across its nested tokens.
             nestedOptions.expectedAccountToken = nil
             nestedOptions.deviceVerificationID = nil
@@ -413,19 +406,13 @@ struct Run: ~Copyable {
         checks.append(entry.leafMarker)
         checks.append(entry.intermediateMarker)
 
-        if checkTime.basis != "now" {
-            if let validated, validated.covers(options.now) {
-                validNow = .init(date: options.now, valid: true, detail: chainValidNowText)
-            } else {
-                let now = store.validate(
-                    leaf: leaf, intermediates: [intermediate], at: options.now, checks: options.chainChecks)
-                validNow = .init(
-                    date: options.now, valid: now.isValid,
-                    detail: now.isValid
-                        ? chainValidNowText
-                        : explain(now, certificates: certificates, when: nowText))
-                if now.isValid { cache.storeValidated(now.path, leaf: leaf, intermediate: intermediate) }
-            }
+        let (cache, now, chainChecks) = (cache, options.now, options.chainChecks)
+        recordValidityNow(
+            validText: chainValidNowText, certificates: certificates, known: validated?.covers(now) == true
+        ) {
+            let result = store.validate(leaf: leaf, intermediates: [intermediate], at: now, checks: chainChecks)
+            if result.isValid { cache.storeValidated(result.path, leaf: leaf, intermediate: intermediate) }
+            return result
         }
     }
 
@@ -443,15 +430,36 @@ struct Run: ~Copyable {
         notes.append(
             "Apple's marker OIDs are not required: the one certificate is a trusted root given with --root"
                 + (isXcode ? " (StoreKit Testing in Xcode)" : ""))
-        if checkTime.basis != "now" {
-            let now = options.trustStore.validate(
-                leaf: certificate, intermediates: [], at: options.now, checks: options.pinnedChecks)
-            validNow = .init(
-                date: options.now, valid: now.isValid,
-                detail: now.isValid
-                    ? "the certificate is also valid \(nowText)"
-                    : explain(now, certificates: [certificate], when: nowText))
+        let (store, now, pinnedChecks) = (options.trustStore, options.now, options.pinnedChecks)
+        recordValidityNow(
+            validText: Inspection.ValidityNow.alsoValid("certificate", now: nowText), certificates: [certificate],
+            known: false
+        ) {
+            store.validate(leaf: certificate, intermediates: [], at: now, checks: pinnedChecks)
         }
+    }
+
+    /// Records whether the certificates are valid now too, when they were checked at another
+    /// moment (the signing time, `--at`): the one place that decides `validNow`.
+    ///
+    /// - Parameters:
+    ///   - validText: the detail when they are ("the chain is also valid now (…)").
+    ///   - certificates: the chain `explain` names when they are not.
+    ///   - known: true when they are already known to be valid now (a validated window covers now).
+    ///   - validate: validates them now; not called when `known`.
+    private mutating func recordValidityNow(
+        validText: String, certificates: [Certificate], known: Bool,
+        validate: () -> TrustStore.PathValidation
+    ) {
+        guard checkTime.basis != "now" else { return }
+        if known {
+            validNow = .init(date: options.now, valid: true, detail: validText)
+            return
+        }
+        let result = validate()
+        validNow = .init(
+            date: options.now, valid: result.isValid,
+            detail: result.isValid ? validText : explain(result, certificates: certificates, when: nowText))
     }
 
     /// Turns OpenSSL's verification error into a sentence naming the certificate and the dates involved.
