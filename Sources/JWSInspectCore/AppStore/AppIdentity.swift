@@ -16,6 +16,9 @@ public struct AppIdentity: Sendable, Equatable {
     /// The field the environment was read from, for messages.
     public var environmentField: String
 
+    /// The payload members `init(kind:payload:)` reads (besides a notification's bodies).
+    static let payloadMembers = ["bundleId", "appAppleId", "environment", "receiptType"]
+
     /// Reads the compared fields from a payload of `kind`.
     public init(kind: PayloadKind, payload: [String: JSONValue]) {
         func int64(_ value: JSONValue?) -> Int64? {

@@ -6,34 +6,34 @@ struct PayloadKeys: Sendable {
     /// recorded too, as `null`, in `CompactJWS.DecodedSegment.essentials`.
     let selection: MemberSelection
 
-    /// The members needed under `options`: always the signing time and a notification's
-    /// bodies (nested tokens, identity; asked for only when the payload is, or is taken as, a
-    /// notification); the compared fields only when an expectation asks for them. (Recognising
-    /// an Xcode token, which has one certificate, reads the whole payload.)
+    /// The members needed under `options`: those of the policies it chooses (`Policies.make`).
     init(for options: VerificationOptions) {
-        var values = ["signedDate", "receiptCreationDate"]
-        if options.expectedBundleId != nil || options.expectedAppAppleId != nil || options.expectedEnvironment != nil {
-            values += ["bundleId", "appAppleId", "environment", "receiptType"]
-        }
-        if options.expectedAccountToken != nil { values.append("appAccountToken") }
-        if options.deviceVerificationID != nil { values += ["deviceVerification", "deviceVerificationNonce"] }
-        if options.requireActive {
-            values += ["revocationDate", "revocationReason", "revocationType", "isUpgraded", "type", "expiresDate"]
-        }
-        self.selection = MemberSelection(
-            values: values, notificationValues: NotificationBody.names,
-            notificationValuesAlways: options.kindOverride == .notification, recognition: true)
+        self.init(policies: Policies.make(options), kindOverride: options.kindOverride)
     }
 
-    /// Every member any check reads.
-    static let all = PayloadKeys(
-        values: PayloadKind.recognitionRules.flatMap { $0.alternatives.flatMap { $0 } }
-            + ["signedDate", "environment"] + NotificationBody.names + [
-                "bundleId", "appAppleId", "appAccountToken", "deviceVerificationNonce", "revocationDate",
-                "revocationReason", "revocationType", "isUpgraded", "type", "expiresDate",
-            ])
+    /// The members `policies` read, with the signing time, and a notification's bodies (nested
+    /// tokens, identity; asked for only when the payload is, or is taken as, a notification).
+    /// (Recognising an Xcode token, which has one certificate, reads the whole payload.)
+    init(policies: Policies, kindOverride: PayloadKind?) {
+        self.selection = MemberSelection(
+            values: policies.payloadMembers, notificationValues: NotificationBody.names,
+            notificationValuesAlways: kindOverride == .notification, recognition: true)
+    }
 
-    private init(values: [String]) {
+    /// Every member any policy reads, with those that recognise the kind and a notification's bodies.
+    static let all: PayloadKeys = {
+        var values: [String] = []
+        let declared = Policies.all.flatMap { $0.payloadMembers }
+        let recognition = PayloadKind.recognitionRules.flatMap { $0.alternatives.flatMap { $0 } }
+        for member in recognition + Inspection.CheckTime.payloadMembers + declared + NotificationBody.names
+        where !values.contains(member) {
+            values.append(member)
+        }
+        return PayloadKeys(values: values)
+    }()
+
+    /// Exactly `values`, without recognition (tests decode everything with it).
+    init(values: [String]) {
         self.selection = MemberSelection(values: values, recognition: false)
     }
 }

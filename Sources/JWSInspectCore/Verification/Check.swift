@@ -17,16 +17,8 @@ public struct Check: Sendable, Equatable {
         case deviceVerification = "device-verification"
         case active
 
-        /// The status an input gets when this check fails.
-        public var failureStatus: Status {
-            switch self {
-            case .alg, .crit, .signature: .invalidSignature
-            case .x5c, .chain, .chainPath, .leafOID, .intermediateOID: .invalidChain
-            case .bundleId, .appAppleId, .accountToken, .deviceVerification: .wrongApp
-            case .environment: .wrongEnvironment
-            case .active: .inactive
-            }
-        }
+        /// The status an input gets when this check fails, as its policy declares it.
+        public var failureStatus: Status { policy.failureStatus }
     }
 
     public let name: Name

@@ -1,0 +1,21 @@
+/// `alg`: the header's algorithm is one the trust model allows (ES256 for every model today).
+enum AlgorithmPolicy: VerifierPolicy {
+    static let name = Check.Name.alg
+    static let failureStatus = Status.invalidSignature
+    static let payloadMembers: [String] = []
+
+    static func apply(to run: inout Run) {
+        let allowed = run.trust?.allowedAlgorithms ?? TrustModel.appStoreAlgorithms
+        let header = run.jws.header.object
+        switch header["alg"] {
+        case .string(let alg)? where allowed.contains(alg):
+            run.record(name, true, alg)
+        case .string(let alg)?:
+            run.record(name, false, ForeignJWT.algorithmDetail(alg, header: header, payload: run.jws.payload.object))
+        case let other?:
+            run.record(name, false, "alg is \(other.kindDescription), expected the string \"ES256\"")
+        case nil:
+            run.record(name, false, "the header has no alg; expected \"ES256\"")
+        }
+    }
+}

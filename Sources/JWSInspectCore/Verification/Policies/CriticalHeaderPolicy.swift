@@ -1,0 +1,15 @@
+/// `crit`: RFC 7515 §4.1.11: extensions marked critical must be understood, and jwsinspect
+/// understands none (App Store data never uses crit).
+enum CriticalHeaderPolicy: VerifierPolicy {
+    static let name = Check.Name.crit
+    static let failureStatus = Status.invalidSignature
+    static let payloadMembers: [String] = []
+
+    static func apply(to run: inout Run) {
+        guard let critical = run.jws.header.object["crit"] else { return }
+        run.record(
+            name, false,
+            "the header marks extensions critical (crit: \(Excerpt.of(PayloadDisplay.rawText(critical)))) "
+                + "that jwsinspect does not understand; RFC 7515 requires refusing the token")
+    }
+}

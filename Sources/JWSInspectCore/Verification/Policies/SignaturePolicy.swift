@@ -1,0 +1,42 @@
+/// `signature`: the signature over `header.payload` verifies with the key the trust model
+/// supplies. An empty signature segment is recorded first (`applyUnsigned`), so such a token
+/// reads as not signed.
+enum SignaturePolicy: VerifierPolicy {
+    static let name = Check.Name.signature
+    static let failureStatus = Status.invalidSignature
+    static let payloadMembers: [String] = []
+
+    static let verified = "ES256 signature over header.payload verified with the leaf's EC P-256 key"
+
+    /// An empty signature segment (`header.payload.`, an `alg: none` JWT) decides the verdict.
+    static func applyUnsigned(to run: inout Run) {
+        guard run.jws.signature.isEmpty else { return }
+        run.record(name, false, ForeignJWT.unsignedDetail(alg: run.jws.header.object["alg"]))
+    }
+
+    static func apply(to run: inout Run) {
+        // An empty signature was recorded first, by applyUnsigned.
+        guard case .string("ES256")? = run.jws.header.object["alg"], !run.jws.signature.isEmpty else { return }
+        guard let trust = run.trust else {
+            run.notes.append("signature not checked: no usable leaf certificate")
+            return
+        }
+        guard let key = trust.signingKey(chainEntry: run.chainEntry, cache: run.cache) else {
+            run.record(name, false, "the leaf's public key cannot be decoded")
+            return
+        }
+        let prefix = run.signingPrefix
+        let digest = run.jws.withSigningInput { prefix?.digest(of: $0) ?? Digest.sha256($0) }
+        if run.deferringSignature {
+            run.deferredSignature = DeferredSignature(key: key, digest: digest, signature: run.jws.signature)
+        }
+        if !run.deferringSignature, let failure = key.verifyES256(signature: run.jws.signature, digest: digest) {
+            run.record(name, false, failure.description)
+        } else {
+            run.record(
+                name, true,
+                key.summary == "EC P-256"
+                    ? verified : "ES256 signature over header.payload verified with the leaf's \(key.summary) key")
+        }
+    }
+}

@@ -1,0 +1,166 @@
+internal import FoundationEssentials
+
+/// The state of one verification while its policies run. Never copied (`~Copyable`): it holds
+/// a token's whole state, and a copy costs a reference count on every field.
+struct Run: ~Copyable {
+    let jws: CompactJWS
+    let parsedChain: ParsedChain
+    let signingPrefix: SHA256Prefix?
+    let options: VerificationOptions
+    let cache: VerificationCache
+    /// The checks to run, chosen once per verifier.
+    let policies: Policies
+    let kind: PayloadKind
+    let checkTime: Inspection.CheckTime
+    /// Where the signing key comes from; nil when `x5c` selects no trust model.
+    let trust: TrustModel?
+    /// The `x5c` check, decided when the trust model was selected.
+    let x5cCheck: Check?
+    /// A StoreKit Testing in Xcode token: one self-signed certificate, not the App Store's chain.
+    let isXcode: Bool
+    var checks: [Check] = []
+    var notes: [String] = []
+    var chain: [CertificateSummary]
+    var validNow: Inspection.ValidityNow?
+    /// What the cache knows about this token's (leaf, intermediate) pair, once the chain is checked.
+    var chainEntry: VerificationCache.ChainEntry?
+    var expectationsChecked = false
+    /// The payload's identity fields, read once for the identity policies.
+    private(set) lazy var identity = AppIdentity(kind: kind, payload: jws.payload.essentials)
+    /// What the backend policies decide on: this payload, or the ones nested in a notification.
+    private(set) var subjects: [Subject] = []
+    /// "at signedDate 2025-01-01T00:00:00.000Z", formatted once per token that needs it.
+    private(set) lazy var checkTimeText = checkTime.phrase
+    /// "now (2026-…)", formatted once per run by the verifier.
+    let nowText: String
+    /// "the chain is also valid now (2026-…)".
+    let chainValidNowText: String
+    /// Whether the ES256 verification is left to the caller (recorded as passed meanwhile).
+    let deferringSignature: Bool
+    /// The verification left to the caller, when `deferringSignature`.
+    var deferredSignature: DeferredSignature?
+
+    /// A payload the backend policies look at, and its label for messages ("data.signedTransactionInfo ").
+    struct Subject {
+        let label: String
+        let payload: [String: JSONValue]
+        let kind: PayloadKind
+    }
+
+    init(
+        jws: CompactJWS, chain: ParsedChain, signingPrefix: SHA256Prefix?, options: VerificationOptions,
+        cache: VerificationCache, policies: Policies, nowText: String, chainValidNowText: String,
+        deferringSignature: Bool
+    ) {
+        self.nowText = nowText
+        self.chainValidNowText = chainValidNowText
+        self.deferringSignature = deferringSignature
+        self.jws = jws
+        self.parsedChain = chain
+        self.signingPrefix = signingPrefix
+        self.options = options
+        self.cache = cache
+        self.policies = policies
+        let payload = jws.payload.essentials
+        let kind = options.kindOverride ?? jws.payload.recognisedKind ?? PayloadKind.recognise(payload)
+        self.kind = kind
+        let (checkTime, note) = Inspection.CheckTime.decide(options: options, payload: payload, kind: kind)
+        self.checkTime = checkTime
+        if let note { notes.append(note) }
+        self.chain = chain.summaries
+        let selection = TrustModel.select(jws: jws, chain: chain, trustStore: options.trustStore)
+        self.trust = selection.model
+        self.x5cCheck = selection.x5c
+        self.isXcode = selection.isXcode
+        checks.reserveCapacity(8)  // an App Store token gets 7 checks: one allocation, not four
+    }
+
+    /// Runs the policies on the token itself.
+    mutating func execute() {
+        if !policies.verifiesSignatures, jws.signature.isEmpty {
+            notes.append("the signature segment is empty: the token is not signed")
+        }
+        for step in policies.beforeNested { step.apply(to: &self) }
+    }
+
+    /// Runs the backend policies (`--account-token`, `--device-id`, `--require-active`), decided
+    /// on this payload or, for a notification, on the tokens nested in it.
+    mutating func finish(nested: [Inspection.Nested]) {
+        guard !policies.afterNested.isEmpty else { return }
+        if kind == .notification {
+            for item in nested {
+                guard let payload = item.inspection.jws?.payload.essentials else { continue }
+                subjects.append(Subject(label: item.path + " ", payload: payload, kind: item.inspection.kind))
+            }
+        } else {
+            subjects.append(Subject(label: "", payload: jws.payload.essentials, kind: kind))
+        }
+        for step in policies.afterNested { step.apply(to: &self) }
+    }
+
+    /// Records whether the certificates are valid now too, when they were checked at another
+    /// moment (the signing time, `--at`): the one place that decides `validNow`.
+    ///
+    /// - Parameters:
+    ///   - validText: the detail when they are ("the chain is also valid now (…)").
+    ///   - certificates: the chain `explain` names when they are not.
+    ///   - known: true when they are already known to be valid now (a validated window covers now).
+    ///   - validate: validates them now; not called when `known`.
+    mutating func recordValidityNow(
+        validText: String, certificates: [Certificate], known: Bool,
+        validate: () -> TrustStore.PathValidation
+    ) {
+        guard checkTime.basis != "now" else { return }
+        if known {
+            validNow = .init(date: options.now, valid: true, detail: validText)
+            return
+        }
+        let result = validate()
+        validNow = .init(
+            date: options.now, valid: result.isValid,
+            detail: result.isValid ? validText : explain(result, certificates: certificates, when: nowText))
+    }
+
+    /// Turns OpenSSL's verification error into a sentence naming the certificate and the dates involved.
+    func explain(_ result: TrustStore.PathValidation, certificates: [Certificate], when: String) -> String {
+        guard let error = result.error else { return "ok" }  // Only failures are explained.
+        let depth = Int(result.errorDepth)
+        let subject: Certificate? = depth >= 0 && depth < certificates.count ? certificates[depth] : nil
+        let which = depth == 0 ? "leaf" : depth == 1 ? "intermediate" : depth >= 2 ? "root" : "chain"
+        var text = error.description
+        if let subject {
+            text += " at the \(which) \(Self.name(subject))"
+        } else if depth >= 0 {
+            text += " at depth \(depth)"
+        }
+        switch error {
+        case .certNotYetValid, .certHasExpired:
+            if let subject {
+                text +=
+                    ": valid \(ISO8601.string(subject.notBefore)) to \(ISO8601.string(subject.notAfter)), checked \(when)"
+            } else {
+                text += ", checked \(when)"
+            }
+        case .unableToGetIssuerCert, .unableToGetIssuerCertLocally, .unableToVerifyLeafSignature:
+            let roots = options.trustStore.roots.map { Self.name($0) }.joined(separator: ", ")
+            let issuer = (subject ?? certificates[min(1, certificates.count - 1)]).issuer
+            text += ": issuer \"\(issuer)\" is not among the trusted roots (\(roots)); x5c[2] is never trusted"
+        default:
+            text += ", checked \(when)"
+        }
+        return text
+    }
+
+    mutating func record(_ check: Check) {
+        checks.append(check)
+    }
+
+    mutating func record(_ name: Check.Name, _ passed: Bool, _ detail: String) {
+        checks.append(Check(name, passed: passed, detail))
+    }
+
+    /// A short name for messages: the common name in quotes, else the subject.
+    static func name(_ certificate: Certificate) -> String {
+        "\"\(certificate.commonName ?? certificate.subject)\""
+    }
+}

@@ -1,0 +1,69 @@
+extension TrustModel {
+    /// The model a token's header selects, with the `x5c` check that decided it.
+    struct Selection {
+        /// nil when no model applies (`x5c` unusable): the signature is then not checked.
+        let model: TrustModel?
+        /// The `x5c` check's outcome (nil for a model that reads no `x5c`).
+        let x5c: Check?
+        /// The token looks like StoreKit Testing in Xcode's, trusted or not.
+        let isXcode: Bool
+    }
+
+    /// Selects the model for a token from its parsed `x5c`.
+    static func select(jws: CompactJWS, chain: ParsedChain, trustStore: TrustStore) -> Selection {
+        func failed(_ detail: String, isXcode: Bool = false) -> Selection {
+            Selection(model: nil, x5c: Check(.x5c, passed: false, detail), isXcode: isXcode)
+        }
+        let header = jws.header.object
+        if let problem = chain.problem {
+            if header["x5c"] == nil, header["alg"] == .string("ES256") {
+                return failed(ForeignJWT.withoutChainDetail(header: header, payload: jws.payload.object))
+            }
+            return failed(problem)
+        }
+        let certificates = chain.certificates
+        let count = chain.count
+        if count == 1, let only = certificates.first {
+            // Rare (App Store chains have three certificates): worth decoding the whole payload.
+            let isXcode = looksLikeXcode(header: header, payload: jws.payload.object, certificate: only)
+            if trustStore.roots.contains(where: { $0.derBytes == only.derBytes }) {
+                return Selection(
+                    model: .pinnedCertificate(only, isXcode: isXcode),
+                    x5c: Check(.x5c, passed: true, "1 certificate, identical to a trusted root (--root)"),
+                    isXcode: isXcode)
+            }
+            if isXcode {
+                return failed(
+                    "a StoreKit Testing in Xcode token (one self-signed certificate "
+                        + "\"\(only.commonName ?? only.subject)\"), NOT signed by the App Store; to verify it, export the "
+                        + "certificate from Xcode (Editor > Save Public Certificate) and pass --root StoreKitTestCertificate.cer",
+                    isXcode: true)
+            }
+        }
+        guard count == 3 else {
+            return failed(
+                "x5c has \(count) certificate\(count == 1 ? "" : "s"); "
+                    + "App Store chains have exactly 3 (leaf, intermediate, root)")
+        }
+        let model = TrustModel.appStoreChain(leaf: certificates[0], intermediate: certificates[1])
+        if let ignored = chain.ignoredRoot {
+            return Selection(
+                model: model, x5c: Check(.x5c, passed: true, "3 entries (leaf, intermediate, x5c[2]); \(ignored)"),
+                isXcode: false)
+        }
+        return Selection(
+            model: model,
+            x5c: Check(
+                .x5c, passed: true,
+                "3 certificates (leaf, intermediate, root); x5c[2] is never trusted, only the configured roots are"),
+            isXcode: false)
+    }
+
+    /// Xcode's markers: `kid` "Apple_Xcode_Key", the certificate's name, or an Xcode environment.
+    private static func looksLikeXcode(
+        header: [String: JSONValue], payload: [String: JSONValue], certificate: Certificate
+    ) -> Bool {
+        header["kid"] == .string("Apple_Xcode_Key") || certificate.commonName == "StoreKit Testing in Xcode"
+            || payload["environment"] == .string("Xcode") || payload["receiptType"] == .string("Xcode")
+    }
+}

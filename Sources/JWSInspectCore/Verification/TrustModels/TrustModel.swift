@@ -1,0 +1,70 @@
+/// Where a token's signing key comes from, and why it is trusted: one case per trust model.
+///
+/// Selected once per token from its header (`select`); each case says which algorithms it
+/// allows, which checks its validation decides, supplies the signing key, and words the
+/// verdict. A new model (a developer's own key chosen by `kid`, with no `x5c`) is a new case,
+/// its selection rule in `select`, and its validation in a file beside these.
+enum TrustModel {
+    /// App Store data: an `x5c` leaf and intermediate leading to a trusted root, with Apple's
+    /// marker OIDs (`AppStoreChain`).
+    case appStoreChain(leaf: Certificate, intermediate: Certificate)
+    /// A one-certificate `x5c` identical to a trusted root given with `--root`, such as the
+    /// certificate StoreKit Testing in Xcode signs with (`PinnedCertificate`).
+    case pinnedCertificate(Certificate, isXcode: Bool)
+
+    /// The algorithms App Store data is signed with.
+    static let appStoreAlgorithms = ["ES256"]
+
+    /// The algorithms the model accepts in `alg`.
+    var allowedAlgorithms: [String] {
+        switch self {
+        case .appStoreChain, .pinnedCertificate: Self.appStoreAlgorithms
+        }
+    }
+
+    /// The checks the model's validation decides (besides `x5c` and `signature`).
+    var validationChecks: [any VerifierPolicy.Type] {
+        switch self {
+        case .appStoreChain: [ChainPolicy.self, ChainPathPolicy.self, LeafOIDPolicy.self, IntermediateOIDPolicy.self]
+        case .pinnedCertificate: [ChainPolicy.self]
+        }
+    }
+
+    /// Every check some model's validation decides.
+    static let validationPolicies: [any VerifierPolicy.Type] = [
+        ChainPolicy.self, ChainPathPolicy.self, LeafOIDPolicy.self, IntermediateOIDPolicy.self,
+    ]
+
+    /// Validates what the model trusts, recording its checks on `run`.
+    func validate(_ run: inout Run) {
+        switch self {
+        case .appStoreChain(let leaf, let intermediate):
+            AppStoreChain.validate(leaf: leaf, intermediate: intermediate, run: &run)
+        case .pinnedCertificate(let certificate, let isXcode):
+            PinnedCertificate.validate(certificate, isXcode: isXcode, run: &run)
+        }
+    }
+
+    /// The key the signature must verify with (nil when it cannot be decoded).
+    ///
+    /// - Parameter chainEntry: the cache's entry for the pair, when the validation looked it up.
+    func signingKey(chainEntry: VerificationCache.ChainEntry?, cache: VerificationCache) -> PublicKey? {
+        switch self {
+        case .appStoreChain(let leaf, let intermediate):
+            (chainEntry ?? cache.chain(leaf: leaf, intermediate: intermediate)).leafKey
+        case .pinnedCertificate(let certificate, _):
+            certificate.publicKey
+        }
+    }
+
+    /// The verdict on a token every check passed.
+    var verdict: String {
+        switch self {
+        case .pinnedCertificate(_, isXcode: true):
+            "StoreKit Testing in Xcode token, NOT signed by the App Store: signature verified with "
+                + "the trusted Xcode certificate"
+        case .appStoreChain, .pinnedCertificate:
+            "signature and certificate chain verified"
+        }
+    }
+}

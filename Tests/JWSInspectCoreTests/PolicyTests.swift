@@ -1,0 +1,179 @@
+import Foundation
+import TestPKI
+import Testing
+
+@testable import JWSInspectCore
+
+/// The checks as policies: one type per check, chosen in one place, and the payload members
+/// decoded for speed being exactly what the chosen policies declare.
+@Suite struct PolicyTests {
+    static let account = UUID(uuidString: "7E3FB20B-4CDB-47CC-936D-99D65F608138")!
+    static let device = UUID(uuidString: "2C9A1F6E-0B8D-4E3A-9C57-6F1E2D3C4B5A")!
+
+    /// One option set per policy that an option turns on, then all of them together.
+    static let optionSets: [(String, @Sendable (inout VerificationOptions) -> Void)] = [
+        ("defaults", { _ in }),
+        ("no-verify", { $0.verifySignatures = false }),
+        ("bundle-id", { $0.expectedBundleId = TestPayloads.bundleId }),
+        ("app-apple-id", { $0.expectedAppAppleId = TestPayloads.appAppleId }),
+        ("environment", { $0.expectedEnvironment = .sandbox }),
+        ("account-token", { $0.expectedAccountToken = account }),
+        ("device-verification", { $0.deviceVerificationID = device }),
+        ("active", { $0.requireActive = true }),
+        (
+            "all",
+            {
+                $0.expectedBundleId = TestPayloads.bundleId
+                $0.expectedAppAppleId = TestPayloads.appAppleId
+                $0.expectedEnvironment = .production
+                $0.expectedAccountToken = account
+                $0.deviceVerificationID = device
+                $0.requireActive = true
+            }
+        ),
+    ]
+
+    /// Tokens carrying every member some policy reads, of every kind, nested or not.
+    static func tokens() -> [String] {
+        let pki = Fixtures.pki
+        let nonce = "0b6d8c4e-2a1f-4e3b-9d5c-7a8b9c0d1e2f"
+        let verification = DeviceVerification.expected(nonce: nonce, deviceID: device)
+        let extra =
+            #","appAccountToken":"7e3fb20b-4cdb-47cc-936d-99d65f608138","deviceVerificationNonce":"\#(nonce)","#
+            + #""deviceVerification":"\#(verification)","revocationDate":1735700000000,"revocationReason":1}"#
+        let transaction = String(TestPayloads.transaction().dropLast()) + extra
+        let nested = pki.sign(payloadJSON: transaction)
+        let notification =
+            #"{"notificationType":"DID_RENEW","signedDate":1735689600000,"data":{"bundleId":"b","appAppleId":1,"#
+            + #""environment":"Sandbox","signedTransactionInfo":"\#(nested)"}}"#
+        return [
+            nested,
+            pki.sign(payloadJSON: TestPayloads.transaction()),
+            pki.sign(payloadJSON: TestPayloads.renewalInfo()),
+            pki.sign(payloadJSON: TestPayloads.appTransaction()),
+            pki.sign(payloadJSON: TestPayloads.notification()),
+            pki.sign(payloadJSON: notification),
+            XcodeTokenTests.token(),
+        ]
+    }
+
+    @Test func everyCheckNameHasItsOwnPolicyDeclaringItsStatus() {
+        #expect(Policies.all.map { $0.name } == Check.Name.allCases)
+        let statuses: [Check.Name: Status] = [
+            .alg: .invalidSignature, .crit: .invalidSignature, .signature: .invalidSignature,
+            .x5c: .invalidChain, .chain: .invalidChain, .chainPath: .invalidChain, .leafOID: .invalidChain,
+            .intermediateOID: .invalidChain, .bundleId: .wrongApp, .appAppleId: .wrongApp, .accountToken: .wrongApp,
+            .deviceVerification: .wrongApp, .environment: .wrongEnvironment, .active: .inactive,
+        ]
+        for name in Check.Name.allCases {
+            #expect(name.policy.name == name)
+            #expect(name.failureStatus == statuses[name], "\(name)")
+        }
+    }
+
+    @Test func everyDeclaredMemberIsDecoded() {
+        for (label, configure) in Self.optionSets {
+            let options = Fixtures.options(configure)
+            let decoded = Set(PayloadKeys(for: options).selection.values)
+            for policy in Policies.make(options).chosen {
+                for member in policy.payloadMembers {
+                    #expect(decoded.contains(member), "\(label): \(policy.name) reads \(member)")
+                }
+            }
+        }
+        let all = Set(PayloadKeys.all.selection.values)
+        for policy in Policies.all {
+            for member in policy.payloadMembers { #expect(all.contains(member), "\(policy.name): \(member)") }
+        }
+    }
+
+    @Test func theDecodedMembersAreTheChosenPoliciesOnly() {
+        #expect(PayloadKeys(for: Fixtures.options()).selection.plan.values == ["signedDate", "receiptCreationDate"])
+        let all = Fixtures.options(Self.optionSets.last!.1)
+        #expect(
+            PayloadKeys(for: all).selection.plan.values == [
+                "signedDate", "receiptCreationDate", "bundleId", "appAppleId", "environment", "receiptType",
+                "appAccountToken", "deviceVerification", "deviceVerificationNonce", "revocationDate",
+                "revocationReason", "revocationType", "isUpgraded", "type", "expiresDate",
+            ])
+        #expect(Policies.make(Fixtures.options { $0.verifySignatures = false }).beforeNested.isEmpty)
+    }
+
+    /// A policy that read a member it did not declare would see it missing from the selected
+    /// payload, and decide differently than on the fully decoded one.
+    @Test func noPolicyReadsAMemberItDidNotDeclare() throws {
+        // Every member of every test payload, found by decoding them whole, not from any declaration.
+        var members = Set<String>()
+        for token in Self.tokens() { members.formUnion(try CompactJWS(token).payload.object.keys) }
+        let full = PayloadKeys(values: members.sorted())
+        for (label, configure) in Self.optionSets {
+            for roots in [Fixtures.options(configure), XcodeTokenTests.trustingXcode(configure)] {
+                let selected = Verifier(
+                    options: roots, cache: VerificationCache(), payloadKeys: PayloadKeys(for: roots))
+                let everything = Verifier(options: roots, cache: VerificationCache(), payloadKeys: full)
+                for token in Self.tokens() {
+                    let lhs = selected.inspect(token, source: "t")
+                    let rhs = everything.inspect(token, source: "t")
+                    #expect(lhs.checks == rhs.checks, "\(label)")
+                    #expect(lhs.notes == rhs.notes, "\(label)")
+                    #expect(lhs.status == rhs.status && lhs.reason == rhs.reason, "\(label)")
+                    #expect(lhs.kind == rhs.kind, "\(label)")
+                }
+            }
+        }
+    }
+}
+
+/// Where the signing key comes from: one value per trust model.
+@Suite struct TrustModelTests {
+    static func selection(_ token: String, _ options: VerificationOptions) -> TrustModel.Selection {
+        let jws = try! CompactJWS(token)
+        let chain = ParsedChain(header: jws.header.object, trustStore: options.trustStore, cache: VerificationCache())
+        return TrustModel.select(jws: jws, chain: chain, trustStore: options.trustStore)
+    }
+
+    @Test func anAppStoreChainSelectsTheChainModel() throws {
+        let selection = Self.selection(Fixtures.pki.sign(payloadJSON: TestPayloads.transaction()), Fixtures.options())
+        let model = try #require(selection.model)
+        guard case .appStoreChain = model else {
+            Issue.record("\(model)")
+            return
+        }
+        #expect(model.allowedAlgorithms == ["ES256"])
+        #expect(model.validationChecks.map { $0.name } == [.chain, .chainPath, .leafOID, .intermediateOID])
+        #expect(selection.x5c?.passed == true && !selection.isXcode)
+        #expect(model.verdict == "signature and certificate chain verified")
+    }
+
+    @Test func xcodesPinnedCertificateSelectsThePinnedModel() throws {
+        let selection = Self.selection(XcodeTokenTests.token(), XcodeTokenTests.trustingXcode())
+        let model = try #require(selection.model)
+        guard case .pinnedCertificate(_, isXcode: true) = model else {
+            Issue.record("\(model)")
+            return
+        }
+        #expect(model.allowedAlgorithms == ["ES256"])
+        #expect(model.validationChecks.map { $0.name } == [.chain])
+        #expect(model.verdict.hasPrefix("StoreKit Testing in Xcode token"))
+    }
+
+    @Test func anUntrustedXcodeTokenSelectsNoModel() {
+        let selection = Self.selection(XcodeTokenTests.token(), Fixtures.options())
+        #expect(selection.model == nil && selection.isXcode && selection.x5c?.passed == false)
+    }
+
+    @Test func aValidTokenRecordsOnlyTheChecksItsModelDecides() {
+        let cases = [
+            (Fixtures.pki.sign(payloadJSON: TestPayloads.transaction()), Fixtures.options()),
+            (XcodeTokenTests.token(), XcodeTokenTests.trustingXcode()),
+        ]
+        for (token, options) in cases {
+            let model = Self.selection(token, options).model
+            let result = Verifier(options: options).inspect(token, source: "t")
+            #expect(result.status == .valid, "\(result.reason)")
+            let allowed = [.alg, .x5c, .signature] + (model?.validationChecks.map { $0.name } ?? [])
+            #expect(result.checks.allSatisfy { allowed.contains($0.name) })
+            #expect(Set(result.checks.map(\.name)) == Set(allowed))
+        }
+    }
+}
