@@ -202,9 +202,7 @@ final class VerificationCache: Sendable {
         }
         let entry = ChainEntry(
             leaf: leaf, intermediate: intermediate,
-            leafMarker: Self.marker(.leafOID, leaf, AppleCertificates.leafMarkerOID, "leaf"),
-            intermediateMarker: Self.marker(
-                .intermediateOID, intermediate, AppleCertificates.intermediateMarkerOID, "intermediate"),
+            leafMarker: LeafOIDPolicy.check(leaf), intermediateMarker: IntermediateOIDPolicy.check(intermediate),
             leafKey: leaf.publicKey, validated: nil)
         // Certificates too large to be kept are not kept through a chain either.
         guard leaf.derBytes.count <= largest, intermediate.derBytes.count <= largest else { return entry }
@@ -232,13 +230,5 @@ final class VerificationCache: Sendable {
             state.chains[key] = entry.validated(validated)
         }
         return validated
-    }
-
-    private static func marker(_ name: Check.Name, _ certificate: Certificate, _ oid: String, _ role: String) -> Check {
-        if let value = certificate.extensionValue(oid: oid) {
-            let shown = value == [0x05, 0x00] ? "NULL" : "0x" + value.hexString()
-            return Check(name, passed: true, "the \(role) carries \(oid) (value \(shown))")
-        }
-        return Check(name, passed: false, "the \(role) \(Run.name(certificate)) lacks Apple's marker extension \(oid)")
     }
 }

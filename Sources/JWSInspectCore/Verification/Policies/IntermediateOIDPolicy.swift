@@ -1,9 +1,13 @@
 /// `intermediate-oid`: the intermediate carries Apple's WWDR marker extension
 /// (`AppleCertificates.intermediateMarkerOID`).
 ///
-/// Decided once per intermediate certificate by `VerificationCache.chain(leaf:intermediate:)`.
+/// Decided here, once per (leaf, intermediate) pair, when `VerificationCache.chain(leaf:intermediate:)` first sees it.
 enum IntermediateOIDPolicy: VerifierPolicy {
     static let name = Check.Name.intermediateOID
     static let failureStatus = Status.invalidChain
     static let payloadMembers: [String] = []
+
+    static func check(_ intermediate: Certificate) -> Check {
+        MarkerExtension.check(name, intermediate, oid: AppleCertificates.intermediateMarkerOID, role: "intermediate")
+    }
 }

@@ -1,9 +1,13 @@
 /// `leaf-oid`: the leaf carries Apple's App Store receipt-signing marker extension
 /// (`AppleCertificates.leafMarkerOID`).
 ///
-/// Decided once per leaf certificate by `VerificationCache.chain(leaf:intermediate:)`.
+/// Decided here, once per (leaf, intermediate) pair, when `VerificationCache.chain(leaf:intermediate:)` first sees it.
 enum LeafOIDPolicy: VerifierPolicy {
     static let name = Check.Name.leafOID
     static let failureStatus = Status.invalidChain
     static let payloadMembers: [String] = []
+
+    static func check(_ leaf: Certificate) -> Check {
+        MarkerExtension.check(name, leaf, oid: AppleCertificates.leafMarkerOID, role: "leaf")
+    }
 }

@@ -1,0 +1,13 @@
+/// Apple's marker extensions, as `leaf-oid` and `intermediate-oid` check them.
+enum MarkerExtension {
+    /// Whether `certificate` carries the extension `oid`, as the check `name`.
+    ///
+    /// - Parameter role: "leaf" or "intermediate", for messages.
+    static func check(_ name: Check.Name, _ certificate: Certificate, oid: String, role: String) -> Check {
+        if let value = certificate.extensionValue(oid: oid) {
+            let shown = value == [0x05, 0x00] ? "NULL" : "0x" + value.hexString()
+            return Check(name, passed: true, "the \(role) carries \(oid) (value \(shown))")
+        }
+        return Check(name, passed: false, "the \(role) \(Run.name(certificate)) lacks Apple's marker extension \(oid)")
+    }
+}
