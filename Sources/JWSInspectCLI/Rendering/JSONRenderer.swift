@@ -52,9 +52,10 @@ enum JSONRenderer {
             ("checks", .array(checks)),
         ]
         members.append(("notes", .array(inspection.notes.map { .string($0) })))
-        if let jws = inspection.jws {
-            let fragments = cache.fragments(header: jws.header.bytes, pretty: pretty, level: level + 1) {
-                (OutputJSON.raw(jws.header.bytes), OutputJSON.array(inspection.chain.map(certificate)))
+        let sections = inspection.envelope?.sections
+        if let sections {
+            let fragments = cache.fragments(header: sections.header.bytes, pretty: pretty, level: level + 1) {
+                (OutputJSON.raw(sections.header.bytes), OutputJSON.array(inspection.chain.map(certificate)))
             }
             members.append(("header", .preformatted(fragments.header)))
             members.append(("chain", .preformatted(fragments.chain)))
@@ -62,7 +63,7 @@ enum JSONRenderer {
             members.append(("header", .null))
             members.append(("chain", .array(inspection.chain.map(certificate))))
         }
-        members.append(("payload", inspection.jws.map { .raw($0.payload.bytes) } ?? .null))
+        members.append(("payload", sections.map { .raw($0.payload.bytes) } ?? .null))
         members.append(("display", shown.map(display) ?? .null))
         members.append(("unknownFields", .array((shown?.unknownFields ?? []).map { .string($0) })))
         members.append(("unknownValues", .array((shown?.unknownValues ?? []).map { .string($0) })))

@@ -32,7 +32,7 @@ struct TableRenderer {
                 lines.append("  " + note + " — " + TerminalText.safe(now.detail) + "; " + Inspection.ValidityNow.advice)
             }
         }
-        guard let jws = inspection.jws else { return lines }
+        guard let sections = inspection.envelope?.sections else { return lines }
 
         if !inspection.checks.isEmpty || !inspection.notes.isEmpty {
             lines.append("")
@@ -49,7 +49,7 @@ struct TableRenderer {
 
         lines.append("")
         lines.append(heading("HEADER"))
-        lines += table(headerRows(jws.header.object, now: inspection.now))
+        lines += table(headerRows(sections.header.object, now: inspection.now))
 
         if !inspection.chain.isEmpty {
             lines.append("")

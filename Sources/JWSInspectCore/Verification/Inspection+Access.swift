@@ -27,8 +27,8 @@ extension Inspection {
     /// `display`, `summary` and `access` together (nil when malformed); computed on demand,
     /// so `--quiet` runs never pay for it.
     public var fullPresentation: Presentation? {
-        guard let jws else { return nil }
-        let payload = jws.payload.object
+        guard let envelope else { return nil }
+        let payload = envelope.sections.payload.object
         let decision = accessDecision(payload)
         let nestedAccess = decision.path == nil ? nil : (decision.kind, decision.access)
         return Presentation(
@@ -40,7 +40,7 @@ extension Inspection {
 
     /// Whether the payload grants access at `accessTime` (nil when malformed).
     public var access: AccessDecision? {
-        jws.map { jws in accessDecision(Self.accessMembers(jws.payload)) }
+        envelope.map { envelope in accessDecision(Self.accessMembers(envelope.sections.payload)) }
     }
 
     /// Whether the signature and certificate chain verified, here and in every nested token,
@@ -48,7 +48,7 @@ extension Inspection {
     /// `--no-verify`, which checks nothing cryptographic. A StoreKit Testing in Xcode token
     /// can be authentic to its pinned certificate, yet it is not signed by the App Store (`isXcode`).
     public var isAuthentic: Bool {
-        guard jws != nil, checks.contains(where: { $0.name == .signature && $0.passed }),
+        guard envelope != nil, checks.contains(where: { $0.name == .signature && $0.passed }),
             checks.contains(where: { $0.name == .chain && $0.passed })
         else { return false }
         let cryptographic: Set<Status> = [.invalidSignature, .invalidChain]
@@ -65,11 +65,11 @@ extension Inspection {
     /// The decision on `payload` (this token's members), or on the nested token that decides.
     private func accessDecision(_ payload: [String: JSONValue]) -> AccessDecision {
         let decides = { (item: Nested) in
-            Entitlement.decidesAccess(item.inspection.kind) && item.inspection.jws != nil
+            Entitlement.decidesAccess(item.inspection.kind) && item.inspection.envelope != nil
         }
-        if kind == .notification, let item = nested.first(where: decides), let decisive = item.inspection.jws {
+        if kind == .notification, let item = nested.first(where: decides), let decisive = item.inspection.envelope {
             let access = Entitlement.access(
-                kind: item.inspection.kind, payload: Self.accessMembers(decisive.payload), at: accessTime)
+                kind: item.inspection.kind, payload: Self.accessMembers(decisive.sections.payload), at: accessTime)
             return AccessDecision(access: access, kind: item.inspection.kind, path: item.path, time: accessTime)
         }
         let access = Entitlement.access(kind: kind, payload: payload, at: accessTime)

@@ -24,8 +24,10 @@ public struct Inspection: Sendable {
     public var checks: [Check]
     /// Things worth knowing that are not checks (skipped comparisons, fallbacks).
     public var notes: [String]
-    /// The decoded token; nil when it could not be decoded (status `malformed`).
-    public var jws: CompactJWS?
+    /// The decoded token's signed envelope; nil when it could not be decoded (status `malformed`).
+    public var envelope: Envelope?
+    /// The envelope's compact JWS, for what reads JWS (nil when malformed).
+    public var jws: CompactJWS? { envelope?.compactJWS }
     /// One entry per `x5c` certificate.
     public var chain: [CertificateSummary]
     /// When certificate validity was checked, and why that moment.
@@ -44,7 +46,7 @@ public struct Inspection: Sendable {
     /// The payload's fields rendered for reading (nil when malformed); computed on
     /// demand, so `--quiet` runs never pay for it.
     public var display: PayloadDisplay? {
-        jws.map { PayloadDisplay(kind: kind, payload: $0.payload.object, now: now) }
+        envelope.map { PayloadDisplay(kind: kind, payload: $0.sections.payload.object, now: now) }
     }
 
     /// One plain-language line for support staff (nil when malformed); computed on demand.
@@ -81,7 +83,7 @@ public struct Inspection: Sendable {
 
     init(
         source: String, kind: PayloadKind, status: Status, reason: Reason, checks: [Check], notes: [String],
-        jws: CompactJWS?, chain: [CertificateSummary], checkTime: CheckTime?, validNow: ValidityNow?,
+        envelope: Envelope?, chain: [CertificateSummary], checkTime: CheckTime?, validNow: ValidityNow?,
         isXcode: Bool = false, nested: [Nested] = [], now: Date = Date(), accessTime: Date = Date()
     ) {
         self.source = source
@@ -90,7 +92,7 @@ public struct Inspection: Sendable {
         self.reasonText = reason
         self.checks = checks
         self.notes = notes
-        self.jws = jws
+        self.envelope = envelope
         self.chain = chain
         self.checkTime = checkTime
         self.validNow = validNow
@@ -104,6 +106,6 @@ public struct Inspection: Sendable {
     public static func malformed(source: String, reason: String) -> Inspection {
         Inspection(
             source: source, kind: .unknown, status: .malformed, reason: .literal(reason), checks: [], notes: [],
-            jws: nil, chain: [], checkTime: nil, validNow: nil)
+            envelope: nil, chain: [], checkTime: nil, validNow: nil)
     }
 }

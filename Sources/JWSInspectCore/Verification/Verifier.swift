@@ -122,7 +122,7 @@ public struct Verifier: Sendable {
         }
         let inspection = Inspection(
             source: source, kind: run.kind, status: status, reason: reason, checks: run.checks,
-            notes: run.notes, jws: jws, chain: run.chain, checkTime: run.checkTime,
+            notes: run.notes, envelope: .compactJWS(jws), chain: run.chain, checkTime: run.checkTime,
             validNow: run.validNow, isXcode: run.isXcode, nested: nested,
             now: options.now, accessTime: options.accessTime)
         return (inspection, run.deferredSignature)
