@@ -127,27 +127,27 @@ final class BatchRunner: Sendable {
     /// in cache when its signature is checked.
     static let verificationChunk = 16
 
-    /// The items' outcomes, in order: each token inspected and rendered as if its signature
-    /// verified, then every signature verified, and a token whose signature fails inspected
-    /// and rendered again, the ordinary way.
+    /// The items' outcomes, in order: each token inspected with its signature pending, then
+    /// every signature verified (resolving its check), then each rendered; a token whose
+    /// signature fails is inspected again, the ordinary way.
     private func outcomes(of items: ArraySlice<InputScanner.Item>) -> [Outcome] {
-        var outcomes: [Outcome] = []
-        outcomes.reserveCapacity(items.count)
+        var inspections: [Inspection] = []
+        inspections.reserveCapacity(items.count)
         var deferred: [(index: Int, signature: DeferredSignature)] = []
         for item in items {
             switch item {
             case .token(let source, let token):
                 let (inspection, signature) = verifier.inspectDeferringSignature(token, source: source)
-                if let signature { deferred.append((outcomes.count, signature)) }
-                outcomes.append(render(inspection))
+                if let signature { deferred.append((inspections.count, signature)) }
+                inspections.append(inspection)
             case .malformed(let source, let reason):
-                outcomes.append(render(.malformed(source: source, reason: reason)))
+                inspections.append(.malformed(source: source, reason: reason))
             }
         }
-        for (index, signature) in deferred where !signature.verifies() {
+        for (index, signature) in deferred where !signature.resolve(&inspections[index]) {
             guard case .token(let source, let token) = items[items.startIndex + index] else { continue }
-            outcomes[index] = render(verifier.inspect(token, source: source))
+            inspections[index] = verifier.inspect(token, source: source)
         }
-        return outcomes
+        return inspections.map(render)
     }
 }
