@@ -66,9 +66,9 @@ final class BatchRunner: Sendable {
         var groupBytes = 0
         func verifyGroup() {
             // Tokens are verified a few at a time, their ES256 verifications back to back (see
-            // `Verifier.inspectDeferringSignature`).
-            let chunks = stride(from: 0, to: group.count, by: Self.verificationChunk).map {
-                group[$0..<min($0 + Self.verificationChunk, group.count)]
+            // `SignatureBatch`).
+            let chunks = stride(from: 0, to: group.count, by: SignatureBatch.size).map {
+                group[$0..<min($0 + SignatureBatch.size, group.count)]
             }
             for outcomes in parallelMap(chunks, { self.outcomes(of: $0) }) {
                 outcomes.forEach(deliver)
@@ -122,32 +122,16 @@ final class BatchRunner: Sendable {
         }
     }
 
-    /// Tokens whose signatures are verified together: enough for OpenSSL's tables to stay
-    /// warm from one verification to the next, few enough that each token's data is still
-    /// in cache when its signature is checked.
-    static let verificationChunk = 16
-
-    /// The items' outcomes, in order: each token inspected with its signature pending, then
-    /// every signature verified (resolving its check), then each rendered; a token whose
-    /// signature fails is inspected again, the ordinary way.
+    /// The items' outcomes, in order: inspected by the batch engine's signature step (every
+    /// signature pending, then verified back to back), then rendered.
     private func outcomes(of items: ArraySlice<InputScanner.Item>) -> [Outcome] {
-        var inspections: [Inspection] = []
-        inspections.reserveCapacity(items.count)
-        var deferred: [(index: Int, signature: DeferredSignature)] = []
+        var batch = SignatureBatch(verifier: verifier, capacity: items.count)
         for item in items {
             switch item {
-            case .token(let source, let token):
-                let (inspection, signature) = verifier.inspectDeferringSignature(token, source: source)
-                if let signature { deferred.append((inspections.count, signature)) }
-                inspections.append(inspection)
-            case .malformed(let source, let reason):
-                inspections.append(.malformed(source: source, reason: reason))
+            case .token(let source, let token): batch.inspect(token, source: source)
+            case .malformed(let source, let reason): batch.append(.malformed(source: source, reason: reason))
             }
         }
-        for (index, signature) in deferred where !signature.resolve(&inspections[index]) {
-            guard case .token(let source, let token) = items[items.startIndex + index] else { continue }
-            inspections[index] = verifier.inspect(token, source: source)
-        }
-        return inspections.map(render)
+        return batch.finish().map(render)
     }
 }
