@@ -3,6 +3,8 @@ public struct DeferredSignature: Sendable {
     let key: PublicKey
     let digest: [UInt8]
     let signature: [UInt8]
+    /// Where its pending check is in the inspection's `checks`.
+    let checkIndex: Int
 
     /// Runs the verification: true when the signature is good.
     public func verifies() -> Bool {
@@ -15,13 +17,13 @@ public struct DeferredSignature: Sendable {
     /// - Returns: false when the signature is bad: the inspection must be discarded.
     public func resolve(_ inspection: inout Inspection) -> Bool {
         guard verifies() else { return false }
-        Self.pass(&inspection)
+        Self.pass(&inspection, at: checkIndex)
         return true
     }
 
     /// Passes the inspection's pending check, once its signature is known to verify.
-    static func pass(_ inspection: inout Inspection) {
-        guard let index = inspection.checks.firstIndex(where: \.isPending) else { return }
-        inspection.checks[index] = inspection.checks[index].passing()
+    static func pass(_ inspection: inout Inspection, at index: Int) {
+        guard index < inspection.checks.count else { return }
+        inspection.checks[index].pass()
     }
 }

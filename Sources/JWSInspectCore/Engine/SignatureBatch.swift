@@ -29,7 +29,7 @@ public struct SignatureBatch: ~Copyable {
     public mutating func inspect(_ token: String, source: String) {
         let (inspection, signature) = verifier.inspectDeferringSignature(token, source: source)
         if let signature { deferred.append((inspections.count, signature, token, source)) }
-        inspections.append(inspection)
+        inspections.append(consume inspection)
     }
 
     /// Adds an inspection that needs no signature (a malformed input).

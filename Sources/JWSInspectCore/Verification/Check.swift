@@ -33,8 +33,8 @@ public struct Check: Sendable, Equatable {
     }
 
     public let name: Name
-    let state: State
-    private let text: Text
+    private(set) var state: State
+    private var text: Text
 
     /// Whether it passed; never true before its work has run.
     public var passed: Bool { state == .passed }
@@ -63,10 +63,11 @@ public struct Check: Sendable, Equatable {
         Check(name, state: .pending, text: .pending(detailWhenPassed: resolved))
     }
 
-    /// This pending check, passed: its work ran and succeeded. Any other check is returned as is.
-    func passing() -> Check {
-        guard case .pending(let detail) = text else { return self }
-        return Check(name, state: .passed, text: .literal(detail))
+    /// Passes this pending check, in place: its work ran and succeeded. Any other check is left as is.
+    mutating func pass() {
+        guard case .pending(let detail) = text else { return }
+        state = .passed
+        text = .literal(detail)
     }
 
     /// The chain check's outcome for every valid App Store chain: its detail names the check

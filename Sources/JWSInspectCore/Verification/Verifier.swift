@@ -106,7 +106,7 @@ public struct Verifier: Sendable {
         let nestedFailure = nested.first { $0.inspection.status.isFailure }
         // A pending check (a deferred signature) has not failed: the verdict is the one it
         // gets when that check passes, and `DeferredSignature.resolve` makes it so or discards it.
-        if let failure = run.checks.first(where: \.failed) {
+        if let failure = run.checks.first(where: { $0.state == .failed }) {
             status = failure.name.failureStatus
             reason = .literal("\(failure.name.rawValue): \(failure.detail)")
         } else if let nestedFailure {

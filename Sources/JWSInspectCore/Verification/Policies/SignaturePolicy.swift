@@ -32,7 +32,8 @@ enum SignaturePolicy: VerifierPolicy {
             ? verified : "ES256 signature over header.payload verified with the leaf's \(key.summary) key"
         if run.deferringSignature {
             // Not run yet: pending until the caller runs it (`DeferredSignature.resolve`).
-            run.deferredSignature = DeferredSignature(key: key, digest: digest, signature: run.jws.signature)
+            run.deferredSignature = DeferredSignature(
+                key: key, digest: digest, signature: run.jws.signature, checkIndex: run.checks.count)
             run.record(.pending(name, detailWhenPassed: verifiedText))
         } else if let failure = key.verifyES256(signature: run.jws.signature, digest: digest) {
             run.record(name, false, failure.description)
