@@ -66,9 +66,9 @@ final class BatchRunner: Sendable {
         var groupBytes = 0
         func verifyGroup() {
             // Tokens are verified a few at a time, their ES256 verifications back to back (see
-            // `Verifier.inspectDeferringSignature`).
-            let chunks = stride(from: 0, to: group.count, by: Self.verificationChunk).map {
-                group[$0..<min($0 + Self.verificationChunk, group.count)]
+            // `SignatureBatch`).
+            let chunks = stride(from: 0, to: group.count, by: SignatureBatch.size).map {
+                group[$0..<min($0 + SignatureBatch.size, group.count)]
             }
             for outcomes in parallelMap(chunks, { self.outcomes(of: $0) }) {
                 outcomes.forEach(deliver)
@@ -122,32 +122,16 @@ final class BatchRunner: Sendable {
         }
     }
 
-    /// Tokens whose signatures are verified together: enough for OpenSSL's tables to stay
-    /// warm from one verification to the next, few enough that each token's data is still
-    /// in cache when its signature is checked.
-    static let verificationChunk = 16
-
-    /// The items' outcomes, in order: each token inspected and rendered as if its signature
-    /// verified, then every signature verified, and a token whose signature fails inspected
-    /// and rendered again, the ordinary way.
+    /// The items' outcomes, in order: inspected by the batch engine's signature step (every
+    /// signature pending, then verified back to back), then rendered.
     private func outcomes(of items: ArraySlice<InputScanner.Item>) -> [Outcome] {
-        var outcomes: [Outcome] = []
-        outcomes.reserveCapacity(items.count)
-        var deferred: [(index: Int, signature: DeferredSignature)] = []
+        var batch = SignatureBatch(verifier: verifier, capacity: items.count)
         for item in items {
             switch item {
-            case .token(let source, let token):
-                let (inspection, signature) = verifier.inspectDeferringSignature(token, source: source)
-                if let signature { deferred.append((outcomes.count, signature)) }
-                outcomes.append(render(inspection))
-            case .malformed(let source, let reason):
-                outcomes.append(render(.malformed(source: source, reason: reason)))
+            case .token(let source, let token): batch.inspect(token, source: source)
+            case .malformed(let source, let reason): batch.append(.malformed(source: source, reason: reason))
             }
         }
-        for (index, signature) in deferred where !signature.verifies() {
-            guard case .token(let source, let token) = items[items.startIndex + index] else { continue }
-            outcomes[index] = render(verifier.inspect(token, source: source))
-        }
-        return outcomes
+        return batch.finish().map(render)
     }
 }

@@ -43,12 +43,18 @@ enum Harness {
 
     private static func inspect(_ token: String, source: String, verifier: Verifier) {
         let inspection = verifier.inspect(token, source: source)
-        // Batches inspect as if the signature verified, then verify: the same verdict, or
-        // (when the signature fails) a failure that the ordinary inspection reports.
-        let (deferred, signature) = verifier.inspectDeferringSignature(token, source: source)
-        if signature?.verifies() ?? true {
+        // Batches inspect with the signature pending, then verify: a pending check is never
+        // passed before it has run; once resolved, the same inspection; or (when the signature
+        // fails) a failure that the ordinary inspection reports.
+        var (deferred, signature) = verifier.inspectDeferringSignature(token, source: source)
+        let pending = deferred.checks.filter(\.isPending)
+        precondition(
+            pending.count == (signature == nil ? 0 : 1) && pending.allSatisfy { $0.name == .signature && !$0.passed },
+            "a deferred signature must be one pending signature check, never passed before it has run")
+        if signature?.resolve(&deferred) ?? true {
             precondition(
-                deferred.status == inspection.status && deferred.reason == inspection.reason,
+                deferred.status == inspection.status && deferred.reason == inspection.reason
+                    && deferred.checks == inspection.checks,
                 "deferred verification disagrees: \(deferred.reason) / \(inspection.reason)")
         } else {
             precondition(inspection.status.isFailure, "a signature that does not verify, yet \(inspection.reason)")

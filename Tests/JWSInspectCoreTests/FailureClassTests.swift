@@ -27,8 +27,9 @@ import Testing
         #expect(result.checks.filter { !$0.passed }.map(\.name) == [.signature])
     }
 
-    /// A deferred verification is recorded as passed until the caller runs it: it must
-    /// fail for a tampered token, and what `inspect` says is then the verdict.
+    /// A deferred verification is a pending check until the caller runs it, never passed
+    /// before: resolved, the inspection is `inspect`'s; it must fail for a tampered token,
+    /// and what `inspect` says is then the verdict.
     @Test func deferredSignatureIsLeftToTheCaller() throws {
         let token = pki.sign(payloadJSON: TestPayloads.transaction())
         var parts = token.split(separator: ".").map(String.init)
@@ -36,14 +37,22 @@ import Testing
         let tampered = parts.joined(separator: ".")
         let verifier = Verifier(options: Fixtures.options())
 
-        let good = verifier.inspectDeferringSignature(token, source: "good")
+        var good = verifier.inspectDeferringSignature(token, source: "good")
+        let pending = try #require(good.inspection.checks.first { $0.name == .signature })
+        #expect(pending.isPending && !pending.passed && !pending.failed)
         #expect(try #require(good.signature).verifies())
         #expect(good.inspection.status == .valid)
+        #expect(good.inspection.checks != verifier.inspect(token, source: "good").checks)
+        #expect(try #require(good.signature).resolve(&good.inspection))
         #expect(good.inspection.checks == verifier.inspect(token, source: "good").checks)
+        #expect(good.inspection.reason == verifier.inspect(token, source: "good").reason)
 
         let bad = verifier.inspectDeferringSignature(tampered, source: "bad")
         #expect(bad.inspection.status == .valid, "as if the signature verified")
         #expect(try #require(bad.signature).verifies() == false)
+        var resolved = bad.inspection
+        #expect(try #require(bad.signature).resolve(&resolved) == false)
+        #expect(resolved.checks.contains { $0.isPending }, "left pending, to be discarded")
         #expect(verifier.inspect(tampered, source: "bad").status == .invalidSignature)
 
         // Nothing to defer: undecodable, or an algorithm that is not ES256.

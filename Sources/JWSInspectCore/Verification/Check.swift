@@ -1,4 +1,8 @@
 /// One check run on a JWS: what was checked, whether it passed, and the values involved.
+///
+/// A check is `pending` while its work is left to the caller (a deferred signature, see
+/// `Verifier.inspectDeferringSignature`): it has then neither passed nor failed, and only
+/// `DeferredSignature.resolve(_:)` turns it into a passed one, after the work has run.
 public struct Check: Sendable, Equatable {
     /// Stable identifiers, as they appear in JSON output.
     public enum Name: String, Sendable, CaseIterable {
@@ -21,9 +25,23 @@ public struct Check: Sendable, Equatable {
         public var failureStatus: Status { policy.failureStatus }
     }
 
+    /// Passed, failed, or not run yet.
+    enum State: UInt8, Sendable {
+        case passed
+        case failed
+        case pending
+    }
+
     public let name: Name
-    public let passed: Bool
-    private let text: Text
+    private(set) var state: State
+    private var text: Text
+
+    /// Whether it passed; never true before its work has run.
+    public var passed: Bool { state == .passed }
+    /// Whether it failed; a pending check has not.
+    public var failed: Bool { state == .failed }
+    /// Whether its work is left to the caller and has not run yet.
+    public var isPending: Bool { state == .pending }
 
     /// What was checked and the values seen (expected vs actual on failure).
     public var detail: String {
@@ -31,22 +49,36 @@ public struct Check: Sendable, Equatable {
         case .literal(let detail): detail
         case .chainValid(let anchorName, let time):
             "leaf -> intermediate -> trusted root \(anchorName), valid \(time.phrase)"
+        case .pending:
+            "pending: not verified yet (verified later, with other signatures)"
         }
     }
 
     public init(_ name: Name, passed: Bool, _ detail: String) {
-        self.init(name, passed: passed, text: .literal(detail))
+        self.init(name, state: passed ? .passed : .failed, text: .literal(detail))
+    }
+
+    /// A check whose work is left to the caller; `resolved` is its detail once it has passed.
+    static func pending(_ name: Name, detailWhenPassed resolved: String) -> Check {
+        Check(name, state: .pending, text: .pending(detailWhenPassed: resolved))
+    }
+
+    /// Passes this pending check, in place: its work ran and succeeded. Any other check is left as is.
+    mutating func pass() {
+        guard case .pending(let detail) = text else { return }
+        state = .passed
+        text = .literal(detail)
     }
 
     /// The chain check's outcome for every valid App Store chain: its detail names the check
     /// time, so it is rendered only when shown (`--quiet` batches never format the date).
     static func chainValid(anchorName: String, at time: Inspection.CheckTime) -> Check {
-        Check(.chain, passed: true, text: .chainValid(anchorName: anchorName, at: time))
+        Check(.chain, state: .passed, text: .chainValid(anchorName: anchorName, at: time))
     }
 
-    private init(_ name: Name, passed: Bool, text: Text) {
+    private init(_ name: Name, state: State, text: Text) {
         self.name = name
-        self.passed = passed
+        self.state = state
         self.text = text
     }
 
@@ -54,10 +86,12 @@ public struct Check: Sendable, Equatable {
     private enum Text: Sendable {
         case literal(String)
         case chainValid(anchorName: String, at: Inspection.CheckTime)
+        /// Not run yet; the detail it reads with once it has passed.
+        case pending(detailWhenPassed: String)
     }
 
     /// Checks are equal when they read the same, however their details are held.
     public static func == (lhs: Check, rhs: Check) -> Bool {
-        lhs.name == rhs.name && lhs.passed == rhs.passed && lhs.detail == rhs.detail
+        lhs.name == rhs.name && lhs.state == rhs.state && lhs.detail == rhs.detail
     }
 }

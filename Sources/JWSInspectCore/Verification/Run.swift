@@ -35,7 +35,7 @@ struct Run: ~Copyable {
     let nowText: String
     /// "the chain is also valid now (2026-…)".
     let chainValidNowText: String
-    /// Whether the ES256 verification is left to the caller (recorded as passed meanwhile).
+    /// Whether the ES256 verification is left to the caller (its check pending meanwhile).
     let deferringSignature: Bool
     /// The verification left to the caller, when `deferringSignature`.
     var deferredSignature: DeferredSignature?

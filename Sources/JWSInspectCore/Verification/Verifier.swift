@@ -57,13 +57,14 @@ public struct Verifier: Sendable {
         inspect(token, source: source, deferringSignature: false).inspection
     }
 
-    /// Inspects a token as if its ES256 signature verified, leaving that one verification to
-    /// the caller, who can then run many in a row: each streams OpenSSL's 150 KB P-256 table
-    /// through the CPU's first-level cache, so back to back they stay warm for each other,
-    /// and the decoding stays warm for the next token (about half a microsecond a token here).
+    /// Inspects a token leaving its ES256 verification to the caller, who can then run many in
+    /// a row (the batch engine's `SignatureBatch` does).
     ///
-    /// - Returns: the inspection, final when `signature` is nil or `signature.verifies()`;
-    ///   otherwise it must be discarded for `inspect(_:source:)`, which reports the failure.
+    /// - Returns: the inspection, final when `signature` is nil. Otherwise its `signature`
+    ///   check is `pending` (never passed before it has run) and its verdict is the one it gets
+    ///   if the signature verifies: `signature.resolve(&inspection)` runs the verification and
+    ///   passes the check, or returns false, and the inspection must then be discarded for
+    ///   `inspect(_:source:)`, which reports the failure.
     public func inspectDeferringSignature(_ token: String, source: String)
         -> (inspection: Inspection, signature: DeferredSignature?)
     {
@@ -103,7 +104,9 @@ public struct Verifier: Sendable {
         let status: Status
         let reason: Inspection.Reason
         let nestedFailure = nested.first { $0.inspection.status.isFailure }
-        if let failure = run.checks.first(where: { !$0.passed }) {
+        // A pending check (a deferred signature) has not failed: the verdict is the one it
+        // gets when that check passes, and `DeferredSignature.resolve` makes it so or discards it.
+        if let failure = run.checks.first(where: { $0.state == .failed }) {
             status = failure.name.failureStatus
             reason = .literal("\(failure.name.rawValue): \(failure.detail)")
         } else if let nestedFailure {
@@ -179,17 +182,5 @@ public struct Verifier: Sendable {
         nested.deviceVerificationID = nil
         nested.requireActive = false
         return nested
-    }
-}
-
-/// An ES256 verification left for later by `Verifier.inspectDeferringSignature`.
-public struct DeferredSignature: Sendable {
-    let key: PublicKey
-    let digest: [UInt8]
-    let signature: [UInt8]
-
-    /// Runs the verification: true when the signature is good.
-    public func verifies() -> Bool {
-        key.verifyES256(signature: signature, digest: digest) == nil
     }
 }

@@ -1,7 +1,7 @@
 /// `intermediate-oid`: the intermediate carries Apple's WWDR marker extension
 /// (`AppleCertificates.intermediateMarkerOID`).
 ///
-/// Decided here, once per (leaf, intermediate) pair, when `VerificationCache.chain(leaf:intermediate:)` first sees it.
+/// Decided here, once per (leaf, intermediate) pair, by `AppStoreChain.markerChecks` when the cache first sees it.
 enum IntermediateOIDPolicy: VerifierPolicy {
     static let name = Check.Name.intermediateOID
     static let failureStatus = Status.invalidChain

@@ -1,7 +1,7 @@
 /// `leaf-oid`: the leaf carries Apple's App Store receipt-signing marker extension
 /// (`AppleCertificates.leafMarkerOID`).
 ///
-/// Decided here, once per (leaf, intermediate) pair, when `VerificationCache.chain(leaf:intermediate:)` first sees it.
+/// Decided here, once per (leaf, intermediate) pair, by `AppStoreChain.markerChecks` when the cache first sees it.
 enum LeafOIDPolicy: VerifierPolicy {
     static let name = Check.Name.leafOID
     static let failureStatus = Status.invalidChain

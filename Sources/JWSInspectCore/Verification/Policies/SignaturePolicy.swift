@@ -27,16 +27,18 @@ enum SignaturePolicy: VerifierPolicy {
         }
         let prefix = run.signingPrefix
         let digest = run.jws.withSigningInput { prefix?.digest(of: $0) ?? Digest.sha256($0) }
+        let verifiedText =
+            key.summary == "EC P-256"
+            ? verified : "ES256 signature over header.payload verified with the leaf's \(key.summary) key"
         if run.deferringSignature {
-            run.deferredSignature = DeferredSignature(key: key, digest: digest, signature: run.jws.signature)
-        }
-        if !run.deferringSignature, let failure = key.verifyES256(signature: run.jws.signature, digest: digest) {
+            // Not run yet: pending until the caller runs it (`DeferredSignature.resolve`).
+            run.deferredSignature = DeferredSignature(
+                key: key, digest: digest, signature: run.jws.signature, checkIndex: run.checks.count)
+            run.record(.pending(name, detailWhenPassed: verifiedText))
+        } else if let failure = key.verifyES256(signature: run.jws.signature, digest: digest) {
             run.record(name, false, failure.description)
         } else {
-            run.record(
-                name, true,
-                key.summary == "EC P-256"
-                    ? verified : "ES256 signature over header.payload verified with the leaf's \(key.summary) key")
+            run.record(name, true, verifiedText)
         }
     }
 }

@@ -51,7 +51,8 @@ enum TrustModel {
     func signingKey(chainEntry: VerificationCache.ChainEntry?, cache: VerificationCache) -> PublicKey? {
         switch self {
         case .appStoreChain(let leaf, let intermediate):
-            (chainEntry ?? cache.chain(leaf: leaf, intermediate: intermediate)).leafKey
+            (chainEntry
+                ?? cache.chain(leaf: leaf, intermediate: intermediate, pairChecks: AppStoreChain.markerChecks)).leafKey
         case .pinnedCertificate(let certificate, _):
             certificate.publicKey
         }

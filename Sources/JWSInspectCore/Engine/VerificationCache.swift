@@ -16,6 +16,16 @@ internal import FoundationEssentials
 /// check time lies strictly inside the window gets the same answer a fresh validation
 /// would give; any other time is validated afresh. The trusted roots and the strict
 /// flag are fixed for the cache's lifetime (one cache per `Verifier`).
+///
+/// That argument holds only while nothing else about validity depends on time. A revocation
+/// policy (OCSP, CRLs) makes it depend on when the status was fetched and how long it is
+/// fresh: such a policy must mark itself time-sensitive, and a verifier running a
+/// time-sensitive policy must neither reuse validated windows (`ValidatedPath.covers`) nor
+/// store new ones, deciding every token afresh (or keep its own, revocation-aware window).
+///
+/// The cache holds what it is given and decides nothing itself: the checks a trust model
+/// decides once per (leaf, intermediate) pair (the App Store model's marker OIDs) are
+/// computed by that model, on the pair's first sight, and kept in `ChainEntry.pairChecks`.
 final class VerificationCache: Sendable {
     /// A header segment decoded, with its `x5c` parsed. Immutable and shared, like `ChainEntry`.
     final class HeaderEntry: Sendable {
@@ -37,20 +47,19 @@ final class VerificationCache: Sendable {
     final class ChainEntry: Sendable {
         let leaf: Certificate
         let intermediate: Certificate
-        let leafMarker: Check
-        let intermediateMarker: Check
+        /// The checks the trust model decides once per pair, in report order.
+        let pairChecks: [Check]
         let leafKey: PublicKey?
         /// Set once the pair validated: the validated path and when all of it is in date.
         let validated: ValidatedPath?
 
         init(
-            leaf: Certificate, intermediate: Certificate, leafMarker: Check, intermediateMarker: Check,
-            leafKey: PublicKey?, validated: ValidatedPath?
+            leaf: Certificate, intermediate: Certificate, pairChecks: [Check], leafKey: PublicKey?,
+            validated: ValidatedPath?
         ) {
             self.leaf = leaf
             self.intermediate = intermediate
-            self.leafMarker = leafMarker
-            self.intermediateMarker = intermediateMarker
+            self.pairChecks = pairChecks
             self.leafKey = leafKey
             self.validated = validated
         }
@@ -58,8 +67,7 @@ final class VerificationCache: Sendable {
         /// This entry with its validated path recorded.
         func validated(_ path: ValidatedPath) -> ChainEntry {
             ChainEntry(
-                leaf: leaf, intermediate: intermediate, leafMarker: leafMarker,
-                intermediateMarker: intermediateMarker, leafKey: leafKey, validated: path)
+                leaf: leaf, intermediate: intermediate, pairChecks: pairChecks, leafKey: leafKey, validated: path)
         }
     }
 
@@ -195,14 +203,18 @@ final class VerificationCache: Sendable {
     // MARK: Chains
 
     /// The entry for a pair, computing its per-certificate facts on first sight.
-    func chain(leaf: Certificate, intermediate: Certificate) -> ChainEntry {
+    ///
+    /// - Parameter pairChecks: the checks the trust model decides once per pair, called on
+    ///   first sight only.
+    func chain(
+        leaf: Certificate, intermediate: Certificate, pairChecks: (Certificate, Certificate) -> [Check]
+    ) -> ChainEntry {
         let key = ChainKey(leaf: ObjectIdentifier(leaf), intermediate: ObjectIdentifier(intermediate))
         if let known = state.withLock({ $0.chains[key] }), known.leaf === leaf, known.intermediate === intermediate {
             return known
         }
         let entry = ChainEntry(
-            leaf: leaf, intermediate: intermediate,
-            leafMarker: LeafOIDPolicy.check(leaf), intermediateMarker: IntermediateOIDPolicy.check(intermediate),
+            leaf: leaf, intermediate: intermediate, pairChecks: pairChecks(leaf, intermediate),
             leafKey: leaf.publicKey, validated: nil)
         // Certificates too large to be kept are not kept through a chain either.
         guard leaf.derBytes.count <= largest, intermediate.derBytes.count <= largest else { return entry }

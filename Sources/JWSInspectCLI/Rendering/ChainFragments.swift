@@ -1,0 +1,57 @@
+internal import JWSInspectCore
+
+/// The `header` and `chain` members serialized once per distinct header: every token of
+/// one chain shares them, and they are most of each result's bytes. Rendering state, owned
+/// by the renderer: one per `Renderer`, so one per run.
+final class ChainFragments: Sendable {
+    private struct Key: Hashable {
+        /// The header as text: String hashing works on whole buffers, [UInt8] hashing byte by byte.
+        let header: String
+        let pretty: Bool
+        let level: Int
+    }
+
+    private struct State {
+        var fragments: [Key: (header: String, chain: String)] = [:]
+        /// Bytes of keys and fragments held.
+        var bytes = 0
+    }
+
+    private let state = Locked(State())
+
+    /// Entries, and bytes of keys and fragments, kept before the cache starts over; headers
+    /// larger than `largestHeader` are never kept (App Store headers are about 5 KB, and a
+    /// hostile stream of distinct megabyte headers must not grow memory).
+    static let capacity = 1024
+    static let byteBudget = 8 << 20
+    static let largestHeader = 64 << 10
+
+    /// The serialized fragments for `header` at `level`, built by `make` on first sight.
+    func fragments(
+        header: [UInt8], pretty: Bool, level: Int, make: () -> (header: OutputJSON, chain: OutputJSON)
+    ) -> (header: String, chain: String) {
+        func build() -> (header: String, chain: String) {
+            let (headerJSON, chainJSON) = make()
+            let header = headerJSON.serialized(pretty: pretty, level: level)
+            return (header, chainJSON.serialized(pretty: pretty, level: level))
+        }
+        guard header.count <= Self.largestHeader else { return build() }
+        let key = Key(header: String(decoding: header, as: UTF8.self), pretty: pretty, level: level)
+        if let known = state.withLock({ $0.fragments[key] }) { return known }
+        let made = build()
+        let size = header.count + made.header.utf8.count + made.chain.utf8.count
+        state.withLock { state in
+            if state.fragments.count >= Self.capacity || state.bytes + size > Self.byteBudget {
+                state.fragments.removeAll()
+                state.bytes = 0
+            }
+            if state.fragments.updateValue(made, forKey: key) == nil { state.bytes += size }
+        }
+        return made
+    }
+
+    /// What the cache holds (tests check the bounds).
+    var footprint: (entries: Int, bytes: Int) {
+        state.withLock { ($0.fragments.count, $0.bytes) }
+    }
+}
