@@ -50,27 +50,18 @@ public enum Command {
 /// `jwsinspect completion bash|zsh|fish`.
 enum CompletionCommand {
     static func run(_ options: CompletionOptions, io: CommandIO) -> Int32 {
-        let output = Output(io.writeOut)
-        if options.showHelp || options.shell == nil {
-            output.write(HelpText.of(Commands.completion))
-        } else if let shell = options.shell {
-            output.write(CompletionScripts.script(for: shell))
+        guard !options.showHelp, let shell = options.shell else {
+            return Output.print(HelpText.of(Commands.completion), io: io)
         }
-        return output.finish(io) ?? ExitStatus.success.rawValue
+        return Output.print(CompletionScripts.script(for: shell), io: io)
     }
 }
 
 /// `jwsinspect help [SUBCOMMAND] [--man]`.
 enum HelpCommand {
     static func run(_ options: HelpOptions, io: CommandIO) -> Int32 {
-        let output = Output(io.writeOut)
-        if options.showHelp {
-            output.write(HelpText.of(Commands.help))
-        } else if options.manPage {
-            output.write(ManPage.text)
-        } else {
-            output.write(options.subcommand.map(HelpText.of) ?? HelpText.main)
-        }
-        return output.finish(io) ?? ExitStatus.success.rawValue
+        if options.showHelp { return Output.print(HelpText.of(Commands.help), io: io) }
+        if options.manPage { return Output.print(ManPage.text, io: io) }
+        return Output.print(options.subcommand.map(HelpText.of) ?? HelpText.main, io: io)
     }
 }

@@ -108,16 +108,26 @@ enum CLI {
             stderr: String(decoding: errData, as: UTF8.self))
     }
 
-    /// Runs another program (a shell, jq) with no standard input, and waits for it.
-    static func runProgram(_ path: String, _ arguments: [String]) throws -> Result {
+    /// Runs another program (a shell, jq, groff), with `stdin` as its standard input (none when
+    /// nil), and waits for it.
+    static func runProgram(_ path: String, _ arguments: [String], stdin: String? = nil) throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
         let out = Pipe()
         let err = Pipe()
+        let input = Pipe()
         process.standardOutput = out
         process.standardError = err
+        if stdin != nil { process.standardInput = input }
         try process.run()
+        if let stdin {
+            // Written on a thread of its own, so that a large output cannot block the writer.
+            Thread {
+                input.fileHandleForWriting.write(Data(stdin.utf8))
+                try? input.fileHandleForWriting.close()
+            }.start()
+        }
         nonisolated(unsafe) var errData = Data()
         let errDone = DispatchSemaphore(value: 0)
         Thread {

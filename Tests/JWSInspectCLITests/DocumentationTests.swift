@@ -104,7 +104,7 @@ import Testing
     func manPageRenders() throws {
         let man = ManPage.text
         let groff = URL(fileURLWithPath: "/usr/bin/groff")
-        let result = try Self.pipe(man, through: groff, ["-man", "-Tutf8", "-ww", "-z"])
+        let result = try CLI.runProgram(groff.path, ["-man", "-Tutf8", "-ww", "-z"], stdin: man)
         #expect(result.status == 0)
         #expect(result.stderr.isEmpty, "\(result.stderr)")
     }
@@ -119,7 +119,7 @@ import Testing
                 CompletionScripts.bash
                 + "\ncompopt() { :; }\nCOMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count - 1); _jwsinspect; "
                 + "printf '%s\\n' \"${COMPREPLY[@]}\"\n"
-            let result = try Self.pipe(script, through: URL(fileURLWithPath: "/bin/bash"), [])
+            let result = try CLI.runProgram("/bin/bash", [], stdin: script)
             #expect(result.status == 0, "\(result.stderr)")
             return result.stdout.split(separator: "\n").map(String.init)
         }
@@ -163,35 +163,13 @@ import Testing
     /// zsh parses its script (a test skipped, and reported so, where zsh is not installed).
     @Test(.enabled(if: installed("/usr/bin/zsh"), "zsh is not installed"))
     func zshParsesItsScript() throws {
-        let result = try Self.pipe(CompletionScripts.zsh, through: URL(fileURLWithPath: "/usr/bin/zsh"), ["-n"])
+        let result = try CLI.runProgram("/usr/bin/zsh", ["-n"], stdin: CompletionScripts.zsh)
         #expect(result.status == 0, "\(result.stderr)")
     }
 
     @Test(.enabled(if: installed("/usr/bin/fish"), "fish is not installed"))
     func fishParsesItsScript() throws {
-        let result = try Self.pipe(
-            CompletionScripts.fish, through: URL(fileURLWithPath: "/usr/bin/fish"), ["--no-execute"])
+        let result = try CLI.runProgram("/usr/bin/fish", ["--no-execute"], stdin: CompletionScripts.fish)
         #expect(result.status == 0, "\(result.stderr)")
-    }
-
-    static func pipe(_ input: String, through executable: URL, _ arguments: [String]) throws -> (
-        status: Int32, stdout: String, stderr: String
-    ) {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        let stdin = Pipe()
-        let stdout = Pipe()
-        let stderr = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = stderr
-        try process.run()
-        stdin.fileHandleForWriting.write(Data(input.utf8))
-        try stdin.fileHandleForWriting.close()
-        let out = stdout.fileHandleForReading.readDataToEndOfFile()
-        let err = stderr.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
     }
 }

@@ -4,15 +4,11 @@ internal import JWSInspectCore
 /// renders each result as it is verified, and returns the exit status.
 enum InspectCommand {
     static func run(_ options: InspectOptions, io: CommandIO) -> Int32 {
-        let output = Output(io.writeOut)
-        if options.showHelp {
-            output.write(HelpText.main)
-            return output.finish(io) ?? ExitStatus.success.rawValue
-        }
+        if options.showHelp { return Output.print(HelpText.main, io: io) }
         if options.showVersion {
-            output.write("jwsinspect \(HelpText.version) (\(OpenSSLInfo.version))\n")
-            return output.finish(io) ?? ExitStatus.success.rawValue
+            return Output.print("jwsinspect \(HelpText.version) (\(OpenSSLInfo.version))\n", io: io)
         }
+        let output = Output(io.writeOut)
         var trustStore: TrustStore?
         if !options.rootFiles.isEmpty {
             var roots: [Certificate] = []
@@ -147,18 +143,25 @@ enum InspectCommand {
 /// Standard output for one run, every write checked. The first failure ends the output: a
 /// closed pipe quietly (as `| head` expects), anything else with one line and exit 74.
 final class Output {
-    private let write: (String) -> Int32?
+    private let sink: (String) -> Int32?
     private(set) var failure: Int32?
 
     init(_ write: @escaping (String) -> Int32?) {
-        self.write = write
+        self.sink = write
     }
 
     var failed: Bool { failure != nil }
 
     func write(_ text: String) {
         guard failure == nil else { return }
-        failure = write(text)
+        failure = sink(text)
+    }
+
+    /// Writes one text (help, a script) and returns the exit status: 0, or that of a failed write.
+    static func print(_ text: String, io: CommandIO) -> Int32 {
+        let output = Output(io.writeOut)
+        output.write(text)
+        return output.finish(io) ?? ExitStatus.success.rawValue
     }
 
     /// The exit status a failed write ends the run with, after saying why; nil when all went out.

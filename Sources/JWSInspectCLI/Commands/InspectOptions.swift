@@ -81,7 +81,7 @@ struct InspectOptions {
             ["--app-apple-id"], .value("N"), group: expectations,
             help: "The app's Apple ID (where the payload carries one)."
         ) { options, value throws(UsageError) in
-            guard value.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+            guard isDigits(value),
                 let number = Int64(value)
             else {
                 throw UsageError("--app-apple-id must be a whole number, not '\(Excerpt.of(value))'")
@@ -146,7 +146,7 @@ struct InspectOptions {
             ["--jobs", "-j"], .value("N"), group: output,
             help: "Verification threads (default: one per core); output stays in input order."
         ) { options, value throws(UsageError) in
-            guard value.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }), let count = Int(value),
+            guard isDigits(value), let count = Int(value),
                 (1...256).contains(count)
             else { throw UsageError("--jobs must be a whole number from 1 to 256, not '\(Excerpt.of(value))'") }
             options.jobs = count
@@ -207,6 +207,11 @@ struct InspectOptions {
         }
     }
 
+    /// Only ASCII digits (no sign, no space: `Int("+4")` would take a sign).
+    private static func isDigits(_ text: String) -> Bool {
+        text.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+    }
+
     private static func uuid(_ value: String, option: String) throws(UsageError) -> UUID {
         guard let uuid = UUID(uuidString: value) else {
             throw UsageError(
@@ -219,7 +224,7 @@ struct InspectOptions {
     static func parseTime(_ text: String) throws(UsageError) -> VerificationOptions.TimePolicy {
         if text.lowercased() == "now" { return .now }
         let outOfRange = UsageError("--at '\(Excerpt.of(text))' is not a date within years 0001 to 9999")
-        if !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
+        if !text.isEmpty, isDigits(text) {
             guard let milliseconds = Int64(text), let date = Timestamp.date(milliseconds: Double(milliseconds)) else {
                 throw outOfRange
             }

@@ -179,7 +179,7 @@ public struct InputStream {
         guard wrapped else { return line }
         var record = line
         while progress.isIncomplete {
-            if let wouldWait, Self.newline(in: buffer, from: position) == nil, wouldWait() { break }
+            if liveInputWouldWait { break }
             guard let next = nextLine(skippingBlank: true) else { break }
             let joined =
                 next.range.map { range in
@@ -278,11 +278,18 @@ public struct InputStream {
         buffer.withUnsafeBufferPointer { dropped(UnsafeBufferPointer(rebasing: $0[range])) }
     }
 
+    /// A live input with no whole line buffered, whose next read would wait: nothing is read
+    /// ahead of it.
+    private var liveInputWouldWait: Bool {
+        guard let wouldWait else { return false }
+        return Self.newline(in: buffer, from: position) == nil && wouldWait()
+    }
+
     /// True when no other record follows (reads ahead one line, which it gives back). A live
     /// input that has nothing more yet is not waited for: something may follow.
     private mutating func nothingFollows() -> Bool {
         if pending != nil { return false }
-        if let wouldWait, Self.newline(in: buffer, from: position) == nil, wouldWait() { return false }
+        if liveInputWouldWait { return false }
         guard let next = nextLine(skippingBlank: true) else { return true }
         pending = next
         return false
