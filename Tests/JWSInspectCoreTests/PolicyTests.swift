@@ -58,16 +58,49 @@ import Testing
     }
 
     @Test func everyCheckNameHasItsOwnPolicyDeclaringItsStatus() {
-        #expect(Policies.all.map { $0.name } == Check.Name.allCases)
-        let statuses: [Check.Name: Status] = [
-            .alg: .invalidSignature, .crit: .invalidSignature, .signature: .invalidSignature,
-            .x5c: .invalidChain, .chain: .invalidChain, .chainPath: .invalidChain, .leafOID: .invalidChain,
-            .intermediateOID: .invalidChain, .bundleId: .wrongApp, .appAppleId: .wrongApp, .accountToken: .wrongApp,
-            .deviceVerification: .wrongApp, .environment: .wrongEnvironment, .active: .inactive,
+        let statuses: [String: Status] = [
+            "alg": .invalidSignature, "crit": .invalidSignature, "signature": .invalidSignature,
+            "x5c": .invalidChain, "chain": .invalidChain, "chain-path": .invalidChain, "leaf-oid": .invalidChain,
+            "intermediate-oid": .invalidChain, "bundle-id": .wrongApp, "app-apple-id": .wrongApp,
+            "account-token": .wrongApp, "device-verification": .wrongApp, "environment": .wrongEnvironment,
+            "active": .inactive,
         ]
-        for name in Check.Name.allCases {
-            #expect(name.policy.name == name)
-            #expect(name.failureStatus == statuses[name], "\(name)")
+        let names = Policies.all.map { $0.name.rawValue }
+        #expect(names.count == Set(names).count, "one policy per name: \(names)")
+        #expect(Set(names) == Set(statuses.keys))
+        for policy in Policies.all {
+            #expect(policy.failureStatus == statuses[policy.name.rawValue], "\(policy.name)")
+        }
+        // The public spellings are the policies' own names.
+        let spelled: [Check.Name] = [
+            .alg, .crit, .x5c, .chain, .chainPath, .leafOID, .intermediateOID, .signature, .bundleId, .appAppleId,
+            .environment, .accountToken, .deviceVerification, .active,
+        ]
+        #expect(Set(spelled.map(\.rawValue)) == Set(names))
+        for name in spelled { #expect(name.failureStatus == statuses[name.rawValue], "\(name)") }
+    }
+
+    /// A step records only the checks of the policies it declares, so the builder's list is
+    /// the whole truth about what can be recorded (and what statuses a token can get).
+    @Test func everyRecordedCheckBelongsToAChosenPolicy() {
+        let pki = Fixtures.pki
+        let token = pki.sign(payloadJSON: TestPayloads.transaction())
+        let other = pki.sign(payloadJSON: TestPayloads.renewalInfo())
+        let bad = String(token[..<token.lastIndex(of: ".")!] + other[other.lastIndex(of: ".")!...])
+        let failing = [
+            bad, pki.sign(payloadJSON: TestPayloads.transaction(), alg: "HS256"), "eyJhbGciOiJub25lIn0.e30.",
+        ]
+        for (label, configure) in Self.optionSets {
+            for options in [Fixtures.options(configure), XcodeTokenTests.trustingXcode(configure)] {
+                let chosen = Set(Policies.make(options).chosen.map { $0.name })
+                let verifier = Verifier(options: options)
+                for token in Self.tokens() + failing {
+                    let result = verifier.inspect(token, source: "t")
+                    for check in result.checks + result.nested.flatMap(\.inspection.checks) {
+                        #expect(chosen.contains(check.name), "\(label): \(check.name) recorded, not chosen")
+                    }
+                }
+            }
         }
     }
 
@@ -175,5 +208,41 @@ import Testing
             #expect(result.checks.allSatisfy { allowed.contains($0.name) })
             #expect(Set(result.checks.map(\.name)) == Set(allowed))
         }
+    }
+}
+
+/// Details are values until read: a batch that never shows a check never formats its sentence.
+@Suite struct CheckDetailTests {
+    final class Counter: @unchecked Sendable {
+        var reads = 0
+    }
+
+    struct Counting: CheckDetail {
+        let counter: Counter
+
+        var text: String {
+            counter.reads += 1
+            return "read \(counter.reads)"
+        }
+    }
+
+    @Test func aDetailIsPutIntoWordsOnlyWhenRead() {
+        let counter = Counter()
+        let check = Check(.bundleId, passed: false, Counting(counter: counter))
+        let copies = [check, check]
+        #expect(counter.reads == 0)
+        #expect(check.failed && copies.count == 2)
+        #expect(check.detail == "read 1")
+        #expect(counter.reads == 1)
+    }
+
+    @Test func aFailingExpectationKeepsItsValuesAndReadsAsBefore() {
+        let token = Fixtures.pki.sign(payloadJSON: TestPayloads.transaction())
+        let result = Verifier(options: Fixtures.options { $0.expectedBundleId = "com.example.other" })
+            .inspect(token, source: "t")
+        #expect(result.status == .wrongApp)
+        #expect(
+            result.check(.bundleId)?.detail
+                == "bundleId is \"\(TestPayloads.bundleId)\", expected \"com.example.other\"")
     }
 }

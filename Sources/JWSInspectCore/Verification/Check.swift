@@ -3,26 +3,30 @@
 /// A check is `pending` while its work is left to the caller (a deferred signature, see
 /// `Verifier.inspectDeferringSignature`): it has then neither passed nor failed, and only
 /// `DeferredSignature.resolve(_:)` turns it into a passed one, after the work has run.
+///
+/// Its detail is kept as the values involved (a `CheckDetail`) and put into words only when
+/// read: a `--quiet` batch never formats a sentence it does not show.
 public struct Check: Sendable, Equatable {
-    /// Stable identifiers, as they appear in JSON output.
-    public enum Name: String, Sendable, CaseIterable {
-        case alg
-        case crit
-        case x5c
-        case chain
-        case chainPath = "chain-path"
-        case leafOID = "leaf-oid"
-        case intermediateOID = "intermediate-oid"
-        case signature
-        case bundleId = "bundle-id"
-        case appAppleId = "app-apple-id"
-        case environment
-        case accountToken = "account-token"
-        case deviceVerification = "device-verification"
-        case active
+    /// A check's stable identifier, as it appears in JSON output, with the status a token gets
+    /// when the check fails. Each policy declares its own, in its file (`BundleIDPolicy.name`),
+    /// so a new check needs no list of names edited elsewhere.
+    public struct Name: Hashable, Sendable, CustomStringConvertible {
+        /// The identifier: `alg`, `chain-path`, `bundle-id`, ….
+        public let rawValue: String
+        /// The status an input gets when this check fails (the first failing check decides).
+        public let failureStatus: Status
 
-        /// The status an input gets when this check fails, as its policy declares it.
-        public var failureStatus: Status { policy.failureStatus }
+        init(_ rawValue: String, failing failureStatus: Status) {
+            self.rawValue = rawValue
+            self.failureStatus = failureStatus
+        }
+
+        public var description: String { rawValue }
+
+        /// Names are equal when their identifiers are.
+        public static func == (lhs: Name, rhs: Name) -> Bool { lhs.rawValue == rhs.rawValue }
+
+        public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
     }
 
     /// Passed, failed, or not run yet.
@@ -43,19 +47,22 @@ public struct Check: Sendable, Equatable {
     /// Whether its work is left to the caller and has not run yet.
     public var isPending: Bool { state == .pending }
 
-    /// What was checked and the values seen (expected vs actual on failure).
+    /// What was checked and the values seen (expected vs actual on failure), put into words now.
     public var detail: String {
         switch text {
         case .literal(let detail): detail
-        case .chainValid(let anchorName, let time):
-            "leaf -> intermediate -> trusted root \(anchorName), valid \(time.phrase)"
-        case .pending:
-            "pending: not verified yet (verified later, with other signatures)"
+        case .values(let values): values.text
+        case .pending: "pending: not verified yet (verified later, with other signatures)"
         }
     }
 
     public init(_ name: Name, passed: Bool, _ detail: String) {
         self.init(name, state: passed ? .passed : .failed, text: .literal(detail))
+    }
+
+    /// A check whose detail is rendered from `detail` when read.
+    init(_ name: Name, passed: Bool, _ detail: some CheckDetail) {
+        self.init(name, state: passed ? .passed : .failed, text: .values(detail))
     }
 
     /// A check whose work is left to the caller; `resolved` is its detail once it has passed.
@@ -70,22 +77,16 @@ public struct Check: Sendable, Equatable {
         text = .literal(detail)
     }
 
-    /// The chain check's outcome for every valid App Store chain: its detail names the check
-    /// time, so it is rendered only when shown (`--quiet` batches never format the date).
-    static func chainValid(anchorName: String, at time: Inspection.CheckTime) -> Check {
-        Check(.chain, state: .passed, text: .chainValid(anchorName: anchorName, at: time))
-    }
-
     private init(_ name: Name, state: State, text: Text) {
         self.name = name
         self.state = state
         self.text = text
     }
 
-    /// A detail as given, or the parts of one rendered on demand.
+    /// A detail as given, the values of one rendered on demand, or the one a pending check gets.
     private enum Text: Sendable {
         case literal(String)
-        case chainValid(anchorName: String, at: Inspection.CheckTime)
+        case values(any CheckDetail)
         /// Not run yet; the detail it reads with once it has passed.
         case pending(detailWhenPassed: String)
     }
@@ -94,4 +95,11 @@ public struct Check: Sendable, Equatable {
     public static func == (lhs: Check, rhs: Check) -> Bool {
         lhs.name == rhs.name && lhs.state == rhs.state && lhs.detail == rhs.detail
     }
+}
+
+/// The values a check's detail is made of, put into words only when the detail is read
+/// (`Check.detail`). Each policy declares its own, beside the check that records it.
+protocol CheckDetail: Sendable {
+    /// The detail in words: what was checked and the values seen (expected vs actual on failure).
+    var text: String { get }
 }

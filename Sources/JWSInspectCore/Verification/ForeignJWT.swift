@@ -41,6 +41,21 @@ enum ForeignJWT {
         return "\(named) an empty signature: not signed; App Store data is signed ES256"
     }
 
+    /// These phrases as check details: the values kept, the words made when the detail is read.
+    enum Detail: CheckDetail {
+        case algorithm(String, header: [String: JSONValue], payload: [String: JSONValue])
+        case withoutChain(header: [String: JSONValue], payload: [String: JSONValue])
+        case unsigned(alg: JSONValue?)
+
+        var text: String {
+            switch self {
+            case .algorithm(let alg, let header, let payload): algorithmDetail(alg, header: header, payload: payload)
+            case .withoutChain(let header, let payload): withoutChainDetail(header: header, payload: payload)
+            case .unsigned(let alg): unsignedDetail(alg: alg)
+            }
+        }
+    }
+
     /// "an HMAC-signed JWT" and the like for the JOSE algorithms other issuers sign with; nil
     /// for anything else. Only the registered spellings (RFC 7518 §3.1, RFC 8037's EdDSA and the
     /// fully-specified Ed25519 and Ed448): App Store data is ES256 exactly, so "es256" is a

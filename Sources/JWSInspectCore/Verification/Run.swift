@@ -29,8 +29,6 @@ struct Run: ~Copyable {
     private(set) lazy var identity = AppIdentity(kind: kind, payload: jws.payload.essentials)
     /// What the backend policies decide on: this payload, or the ones nested in a notification.
     private(set) var subjects: [Subject] = []
-    /// "at signedDate 2025-01-01T00:00:00.000Z", formatted once per token that needs it.
-    private(set) lazy var checkTimeText = checkTime.phrase
     /// "now (2026-…)", formatted once per run by the verifier.
     let nowText: String
     /// "the chain is also valid now (2026-…)".
@@ -118,37 +116,11 @@ struct Run: ~Copyable {
         let result = validate()
         validNow = .init(
             date: options.now, valid: result.isValid,
-            detail: result.isValid ? validText : explain(result, certificates: certificates, when: nowText))
-    }
-
-    /// Turns OpenSSL's verification error into a sentence naming the certificate and the dates involved.
-    func explain(_ result: TrustStore.PathValidation, certificates: [Certificate], when: String) -> String {
-        guard let error = result.error else { return "ok" }  // Only failures are explained.
-        let depth = Int(result.errorDepth)
-        let subject: Certificate? = depth >= 0 && depth < certificates.count ? certificates[depth] : nil
-        let which = depth == 0 ? "leaf" : depth == 1 ? "intermediate" : depth >= 2 ? "root" : "chain"
-        var text = error.description
-        if let subject {
-            text += " at the \(which) \(Self.name(subject))"
-        } else if depth >= 0 {
-            text += " at depth \(depth)"
-        }
-        switch error {
-        case .certNotYetValid, .certHasExpired:
-            if let subject {
-                text +=
-                    ": valid \(ISO8601.string(subject.notBefore)) to \(ISO8601.string(subject.notAfter)), checked \(when)"
-            } else {
-                text += ", checked \(when)"
-            }
-        case .unableToGetIssuerCert, .unableToGetIssuerCertLocally, .unableToVerifyLeafSignature:
-            let roots = options.trustStore.roots.map { Self.name($0) }.joined(separator: ", ")
-            let issuer = (subject ?? certificates[min(1, certificates.count - 1)]).issuer
-            text += ": issuer \"\(issuer)\" is not among the trusted roots (\(roots)); x5c[2] is never trusted"
-        default:
-            text += ", checked \(when)"
-        }
-        return text
+            detail: result.isValid
+                ? validText
+                : ChainPolicy.Failure(
+                    result: result, certificates: certificates, roots: options.trustStore.roots, when: .phrase(nowText)
+                ).text)
     }
 
     mutating func record(_ check: Check) {
@@ -156,6 +128,11 @@ struct Run: ~Copyable {
     }
 
     mutating func record(_ name: Check.Name, _ passed: Bool, _ detail: String) {
+        checks.append(Check(name, passed: passed, detail))
+    }
+
+    /// Records a check whose detail is put into words only when read.
+    mutating func record(_ name: Check.Name, _ passed: Bool, _ detail: some CheckDetail) {
         checks.append(Check(name, passed: passed, detail))
     }
 

@@ -1,8 +1,7 @@
 /// `app-apple-id` (`--app-apple-id`): the payload's app Apple ID is the expected one; an
 /// absent one fails only in Production, as Apple requires it only there.
-enum AppAppleIDPolicy: VerifierPolicy {
-    static let name = Check.Name.appAppleId
-    static let failureStatus = Status.wrongApp
+enum AppAppleIDPolicy: VerifierPolicy, PolicyStep {
+    static let name = Check.Name("app-apple-id", failing: .wrongApp)
     static let payloadMembers = AppIdentity.payloadMembers
 
     static func apply(to run: inout Run) {
@@ -14,15 +13,29 @@ enum AppAppleIDPolicy: VerifierPolicy {
         } else if let actual = identity.appAppleId {
             run.record(
                 name, actual == expected,
-                actual == expected
-                    ? "\(identity.appAppleIdField) is \(actual)"
-                    : "\(identity.appAppleIdField) is \(actual), expected \(expected)")
+                Comparison(field: identity.appAppleIdField, actual: actual, expected: expected))
         } else if let environment = run.options.expectedEnvironment, environment != .production {
             run.notes.append(
                 "app Apple ID not compared: \(identity.appAppleIdField) is absent, and Apple requires it only in Production"
             )
         } else {
-            run.record(name, false, "the payload has no \(identity.appAppleIdField); expected \(expected)")
+            run.record(name, false, Comparison(field: identity.appAppleIdField, actual: nil, expected: expected))
         }
     }
+
+    /// The app Apple ID seen, and the one expected.
+    struct Comparison: CheckDetail {
+        let field: String
+        let actual: Int64?
+        let expected: Int64
+
+        var text: String {
+            guard let actual else { return "the payload has no \(field); expected \(expected)" }
+            return actual == expected ? "\(field) is \(actual)" : "\(field) is \(actual), expected \(expected)"
+        }
+    }
+}
+
+extension Check.Name {
+    public static let appAppleId = AppAppleIDPolicy.name
 }

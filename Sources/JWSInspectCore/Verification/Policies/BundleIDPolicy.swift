@@ -1,8 +1,7 @@
 /// `bundle-id` (`--bundle-id`): the payload's bundle ID is the expected one; kinds that carry
 /// none are noted, not compared (as Apple does).
-enum BundleIDPolicy: VerifierPolicy {
-    static let name = Check.Name.bundleId
-    static let failureStatus = Status.wrongApp
+enum BundleIDPolicy: VerifierPolicy, PolicyStep {
+    static let name = Check.Name("bundle-id", failing: .wrongApp)
     static let payloadMembers = AppIdentity.payloadMembers
 
     static func apply(to run: inout Run) {
@@ -12,14 +11,26 @@ enum BundleIDPolicy: VerifierPolicy {
         if !identity.carriesBundleId {
             run.notes.append(
                 "bundle ID not compared: \(run.kind.displayName) carries none (Apple does not compare it either)")
-        } else if let actual = identity.bundleId {
-            run.record(
-                name, actual == expected,
-                actual == expected
-                    ? "\(identity.bundleIdField) is \(actual)"
-                    : "\(identity.bundleIdField) is \"\(actual)\", expected \"\(expected)\"")
-        } else {
-            run.record(name, false, "the payload has no \(identity.bundleIdField); expected \"\(expected)\"")
+            return
+        }
+        let comparison = Comparison(field: identity.bundleIdField, actual: identity.bundleId, expected: expected)
+        run.record(name, identity.bundleId == expected, comparison)
+    }
+
+    /// The bundle ID seen, and the one expected; both quoted on a mismatch (they differ by a
+    /// character more often than not).
+    struct Comparison: CheckDetail {
+        let field: String
+        let actual: String?
+        let expected: String
+
+        var text: String {
+            guard let actual else { return "the payload has no \(field); expected \"\(expected)\"" }
+            return actual == expected ? "\(field) is \(actual)" : "\(field) is \"\(actual)\", expected \"\(expected)\""
         }
     }
+}
+
+extension Check.Name {
+    public static let bundleId = BundleIDPolicy.name
 }

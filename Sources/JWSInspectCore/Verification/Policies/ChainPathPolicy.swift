@@ -2,8 +2,7 @@
 ///
 /// Decided with `chain`, from the same validation (`AppStoreChain`).
 enum ChainPathPolicy: VerifierPolicy {
-    static let name = Check.Name.chainPath
-    static let failureStatus = Status.invalidChain
+    static let name = Check.Name("chain-path", failing: .invalidChain)
     static let payloadMembers: [String] = []
 
     /// The check on a validated `path` for the x5c pair (`leaf`, `intermediate`).
@@ -11,8 +10,20 @@ enum ChainPathPolicy: VerifierPolicy {
         if path.count == 3 && path[0] === leaf && path[1] === intermediate {
             return Check(name, passed: true, "the validated path is x5c[0] -> x5c[1] -> trusted root")
         }
-        let names = path.map { Run.name($0) }.joined(separator: " -> ")
-        return Check(
-            name, passed: false, "the validated path \(names) does not run x5c[0] -> x5c[1] -> trusted root")
+        return Check(name, passed: false, Detail(path: path))
     }
+
+    /// A validated path other than the x5c pair's.
+    struct Detail: CheckDetail {
+        let path: [Certificate]
+
+        var text: String {
+            let names = path.map { Run.name($0) }.joined(separator: " -> ")
+            return "the validated path \(names) does not run x5c[0] -> x5c[1] -> trusted root"
+        }
+    }
+}
+
+extension Check.Name {
+    public static let chainPath = ChainPathPolicy.name
 }

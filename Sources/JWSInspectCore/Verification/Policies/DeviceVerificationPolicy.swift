@@ -1,8 +1,9 @@
+internal import FoundationEssentials
+
 /// `device-verification` (`--device-id`): every transaction or app transaction decided on
 /// carries the `deviceVerification` Apple computes for the device (`DeviceVerification`).
-enum DeviceVerificationPolicy: VerifierPolicy {
-    static let name = Check.Name.deviceVerification
-    static let failureStatus = Status.wrongApp
+enum DeviceVerificationPolicy: VerifierPolicy, PolicyStep {
+    static let name = Check.Name("device-verification", failing: .wrongApp)
     static let payloadMembers = ["deviceVerification", "deviceVerificationNonce"]
 
     static func apply(to run: inout Run) {
@@ -10,10 +11,60 @@ enum DeviceVerificationPolicy: VerifierPolicy {
         run.expectationsChecked = true
         let carriers = run.subjects.filter { $0.kind == .transaction || $0.kind == .appTransaction }
         if carriers.isEmpty {
-            run.record(name, false, "\(run.kind.displayName) carries no deviceVerification to check")
+            run.record(name, false, Detail(label: "", deviceID: deviceID, seen: .noCarrier(run.kind)))
         }
         for subject in carriers {
-            run.record(DeviceVerification.check(subject.payload, deviceID: deviceID, label: subject.label))
+            run.record(check(subject.payload, deviceID: deviceID, label: subject.label))
         }
     }
+
+    /// Checks a payload's `deviceVerification` against a device ID.
+    ///
+    /// - Parameter label: prefix naming the payload in messages ("data.signedTransactionInfo ").
+    static func check(_ payload: [String: JSONValue], deviceID: UUID, label: String) -> Check {
+        guard case .string(let actual)? = payload["deviceVerification"] else {
+            return Check(name, passed: false, Detail(label: label, deviceID: deviceID, seen: .noValue))
+        }
+        guard case .string(let nonce)? = payload["deviceVerificationNonce"] else {
+            return Check(name, passed: false, Detail(label: label, deviceID: deviceID, seen: .noNonce))
+        }
+        let expected = DeviceVerification.expected(nonce: nonce, deviceID: deviceID)
+        let seen = Detail.Seen.value(actual, expected: expected, nonce: nonce)
+        return Check(name, passed: actual == expected, Detail(label: label, deviceID: deviceID, seen: seen))
+    }
+
+    /// What one payload carries for the device, or that there is no payload to look in.
+    struct Detail: CheckDetail {
+        enum Seen: Sendable {
+            case noCarrier(PayloadKind)
+            case noValue
+            case noNonce
+            case value(String, expected: String, nonce: String)
+        }
+
+        let label: String
+        let deviceID: UUID
+        let seen: Seen
+
+        var text: String {
+            let device = deviceID.uuidString.lowercased()
+            switch seen {
+            case .noCarrier(let kind):
+                return "\(kind.displayName) carries no deviceVerification to check"
+            case .noValue:
+                return "\(label)deviceVerification is absent; cannot check device \(device)"
+            case .noNonce:
+                return "\(label)deviceVerificationNonce is absent; cannot check deviceVerification"
+            case .value(let actual, let expected, _) where actual == expected:
+                return "\(label)deviceVerification matches device \(device)"
+            case .value(let actual, let expected, let nonce):
+                return "\(label)deviceVerification is \(actual), expected \(expected) for device \(device) "
+                    + "and nonce \(nonce)"
+            }
+        }
+    }
+}
+
+extension Check.Name {
+    public static let deviceVerification = DeviceVerificationPolicy.name
 }

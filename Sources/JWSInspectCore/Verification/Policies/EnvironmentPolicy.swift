@@ -1,22 +1,32 @@
 /// `environment` (`--environment`): the payload's environment (`environment`, `receiptType`,
 /// or a notification body's) is the expected one.
-enum EnvironmentPolicy: VerifierPolicy {
-    static let name = Check.Name.environment
-    static let failureStatus = Status.wrongEnvironment
+enum EnvironmentPolicy: VerifierPolicy, PolicyStep {
+    static let name = Check.Name("environment", failing: .wrongEnvironment)
     static let payloadMembers = AppIdentity.payloadMembers
 
     static func apply(to run: inout Run) {
         guard let expected = run.options.expectedEnvironment else { return }
         run.expectationsChecked = true
         let identity = run.identity
-        if let actual = identity.environment {
-            run.record(
-                name, actual == expected.rawValue,
-                actual == expected.rawValue
-                    ? "\(identity.environmentField) is \(actual)"
-                    : "\(identity.environmentField) is \(actual), expected \(expected.rawValue)")
-        } else {
-            run.record(name, false, "the payload has no \(identity.environmentField); expected \(expected.rawValue)")
+        run.record(
+            name, identity.environment == expected.rawValue,
+            Comparison(field: identity.environmentField, actual: identity.environment, expected: expected))
+    }
+
+    /// The environment seen, and the one expected.
+    struct Comparison: CheckDetail {
+        let field: String
+        let actual: String?
+        let expected: Environment
+
+        var text: String {
+            guard let actual else { return "the payload has no \(field); expected \(expected.rawValue)" }
+            return actual == expected.rawValue
+                ? "\(field) is \(actual)" : "\(field) is \(actual), expected \(expected.rawValue)"
         }
     }
+}
+
+extension Check.Name {
+    public static let environment = EnvironmentPolicy.name
 }

@@ -1,118 +1,71 @@
+internal import FoundationEssentials
+
 /// The checks one verifier runs, chosen once from its `VerificationOptions`: the one place
 /// that decides which policies apply, in what order, and so which payload members are decoded.
 ///
 /// Built once per `Verifier` (never per token) and shared by reference: a run walks an array
-/// of `PolicyStep` values, each a static call, with no allocation and no existential.
+/// of step types, each a static call through a witness table, with no allocation.
 final class Policies: Sendable {
     /// Run on the token itself, in order (`Run.execute`).
-    let beforeNested: [PolicyStep]
+    let beforeNested: [any PolicyStep.Type]
     /// Run once the nested tokens are inspected, on them or the payload (`Run.finish(nested:)`).
-    let afterNested: [PolicyStep]
+    let afterNested: [any PolicyStep.Type]
     /// False with `--no-verify`: nothing cryptographic runs.
     let verifiesSignatures: Bool
     /// The payload members the chosen policies read, and the check time's, in order, once each.
     let payloadMembers: [String]
 
-    /// Every policy, in report order: the checks jwsinspect knows.
-    static let all: [any VerifierPolicy.Type] = [
-        AlgorithmPolicy.self, CriticalHeaderPolicy.self, X5CPolicy.self, ChainPolicy.self, ChainPathPolicy.self,
-        LeafOIDPolicy.self, IntermediateOIDPolicy.self, SignaturePolicy.self, BundleIDPolicy.self,
-        AppAppleIDPolicy.self, EnvironmentPolicy.self, AccountTokenPolicy.self, DeviceVerificationPolicy.self,
-        ActivePolicy.self,
-    ]
-
-    /// The policies `options` ask for.
+    /// The policies `options` ask for: the builder, and the only list of checks there is.
     static func make(_ options: VerificationOptions) -> Policies {
-        var before: [PolicyStep] = []
+        var before: [any PolicyStep.Type] = []
         if options.verifySignatures {
-            before += [.unsigned, .algorithm, .critical, .x5c, .trustModel, .signature]
+            before += [
+                SignaturePolicy.Unsigned.self, AlgorithmPolicy.self, CriticalHeaderPolicy.self, X5CPolicy.self,
+                TrustModelValidation.self, SignaturePolicy.self,
+            ]
         }
-        if options.expectedBundleId != nil { before.append(.bundleId) }
-        if options.expectedAppAppleId != nil { before.append(.appAppleId) }
-        if options.expectedEnvironment != nil { before.append(.environment) }
-        var after: [PolicyStep] = []
-        if options.expectedAccountToken != nil { after.append(.accountToken) }
-        if options.deviceVerificationID != nil { after.append(.deviceVerification) }
-        if options.requireActive { after.append(.active) }
+        if options.expectedBundleId != nil { before.append(BundleIDPolicy.self) }
+        if options.expectedAppAppleId != nil { before.append(AppAppleIDPolicy.self) }
+        if options.expectedEnvironment != nil { before.append(EnvironmentPolicy.self) }
+        var after: [any PolicyStep.Type] = []
+        if options.expectedAccountToken != nil { after.append(AccountTokenPolicy.self) }
+        if options.deviceVerificationID != nil { after.append(DeviceVerificationPolicy.self) }
+        if options.requireActive { after.append(ActivePolicy.self) }
         return Policies(beforeNested: before, afterNested: after, verifiesSignatures: options.verifySignatures)
     }
 
-    private init(beforeNested: [PolicyStep], afterNested: [PolicyStep], verifiesSignatures: Bool) {
+    /// Every policy, in the order they run: what `make(_:)` chooses when every option asks for its check.
+    static let all: [any VerifierPolicy.Type] = {
+        var options = VerificationOptions()
+        options.expectedBundleId = ""
+        options.expectedAppAppleId = 0
+        options.expectedEnvironment = .production
+        options.expectedAccountToken = .init(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+        options.deviceVerificationID = options.expectedAccountToken
+        options.requireActive = true
+        return make(options).chosen
+    }()
+
+    private init(
+        beforeNested: [any PolicyStep.Type], afterNested: [any PolicyStep.Type], verifiesSignatures: Bool
+    ) {
         self.beforeNested = beforeNested
         self.afterNested = afterNested
         self.verifiesSignatures = verifiesSignatures
         var members = Inspection.CheckTime.payloadMembers
-        for policy in (beforeNested + afterNested).flatMap(\.policies) {
+        for policy in (beforeNested + afterNested).flatMap({ $0.policies }) {
             for member in policy.payloadMembers where !members.contains(member) { members.append(member) }
         }
         self.payloadMembers = members
     }
 
-    /// The policies chosen, in the order they run.
-    var chosen: [any VerifierPolicy.Type] { (beforeNested + afterNested).flatMap(\.policies) }
-}
-
-/// One step of a run: a policy, or the trust model's validation, which decides several
-/// checks from one path validation. A closed enum, so running one is a switch, not a call
-/// through an existential.
-enum PolicyStep: Sendable {
-    case unsigned, algorithm, critical, x5c, trustModel, signature
-    case bundleId, appAppleId, environment
-    case accountToken, deviceVerification, active
-
-    /// The policies the step decides.
-    var policies: [any VerifierPolicy.Type] {
-        switch self {
-        case .unsigned, .signature: [SignaturePolicy.self]
-        case .algorithm: [AlgorithmPolicy.self]
-        case .critical: [CriticalHeaderPolicy.self]
-        case .x5c: [X5CPolicy.self]
-        case .trustModel: TrustModel.validationPolicies
-        case .bundleId: [BundleIDPolicy.self]
-        case .appAppleId: [AppAppleIDPolicy.self]
-        case .environment: [EnvironmentPolicy.self]
-        case .accountToken: [AccountTokenPolicy.self]
-        case .deviceVerification: [DeviceVerificationPolicy.self]
-        case .active: [ActivePolicy.self]
+    /// The policies chosen, in the order they run, each once.
+    var chosen: [any VerifierPolicy.Type] {
+        var chosen: [any VerifierPolicy.Type] = []
+        for policy in (beforeNested + afterNested).flatMap({ $0.policies })
+        where !chosen.contains(where: { $0.name == policy.name }) {
+            chosen.append(policy)
         }
-    }
-
-    func apply(to run: inout Run) {
-        switch self {
-        case .unsigned: SignaturePolicy.applyUnsigned(to: &run)
-        case .algorithm: AlgorithmPolicy.apply(to: &run)
-        case .critical: CriticalHeaderPolicy.apply(to: &run)
-        case .x5c: X5CPolicy.apply(to: &run)
-        case .trustModel: run.trust?.validate(&run)
-        case .signature: SignaturePolicy.apply(to: &run)
-        case .bundleId: BundleIDPolicy.apply(to: &run)
-        case .appAppleId: AppAppleIDPolicy.apply(to: &run)
-        case .environment: EnvironmentPolicy.apply(to: &run)
-        case .accountToken: AccountTokenPolicy.apply(to: &run)
-        case .deviceVerification: DeviceVerificationPolicy.apply(to: &run)
-        case .active: ActivePolicy.apply(to: &run)
-        }
-    }
-}
-
-extension Check.Name {
-    /// The policy that records checks of this name.
-    var policy: any VerifierPolicy.Type {
-        switch self {
-        case .alg: AlgorithmPolicy.self
-        case .crit: CriticalHeaderPolicy.self
-        case .x5c: X5CPolicy.self
-        case .chain: ChainPolicy.self
-        case .chainPath: ChainPathPolicy.self
-        case .leafOID: LeafOIDPolicy.self
-        case .intermediateOID: IntermediateOIDPolicy.self
-        case .signature: SignaturePolicy.self
-        case .bundleId: BundleIDPolicy.self
-        case .appAppleId: AppAppleIDPolicy.self
-        case .environment: EnvironmentPolicy.self
-        case .accountToken: AccountTokenPolicy.self
-        case .deviceVerification: DeviceVerificationPolicy.self
-        case .active: ActivePolicy.self
-        }
+        return chosen
     }
 }

@@ -1,21 +1,25 @@
 /// `signature`: the signature over `header.payload` verifies with the key the trust model
-/// supplies. An empty signature segment is recorded first (`applyUnsigned`), so such a token
+/// supplies. An empty signature segment is recorded first (`Unsigned`), so such a token
 /// reads as not signed.
-enum SignaturePolicy: VerifierPolicy {
-    static let name = Check.Name.signature
-    static let failureStatus = Status.invalidSignature
+enum SignaturePolicy: VerifierPolicy, PolicyStep {
+    static let name = Check.Name("signature", failing: .invalidSignature)
     static let payloadMembers: [String] = []
 
     static let verified = "ES256 signature over header.payload verified with the leaf's EC P-256 key"
 
-    /// An empty signature segment (`header.payload.`, an `alg: none` JWT) decides the verdict.
-    static func applyUnsigned(to run: inout Run) {
-        guard run.jws.signature.isEmpty else { return }
-        run.record(name, false, ForeignJWT.unsignedDetail(alg: run.jws.header.object["alg"]))
+    /// The step before `alg`: an empty signature segment (`header.payload.`, an `alg: none`
+    /// JWT) decides the verdict.
+    enum Unsigned: PolicyStep {
+        static let policies: [any VerifierPolicy.Type] = [SignaturePolicy.self]
+
+        static func apply(to run: inout Run) {
+            guard run.jws.signature.isEmpty else { return }
+            run.record(name, false, ForeignJWT.Detail.unsigned(alg: run.jws.header.object["alg"]))
+        }
     }
 
     static func apply(to run: inout Run) {
-        // An empty signature was recorded first, by applyUnsigned.
+        // An empty signature was recorded first, by Unsigned.
         guard case .string("ES256")? = run.jws.header.object["alg"], !run.jws.signature.isEmpty else { return }
         guard let trust = run.trust else {
             run.notes.append("signature not checked: no usable leaf certificate")
@@ -36,9 +40,20 @@ enum SignaturePolicy: VerifierPolicy {
                 key: key, digest: digest, signature: run.jws.signature, checkIndex: run.checks.count)
             run.record(.pending(name, detailWhenPassed: verifiedText))
         } else if let failure = key.verifyES256(signature: run.jws.signature, digest: digest) {
-            run.record(name, false, failure.description)
+            run.record(name, false, Detail(failure: failure))
         } else {
             run.record(name, true, verifiedText)
         }
     }
+
+    /// Why a signature did not verify.
+    struct Detail: CheckDetail {
+        let failure: SignatureFailure
+
+        var text: String { failure.description }
+    }
+}
+
+extension Check.Name {
+    public static let signature = SignaturePolicy.name
 }

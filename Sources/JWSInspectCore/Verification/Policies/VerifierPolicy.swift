@@ -1,17 +1,35 @@
-/// One check, as a type: its name in the report, the status a token gets when it fails,
-/// and the payload members it reads.
+/// One check, as a type: its name in the report with the status a token gets when it fails
+/// (`Check.Name`), and the payload members it reads.
 ///
-/// Policies are run by `PolicyStep`, in the order `Policies.make(_:)` lists them, with static
-/// dispatch: a policy is a caseless enum of static functions, never an existential in the hot
-/// path. Adding a check is adding one such file and naming it in `Policies.make(_:)`.
+/// A policy is a caseless enum of static functions, declared in a file of its own under
+/// `Policies/`, never an existential value in the hot path. Adding a check is adding one such
+/// file (its `Check.Name`, its `apply(to:)` as a `PolicyStep`, its `CheckDetail`) and naming it
+/// in `Policies.make(_:)`.
 protocol VerifierPolicy {
-    /// The check's identifier, as reports and `--format json` show it.
+    /// The check's identifier and failure status, as reports and `--format json` show them.
     static var name: Check.Name { get }
-    /// The status an input gets when this check fails (the first failing check decides).
-    static var failureStatus: Status { get }
     /// The payload members the check reads from `CompactJWS.DecodedSegment.essentials`: the
     /// decoded members (`PayloadKeys`) are the union of the chosen policies' declarations.
     /// (A notification's bodies are always decoded; checks that need more than the essentials
     /// on a rare path read the whole payload, `payload.object`, and declare nothing for it.)
     static var payloadMembers: [String] { get }
+}
+
+extension VerifierPolicy {
+    /// The status an input gets when this check fails (the first failing check decides).
+    static var failureStatus: Status { name.failureStatus }
+}
+
+/// One step of a run, as `Policies.make(_:)` lists them: most steps are a policy applying
+/// itself; the trust model's validation is one step deciding several checks from one path
+/// validation (`TrustModelValidation`).
+protocol PolicyStep {
+    /// The policies whose checks the step records.
+    static var policies: [any VerifierPolicy.Type] { get }
+    /// Runs the step, recording its checks (and notes) on `run`.
+    static func apply(to run: inout Run)
+}
+
+extension PolicyStep where Self: VerifierPolicy {
+    static var policies: [any VerifierPolicy.Type] { [Self.self] }
 }

@@ -1,11 +1,39 @@
 /// `x5c`: the header's certificate list is usable by a trust model. The check itself is
 /// decided while the trust model is selected (`TrustModel.select`), once per token.
-enum X5CPolicy: VerifierPolicy {
-    static let name = Check.Name.x5c
-    static let failureStatus = Status.invalidChain
+enum X5CPolicy: VerifierPolicy, PolicyStep {
+    static let name = Check.Name("x5c", failing: .invalidChain)
     static let payloadMembers: [String] = []
 
     static func apply(to run: inout Run) {
         if let check = run.x5cCheck { run.record(check) }
     }
+
+    /// The details `TrustModel.select` records.
+    enum Detail: CheckDetail {
+        /// A count other than the App Store's three.
+        case count(Int)
+        /// Three entries whose x5c[2] is not a certificate (`ParsedChain.ignoredRoot` says why).
+        case ignoredRoot(String)
+        /// One self-signed certificate that looks like StoreKit Testing in Xcode's, not trusted.
+        case untrustedXcode(Certificate)
+
+        var text: String {
+            switch self {
+            case .count(let count):
+                "x5c has \(count) certificate\(count == 1 ? "" : "s"); "
+                    + "App Store chains have exactly 3 (leaf, intermediate, root)"
+            case .ignoredRoot(let ignored):
+                "3 entries (leaf, intermediate, x5c[2]); \(ignored)"
+            case .untrustedXcode(let certificate):
+                "a StoreKit Testing in Xcode token (one self-signed certificate "
+                    + "\"\(certificate.commonName ?? certificate.subject)\"), NOT signed by the App Store; to verify "
+                    + "it, export the certificate from Xcode (Editor > Save Public Certificate) and pass "
+                    + "--root StoreKitTestCertificate.cer"
+            }
+        }
+    }
+}
+
+extension Check.Name {
+    public static let x5c = X5CPolicy.name
 }

@@ -26,14 +26,15 @@ enum AppStoreChain {
                     cache.storeValidated(result.path, leaf: leaf, intermediate: intermediate)
                     ?? .init(path: result.path, notBefore: .infinity, notAfter: -.infinity)
             } else {
-                let when = run.checkTimeText
-                run.record(
-                    ChainPolicy.name, false,
-                    run.explain(result, certificates: run.parsedChain.certificates, when: when))
+                let failure = ChainPolicy.Failure(
+                    result: result, certificates: run.parsedChain.certificates, roots: store.roots,
+                    when: .checkTime(checkTime))
+                run.record(ChainPolicy.name, false, ChainPolicy.Detail.failed(failure))
             }
         }
         if let validated {
-            run.record(.chainValid(anchorName: validated.anchorName, at: checkTime))
+            run.record(
+                ChainPolicy.name, true, ChainPolicy.Detail.valid(anchorName: validated.anchorName, at: checkTime))
             run.record(ChainPathPolicy.check(validated.path, leaf: leaf, intermediate: intermediate))
         }
         for check in entry.pairChecks { run.record(check) }

@@ -3,15 +3,15 @@
 /// validity at the check time, deciding `chain`; Apple's marker OIDs are not required of it.
 enum PinnedCertificate {
     static func validate(_ certificate: Certificate, isXcode: Bool, run: inout Run) {
-        let when = run.checkTimeText
         let (store, pinnedChecks) = (run.options.trustStore, run.options.pinnedChecks)
-        let result = store.validate(leaf: certificate, intermediates: [], at: run.checkTime.date, checks: pinnedChecks)
+        let checkTime = run.checkTime
+        let result = store.validate(leaf: certificate, intermediates: [], at: checkTime.date, checks: pinnedChecks)
         if result.isValid {
-            run.record(
-                ChainPolicy.name, true,
-                "the certificate \(Run.name(certificate)) is itself a trusted root, valid \(when)")
+            run.record(ChainPolicy.name, true, ChainPolicy.Detail.pinned(certificate, at: checkTime))
         } else {
-            run.record(ChainPolicy.name, false, run.explain(result, certificates: [certificate], when: when))
+            let failure = ChainPolicy.Failure(
+                result: result, certificates: [certificate], roots: store.roots, when: .checkTime(checkTime))
+            run.record(ChainPolicy.name, false, ChainPolicy.Detail.failed(failure))
         }
         run.notes.append(
             "Apple's marker OIDs are not required: the one certificate is a trusted root given with --root"

@@ -11,15 +11,15 @@ extension TrustModel {
 
     /// Selects the model for a token from its parsed `x5c`.
     static func select(jws: CompactJWS, chain: ParsedChain, trustStore: TrustStore) -> Selection {
-        func failed(_ detail: String, isXcode: Bool = false) -> Selection {
+        func failed(_ detail: some CheckDetail, isXcode: Bool = false) -> Selection {
             Selection(model: nil, x5c: Check(.x5c, passed: false, detail), isXcode: isXcode)
         }
         let header = jws.header.object
         if let problem = chain.problem {
             if header["x5c"] == nil, header["alg"] == .string("ES256") {
-                return failed(ForeignJWT.withoutChainDetail(header: header, payload: jws.payload.object))
+                return failed(ForeignJWT.Detail.withoutChain(header: header, payload: jws.payload.object))
             }
-            return failed(problem)
+            return Selection(model: nil, x5c: Check(.x5c, passed: false, problem), isXcode: false)
         }
         let certificates = chain.certificates
         let count = chain.count
@@ -33,22 +33,16 @@ extension TrustModel {
                     isXcode: isXcode)
             }
             if isXcode {
-                return failed(
-                    "a StoreKit Testing in Xcode token (one self-signed certificate "
-                        + "\"\(only.commonName ?? only.subject)\"), NOT signed by the App Store; to verify it, export the "
-                        + "certificate from Xcode (Editor > Save Public Certificate) and pass --root StoreKitTestCertificate.cer",
-                    isXcode: true)
+                return failed(X5CPolicy.Detail.untrustedXcode(only), isXcode: true)
             }
         }
         guard count == 3 else {
-            return failed(
-                "x5c has \(count) certificate\(count == 1 ? "" : "s"); "
-                    + "App Store chains have exactly 3 (leaf, intermediate, root)")
+            return failed(X5CPolicy.Detail.count(count))
         }
         let model = TrustModel.appStoreChain(leaf: certificates[0], intermediate: certificates[1])
         if let ignored = chain.ignoredRoot {
             return Selection(
-                model: model, x5c: Check(.x5c, passed: true, "3 entries (leaf, intermediate, x5c[2]); \(ignored)"),
+                model: model, x5c: Check(.x5c, passed: true, X5CPolicy.Detail.ignoredRoot(ignored)),
                 isXcode: false)
         }
         return Selection(

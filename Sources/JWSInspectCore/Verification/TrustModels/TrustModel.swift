@@ -69,3 +69,13 @@ enum TrustModel {
         }
     }
 }
+
+/// The step that runs the selected trust model's validation (`TrustModel.validate`), deciding
+/// the checks it lists (`validationChecks`) from one path validation.
+enum TrustModelValidation: PolicyStep {
+    static let policies = TrustModel.validationPolicies
+
+    static func apply(to run: inout Run) {
+        run.trust?.validate(&run)
+    }
+}
