@@ -4,7 +4,8 @@
 #   make lint     swift format lint --strict (the rules are in .swift-format)
 #   make format   swift format, in place
 #   make install  PREFIX=/usr/local (DESTDIR supported)
-#   make bench    throughput and single-token timing (release build)
+#   make bench    throughput and single-token timing (release build);
+#                 BENCH_BASELINE=old/jwsinspect compares with another build, alternately
 #   make roots    regenerate the embedded roots from Certificates/
 
 SWIFT   ?= swift

@@ -6,6 +6,9 @@
 #   - wall time of one single-token inspection from the command line
 #   - time and memory on hostile inputs at two sizes (they must grow linearly, and memory
 #     must follow the largest record, not the input)
+#   - with BENCH_BASELINE=path/to/another/jwsinspect: that binary and this one timed
+#     alternately (--jobs 1, -q and --format jsonl, best of BENCH_ROUNDS rounds, default 7),
+#     in the same run on the same tokens, with the ratio: how a change is shown not slower
 # Timings only: no test asserts on them. BENCH_TOKENS and BENCH_LINES change the sizes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -56,6 +59,32 @@ for jobs in 1 "$cores"; do
 done
 printf '| --jobs 1 -q ÷ openssl verify/s (target ≥ 0.8) | %s |\n' "$(calc "${rate[1 -q]} / $openssl_rate" 2)"
 printf '| --jobs %s -q ÷ --jobs 1 -q (target ≥ 1.7) | %s |\n' "$cores" "$(calc "${rate[$cores -q]} / ${rate[1 -q]}" 2)"
+
+# The same measurement for a baseline binary and this one, alternately, so that both meet the
+# same machine load: the figure that says whether a change made jwsinspect slower.
+if [ -n "${BENCH_BASELINE:-}" ]; then
+    [ -x "$BENCH_BASELINE" ] || { echo "error: BENCH_BASELINE=$BENCH_BASELINE is not an executable" >&2; exit 1; }
+    rounds=${BENCH_ROUNDS:-7}
+    seconds() {
+        local start end
+        start=$(date +%s%N); "$@" >/dev/null || true; end=$(date +%s%N)
+        calc "($end - $start) / 1000000000" 4
+    }
+    for mode in "-q" "--format jsonl"; do
+        base="" this=""
+        for _ in $(seq "$rounds"); do
+            # shellcheck disable=SC2086
+            t=$(seconds "$BENCH_BASELINE" $mode --jobs 1 --root "$root" "$tokens")
+            if [ -z "$base" ] || awk "BEGIN { exit !($t < $base) }"; then base=$t; fi
+            # shellcheck disable=SC2086
+            t=$(seconds "$bin" $mode --jobs 1 --root "$root" "$tokens")
+            if [ -z "$this" ] || awk "BEGIN { exit !($t < $this) }"; then this=$t; fi
+        done
+        printf '| %s --jobs 1, tokens/s: baseline %s, this build (alternating, best of %s each) | %s, %s |\n' \
+            "$mode" "$BENCH_BASELINE" "$rounds" "$(calc "$count / $base")" "$(calc "$count / $this")"
+        printf '| %s --jobs 1: this build ÷ baseline, tokens/s (target ≥ 0.97) | %s |\n' "$mode" "$(calc "$base / $this" 3)"
+    done
+fi
 
 # A large input: the minted tokens repeated to $lines lines, streamed from stdin.
 big="$work/big.jws"

@@ -52,6 +52,7 @@ public struct Check: Sendable, Equatable {
         switch text {
         case .literal(let detail): detail
         case .values(let values): values.text
+        case .chainValid(let anchorName, let time): ChainPolicy.Detail.valid(anchorName: anchorName, at: time).text
         case .pending: "pending: not verified yet (verified later, with other signatures)"
         }
     }
@@ -63,6 +64,12 @@ public struct Check: Sendable, Equatable {
     /// A check whose detail is rendered from `detail` when read.
     init(_ name: Name, passed: Bool, _ detail: some CheckDetail) {
         self.init(name, state: passed ? .passed : .failed, text: .values(detail))
+    }
+
+    /// The chain check every valid App Store token records, its values held inline: the one
+    /// detail made for every token of a batch costs no allocation.
+    static func chainValid(anchorName: String, at time: Inspection.CheckTime) -> Check {
+        Check(ChainPolicy.name, state: .passed, text: .chainValid(anchorName: anchorName, at: time))
     }
 
     /// A check whose work is left to the caller; `resolved` is its detail once it has passed.
@@ -87,6 +94,8 @@ public struct Check: Sendable, Equatable {
     private enum Text: Sendable {
         case literal(String)
         case values(any CheckDetail)
+        /// `ChainPolicy.Detail.valid`, inline.
+        case chainValid(anchorName: String, at: Inspection.CheckTime)
         /// Not run yet; the detail it reads with once it has passed.
         case pending(detailWhenPassed: String)
     }

@@ -33,8 +33,7 @@ enum AppStoreChain {
             }
         }
         if let validated {
-            run.record(
-                ChainPolicy.name, true, ChainPolicy.Detail.valid(anchorName: validated.anchorName, at: checkTime))
+            run.record(.chainValid(anchorName: validated.anchorName, at: checkTime))
             run.record(ChainPathPolicy.check(validated.path, leaf: leaf, intermediate: intermediate))
         }
         for check in entry.pairChecks { run.record(check) }
