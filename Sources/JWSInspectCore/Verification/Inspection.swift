@@ -13,6 +13,8 @@ public struct Inspection: Sendable {
             switch reasonText {
             case .literal(let reason): reason
             case .verified(let verdict, let time): "\(verdict) (certificates checked \(time.phrase))"
+            case .failed(let check): "\(check.name.rawValue): \(check.detail)"
+            case .nestedFailed(let path, let nested): "nested \(path) failed: \(nested.reason)"
             }
         }
         set { reasonText = .literal(newValue) }
@@ -77,6 +79,10 @@ public struct Inspection: Sendable {
 
     enum Reason: Sendable {
         case literal(String)
+        /// The first failing check decides: its name and detail, worded when read.
+        case failed(Check)
+        /// A nested token's failure, worded when read.
+        indirect case nestedFailed(path: String, Inspection)
         /// A valid token: the verdict, then the time its certificates were checked at.
         case verified(String, at: CheckTime)
     }

@@ -108,10 +108,10 @@ public struct Verifier: Sendable {
         // gets when that check passes, and `DeferredSignature.resolve` makes it so or discards it.
         if let failure = run.checks.first(where: { $0.state == .failed }) {
             status = failure.name.failureStatus
-            reason = .literal("\(failure.name.rawValue): \(failure.detail)")
+            reason = .failed(failure)
         } else if let nestedFailure {
             status = nestedFailure.inspection.status
-            reason = .literal("nested \(nestedFailure.path) failed: \(nestedFailure.inspection.reason)")
+            reason = .nestedFailed(path: nestedFailure.path, nestedFailure.inspection)
         } else if !options.verifySignatures {
             status = .unverified
             reason = .literal(
