@@ -200,24 +200,13 @@ enum InputReader {
         guard let first = bytes.first(where: { !InputScanner.isWhitespace($0) }) else { return false }
         if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") { return true }
         if InputScanner.looksLikeJWSHeader(bytes) { return true }
-        return isDottedBase64URL(bytes)
-    }
-
-    private static func isDottedBase64URL(_ bytes: [UInt8]) -> Bool {
-        let dots = bytes.filter { $0 == UInt8(ascii: ".") }.count
-        let base64URLOrDot = bytes.allSatisfy { byte in
-            byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
-                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
-                || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
-                || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
-        }
-        return dots >= 2 && base64URLOrDot
+        return InputScanner.isDottedBase64URL(bytes)
     }
 
     /// The record's only word when it is dot-separated base64url with two dots (a JWS with a bad header).
     private static func soleBareToken(_ bytes: [UInt8]) -> String? {
         let words = bytes.split(whereSeparator: InputScanner.isWhitespace)
-        guard words.count == 1, isDottedBase64URL(Array(words[0])) else { return nil }
+        guard words.count == 1, InputScanner.isDottedBase64URL(words[0]) else { return nil }
         return String(decoding: words[0], as: UTF8.self)
     }
 }

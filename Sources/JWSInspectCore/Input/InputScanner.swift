@@ -224,6 +224,17 @@ public enum InputScanner {
         return decoded.first { !isWhitespace($0) } == UInt8(ascii: "{")
     }
 
+    /// Whether `bytes` are JWS characters only (base64url and dots), with at least two dots:
+    /// the shape of a compact JWS, whatever its segments decode to.
+    public static func isDottedBase64URL(_ bytes: some Collection<UInt8>) -> Bool {
+        var dots = 0
+        for byte in bytes {
+            guard TokenCharacters.contains(byte) else { return false }
+            if byte == UInt8(ascii: ".") { dots += 1 }
+        }
+        return dots >= 2
+    }
+
     public static func isWhitespace(_ byte: UInt8) -> Bool {
         byte == 0x20 || byte == 0x0a || byte == 0x0d || byte == 0x09
     }
