@@ -13,25 +13,14 @@ enum AppAppleIDPolicy: VerifierPolicy, PolicyStep {
         } else if let actual = identity.appAppleId {
             run.record(
                 name, actual == expected,
-                Comparison(field: identity.appAppleIdField, actual: actual, expected: expected))
+                Comparison(field: identity.appAppleIdField, actual: String(actual), expected: String(expected)))
         } else if let environment = run.options.expectedEnvironment, environment != .production {
             run.notes.append(
                 "app Apple ID not compared: \(identity.appAppleIdField) is absent, and Apple requires it only in Production"
             )
         } else {
-            run.record(name, false, Comparison(field: identity.appAppleIdField, actual: nil, expected: expected))
-        }
-    }
-
-    /// The app Apple ID seen, and the one expected.
-    struct Comparison: CheckDetail {
-        let field: String
-        let actual: Int64?
-        let expected: Int64
-
-        var text: String {
-            guard let actual else { return "the payload has no \(field); expected \(expected)" }
-            return actual == expected ? "\(field) is \(actual)" : "\(field) is \(actual), expected \(expected)"
+            run.record(
+                name, false, Comparison(field: identity.appAppleIdField, actual: nil, expected: String(expected)))
         }
     }
 }

@@ -13,21 +13,9 @@ enum BundleIDPolicy: VerifierPolicy, PolicyStep {
                 "bundle ID not compared: \(run.kind.displayName) carries none (Apple does not compare it either)")
             return
         }
-        let comparison = Comparison(field: identity.bundleIdField, actual: identity.bundleId, expected: expected)
+        let comparison = Comparison(
+            field: identity.bundleIdField, actual: identity.bundleId, expected: expected, quoted: true)
         run.record(name, identity.bundleId == expected, comparison)
-    }
-
-    /// The bundle ID seen, and the one expected; both quoted on a mismatch (they differ by a
-    /// character more often than not).
-    struct Comparison: CheckDetail {
-        let field: String
-        let actual: String?
-        let expected: String
-
-        var text: String {
-            guard let actual else { return "the payload has no \(field); expected \"\(expected)\"" }
-            return actual == expected ? "\(field) is \(actual)" : "\(field) is \"\(actual)\", expected \"\(expected)\""
-        }
     }
 }
 

@@ -10,20 +10,7 @@ enum EnvironmentPolicy: VerifierPolicy, PolicyStep {
         let identity = run.identity
         run.record(
             name, identity.environment == expected.rawValue,
-            Comparison(field: identity.environmentField, actual: identity.environment, expected: expected))
-    }
-
-    /// The environment seen, and the one expected.
-    struct Comparison: CheckDetail {
-        let field: String
-        let actual: String?
-        let expected: Environment
-
-        var text: String {
-            guard let actual else { return "the payload has no \(field); expected \(expected.rawValue)" }
-            return actual == expected.rawValue
-                ? "\(field) is \(actual)" : "\(field) is \(actual), expected \(expected.rawValue)"
-        }
+            Comparison(field: identity.environmentField, actual: identity.environment, expected: expected.rawValue))
     }
 }
 
