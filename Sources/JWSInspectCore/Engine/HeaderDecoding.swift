@@ -11,6 +11,9 @@ extension VerificationCache {
     ///     cache's lifetime, like every chain it holds).
     /// - Returns: the token decoded, its parsed chain and its header's signing prefix (nil
     ///   for a header shorter than one SHA-256 block); exactly what decoding it afresh gives.
+    ///   Inlined into `Verifier.inspect`, its one caller, as it was written there: called, the
+    ///   decoded token is copied out on every token.
+    @inline(__always)
     func decode(_ token: String, payloadKeys: PayloadKeys, trustStore: TrustStore)
         throws(CompactJWS.FormatError) -> (jws: CompactJWS, chain: ParsedChain, signingPrefix: SHA256Prefix?)
     {
