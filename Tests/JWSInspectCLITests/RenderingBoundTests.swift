@@ -1,5 +1,4 @@
 import Foundation
-import TestPKI
 import Testing
 
 @testable import JWSInspectCLI
@@ -34,36 +33,5 @@ import Testing
         let cache = ChainFragments()
         for _ in 0..<5 { _ = fragments(cache, header: 100, index: 7) }
         #expect(cache.footprint.entries == 1)
-    }
-}
-
-/// Outcomes are handed over group by group, so a record with thousands of tokens (a 64 MiB
-/// API dump) never has all its rendered results in memory at once.
-@Suite struct BatchBoundTests {
-    @Test(arguments: [1, 2])
-    func outcomesAreHandedOverInBoundedGroups(jobs: Int) throws {
-        let pki = ExecutableTests.pki
-        let token = pki.sign(payloadJSON: TestPayloads.transaction())
-        let count = BatchRunner.groupSize * 2 + 100
-        let document = Array(("[" + Array(repeating: "\"\(token)\"", count: count).joined(separator: ",") + "]").utf8)
-        var stream = InputStream(bytes: document, origin: "in")
-        let next = stream.nextRecord()
-        let record = try #require(next)
-        let rendered = Locked(0)
-        var options = VerificationOptions(trustStore: TrustStore(roots: [try Certificate(derBytes: pki.root.der)]))
-        options.now = Date(timeIntervalSince1970: 1_748_736_000)
-        let runner = BatchRunner(verifier: Verifier(options: options), jobs: jobs) { inspection in
-            rendered.update { $0 += 1 }
-            return .init(status: inspection.status, output: nil, error: nil)
-        }
-        var delivered: [Int] = []
-        _ = runner.run([.record(record)]) { outcome in
-            #expect(outcome.status == .valid)
-            delivered.append(rendered.value)
-        }
-        #expect(delivered.count == count)
-        // When the first outcome arrived, only its group had been rendered.
-        #expect(delivered.first == BatchRunner.groupSize)
-        #expect(delivered.last == count)
     }
 }

@@ -26,8 +26,8 @@ enum InspectCommand {
         let render = Renderer(
             format: options.format, quiet: options.quiet,
             color: options.usesColor(stdoutIsTerminal: io.stdoutIsTerminal, environment: io.environment))
-        let runner = BatchRunner(verifier: verifier, jobs: options.jobs, render: render.outcome)
-        let run = Run(runner: runner, render: render, output: output, io: io)
+        let engine = BatchEngine(verifier: verifier, jobs: options.jobs)
+        let run = Run(engine: engine, render: render, output: output, io: io)
 
         let inputs = options.inputs.isEmpty ? ["-"] : options.inputs
         for (position, input) in inputs.enumerated() where !output.failed {
@@ -40,21 +40,21 @@ enum InspectCommand {
 
     /// What one run has done so far: results shown, counted, and the exit status they make.
     private final class Run {
-        let runner: BatchRunner
+        let engine: BatchEngine
         let render: Renderer
         let output: Output
         let io: CommandIO
         private(set) var exitStatus = ExitStatus.success
         private var counts: [String: Int] = [:]
         private var printedTables = 0
-        private var batch: [BatchRunner.Work] = []
+        private var batch: [BatchEngine.Work] = []
         private var batchBytes = 0
         /// Results of the input being read, and why a JSON-looking record of it was not JSON.
         private var found = 0
         private var jsonProblem: String?
 
-        init(runner: BatchRunner, render: Renderer, output: Output, io: CommandIO) {
-            self.runner = runner
+        init(engine: BatchEngine, render: Renderer, output: Output, io: CommandIO) {
+            self.engine = engine
             self.render = render
             self.output = output
             self.io = io
@@ -74,7 +74,7 @@ enum InspectCommand {
                 while !output.failed, let record = stream.nextRecord() {
                     batch.append(.record(record))
                     batchBytes += record.size
-                    if batch.count >= runner.batchSize || batchBytes >= BatchRunner.batchBytes { flush() }
+                    if batch.count >= engine.batchSize || batchBytes >= BatchEngine.batchBytes { flush() }
                 }
                 flush()
                 stream.noteJSONProblem(jsonProblem)
@@ -94,7 +94,7 @@ enum InspectCommand {
             let work = batch
             batch.removeAll(keepingCapacity: true)
             batchBytes = 0
-            let problem = runner.run(work) { outcome in
+            let problem = engine.run(work, outcome: render.outcome) { outcome in
                 found += 1
                 if let error = outcome.error { io.error(error) }
                 if var text = outcome.output {

@@ -9,6 +9,16 @@ struct Renderer: Sendable {
     /// The run's serialized header and chain fragments, shared by every token of one chain.
     private let fragments = ChainFragments()
 
+    /// One item's outcome, rendered on the worker that verified it (`BatchEngine.run` makes it
+    /// there and hands it back in input order).
+    struct Outcome: Sendable {
+        let status: Status
+        /// What goes to stdout (nil with --quiet, or for a malformed item in table mode).
+        let output: String?
+        /// A one-line error for stderr (malformed items).
+        let error: String?
+    }
+
     init(format: InspectOptions.Format, quiet: Bool, color: Bool) {
         self.format = format
         self.quiet = quiet
@@ -17,7 +27,7 @@ struct Renderer: Sendable {
 
     /// One inspection's outcome: its status, what goes to standard output, and for a
     /// malformed input the line for standard error.
-    func outcome(_ inspection: Inspection) -> BatchRunner.Outcome {
+    func outcome(_ inspection: Inspection) -> Outcome {
         let error = inspection.status == .malformed ? "\(inspection.source): malformed: \(inspection.reason)" : nil
         guard !quiet else { return .init(status: inspection.status, output: nil, error: error) }
         let output: String?

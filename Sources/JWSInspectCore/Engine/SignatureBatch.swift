@@ -1,7 +1,3 @@
-// The batch engine: what makes many tokens cheap, behind one seam. `VerificationCache` keeps
-// decoded headers with their signing prefixes, parsed certificates and validated chains;
-// `SignatureBatch` defers ES256 verifications and runs them back to back (`DeferredSignature`).
-
 /// The batch engine's signature step: tokens inspected with their ES256 verification
 /// deferred, then every verification run back to back. Each streams OpenSSL's 150 KB P-256
 /// table through the CPU's first-level cache, so back to back they stay warm for each other,

@@ -78,18 +78,9 @@ public struct Verifier: Sendable {
         let chain: ParsedChain
         let signingPrefix: SHA256Prefix?
         do {
-            // Tokens of one chain share their header byte for byte: decode it and its x5c once.
-            if let known = cache.recentHeader(of: token) ?? cache.header(Self.headerSegment(of: token)) {
-                jws = try CompactJWS(token, decodedHeader: known.header, payloadKeys: payloadKeys)
-                chain = known.chain
-                signingPrefix = known.signingPrefix
-            } else {
-                jws = try CompactJWS(token, decodedHeader: nil, payloadKeys: payloadKeys)
-                chain = ParsedChain(header: jws.header.object, trustStore: options.trustStore, cache: cache)
-                let segment = Self.headerSegment(of: token)
-                signingPrefix = SHA256Prefix(Array(segment.utf8)[...])
-                cache.store(header: .init(header: jws.header, chain: chain, signingPrefix: signingPrefix), for: segment)
-            }
+            // The engine's header step: a header and its x5c are decoded once for every token sharing them.
+            (jws, chain, signingPrefix) = try cache.decode(
+                token, payloadKeys: payloadKeys, trustStore: options.trustStore)
         } catch {
             return (.malformed(source: source, reason: error.description), nil)
         }
@@ -129,19 +120,6 @@ public struct Verifier: Sendable {
             validNow: run.validNow, isXcode: run.isXcode, nested: nested,
             now: options.now, accessTime: options.accessTime)
         return (inspection, run.deferredSignature)
-    }
-
-    /// The text before the first dot.
-    static func headerSegment(of token: String) -> String {
-        var token = token
-        return token.withUTF8 { bytes in
-            var end = bytes.count
-            CompactJWS.forEachDot(in: bytes) {
-                end = $0
-                return false
-            }
-            return String(decoding: UnsafeBufferPointer(rebasing: bytes[..<end]), as: UTF8.self)
-        }
     }
 
     /// Decodes and verifies every JWS nested in a notification (`NotificationBody.nestedTokens`),

@@ -1,25 +1,26 @@
 internal import Dispatch
-internal import JWSInspectCore
 internal import Synchronization
 
-/// Verifies items in batches on `jobs` threads and hands the rendered results back
-/// in input order, so output order never depends on scheduling.
-final class BatchRunner: Sendable {
-    /// One item's outcome, rendered on the worker that verified it.
-    struct Outcome: Sendable {
-        let status: Status
-        /// What goes to stdout (nil with --quiet, or for a malformed item in table mode).
-        let output: String?
-        /// A one-line error for stderr (malformed items).
-        let error: String?
-    }
+// The batch engine: what makes many tokens cheap, behind one seam. `VerificationCache` keeps
+// decoded headers with their signing prefixes (`decode`, in HeaderDecoding.swift), parsed
+// certificates and validated chains; `SignatureBatch` defers ES256 verifications and runs them
+// back to back (`DeferredSignature`); `BatchEngine` schedules scanning and verification on threads.
 
-    let verifier: Verifier
-    let jobs: Int
-    let render: @Sendable (Inspection) -> Outcome
+/// The batch engine's scheduling: scans records and verifies the tokens found on `jobs`
+/// threads, a `SignatureBatch` at a time, and hands what the caller makes of each inspection
+/// back in input order, so output order never depends on scheduling.
+///
+/// What a caller makes of an inspection (the CLI renders it) is its own business: `run` takes
+/// it as a closure, called on the worker that verified the token, so that work is spread
+/// over the threads too.
+public final class BatchEngine: Sendable {
+    /// Verifies every token; its cache is shared by every worker.
+    public let verifier: Verifier
+    /// Threads that scan and verify at once (1: the calling thread alone).
+    public let jobs: Int
 
     /// What a worker takes: a record still to be scanned, or an item already found.
-    enum Work: Sendable {
+    public enum Work: Sendable {
         case record(InputStream.Record)
         case item(InputScanner.Item)
     }
@@ -27,34 +28,40 @@ final class BatchRunner: Sendable {
     /// Records gathered before a batch is scanned and verified: enough to keep every core
     /// busy, few enough that memory stays small. One worker takes small batches, so a record
     /// is still in the CPU's caches when its tokens are verified.
-    var batchSize: Int { jobs == 1 ? 16 : 2048 }
+    public var batchSize: Int { jobs == 1 ? 16 : 2048 }
 
     /// Bytes of records gathered before a batch is verified, whatever their number (one
     /// record over it makes a batch of its own): memory follows the input's bytes, not its lines.
-    static let batchBytes = 8 << 20
+    public static let batchBytes = 8 << 20
 
     /// Tokens verified, and their outcomes held, before those outcomes are handed over: a
     /// 64 MiB API dump holds thousands.
-    static let groupSize = 2048
+    public static let groupSize = 2048
     /// Bytes of tokens verified before their outcomes are handed over.
-    static let groupBytes = 8 << 20
+    public static let groupBytes = 8 << 20
 
-    init(verifier: Verifier, jobs: Int, render: @escaping @Sendable (Inspection) -> Outcome) {
+    public init(verifier: Verifier, jobs: Int) {
         self.verifier = verifier
         self.jobs = jobs
-        self.render = render
     }
 
-    /// Scans, verifies and renders `work` on all workers, handing each outcome to `deliver` in
-    /// input order.
+    /// Scans and verifies `work` on all workers, makes each inspection's outcome with `outcome`
+    /// on the worker that verified it, and hands each outcome to `deliver` in input order.
     ///
     /// Two parallel phases: scanning the records (so the reading thread only splits lines),
     /// then verifying every item found, in groups bounded by count and bytes (so one large
     /// JSON document, an API response with thousands of transactions, is verified on every
     /// core too, and its outcomes are handed over as they are ready, not all held).
     ///
+    /// `@inlinable`, like the generic steps it calls, so that they are specialized for the
+    /// caller's `Outcome`: unspecialized, handing outcomes around costs about a thousand
+    /// instructions a token (0.1% of a run). The threads are started by `concurrently`.
+    ///
     /// - Returns: why the first JSON-looking record that was not JSON failed to parse, if any.
-    func run(_ work: [Work], deliver: (Outcome) -> Void) -> String? {
+    @inlinable
+    public func run<Outcome: Sendable>(
+        _ work: [Work], outcome: @Sendable (Inspection) -> Outcome, deliver: (Outcome) -> Void
+    ) -> String? {
         guard !work.isEmpty else { return nil }
         let scanned = parallelMap(work) { work -> (items: [InputScanner.Item], jsonProblem: String?) in
             switch work {
@@ -70,7 +77,7 @@ final class BatchRunner: Sendable {
             let chunks = stride(from: 0, to: group.count, by: SignatureBatch.size).map {
                 group[$0..<min($0 + SignatureBatch.size, group.count)]
             }
-            for outcomes in parallelMap(chunks, { self.outcomes(of: $0) }) {
+            for outcomes in parallelMap(chunks, { self.outcomes(of: $0, outcome: outcome) }) {
                 outcomes.forEach(deliver)
             }
             group.removeAll(keepingCapacity: true)
@@ -86,7 +93,8 @@ final class BatchRunner: Sendable {
     }
 
     /// `transform` applied to every element on `jobs` threads, results in order.
-    private func parallelMap<Input: Sendable, Output: Sendable>(
+    @inlinable
+    func parallelMap<Input: Sendable, Output: Sendable>(
         _ inputs: [Input],
         _ transform: @Sendable (Input) -> Output
     ) -> [Output] {
@@ -95,36 +103,48 @@ final class BatchRunner: Sendable {
         if jobs == 1 || inputs.count == 1 { return inputs.map(transform) }
         let slots = Slots<Output>(count: inputs.count)
         defer {
-            // Release what the slots hold (tokens, rendered output), then the buffer itself.
+            // Release what the slots hold (tokens, outcomes), then the buffer itself.
             slots.buffer.deinitialize()
             slots.buffer.deallocate()
         }
-        let next = Atomic<Int>(0)
-        DispatchQueue.concurrentPerform(iterations: min(jobs, inputs.count)) { _ in
-            // Workers take the next unclaimed element, so a slow one never idles the others.
-            while true {
-                let index = next.add(1, ordering: .relaxed).oldValue
-                guard index < inputs.count else { return }
-                slots.buffer[index] = transform(inputs[index])
-            }
-        }
+        concurrently(inputs.count) { index in slots.buffer[index] = transform(inputs[index]) }
         return slots.buffer.map { $0! }
     }
 
-    /// One result slot per item; each is written by exactly one worker and read only after
-    /// `concurrentPerform` returns, which is why sharing the buffer is safe.
-    private struct Slots<Element>: @unchecked Sendable {
-        let buffer: UnsafeMutableBufferPointer<Element?>
+    /// Calls `body` once with every index below `count`, on `jobs` threads at most, and
+    /// returns when all calls have. Workers take the next unclaimed index, so a slow one
+    /// never idles the others.
+    @usableFromInline
+    func concurrently(_ count: Int, _ body: @Sendable (Int) -> Void) {
+        let next = Atomic<Int>(0)
+        DispatchQueue.concurrentPerform(iterations: min(jobs, count)) { _ in
+            while true {
+                let index = next.add(1, ordering: .relaxed).oldValue
+                guard index < count else { return }
+                body(index)
+            }
+        }
+    }
 
+    /// One result slot per item; each is written by exactly one worker and read only after
+    /// `concurrently` returns, which is why sharing the buffer is safe.
+    @usableFromInline
+    struct Slots<Element>: @unchecked Sendable {
+        @usableFromInline let buffer: UnsafeMutableBufferPointer<Element?>
+
+        @inlinable
         init(count: Int) {
             buffer = .allocate(capacity: count)
             buffer.initialize(repeating: nil)
         }
     }
 
-    /// The items' outcomes, in order: inspected by the batch engine's signature step (every
-    /// signature pending, then verified back to back), then rendered.
-    private func outcomes(of items: ArraySlice<InputScanner.Item>) -> [Outcome] {
+    /// The items' outcomes, in order: inspected by the engine's signature step (every
+    /// signature pending, then verified back to back), then made into outcomes.
+    @inlinable
+    func outcomes<Outcome>(
+        of items: ArraySlice<InputScanner.Item>, outcome: (Inspection) -> Outcome
+    ) -> [Outcome] {
         var batch = SignatureBatch(verifier: verifier, capacity: items.count)
         for item in items {
             switch item {
@@ -132,6 +152,6 @@ final class BatchRunner: Sendable {
             case .malformed(let source, let reason): batch.append(.malformed(source: source, reason: reason))
             }
         }
-        return batch.finish().map(render)
+        return batch.finish().map(outcome)
     }
 }
