@@ -7,7 +7,7 @@
 #   - time and memory on hostile inputs at two sizes (they must grow linearly, and memory
 #     must follow the largest record, not the input)
 #   - with BENCH_BASELINE=path/to/another/jwsinspect: that binary and this one timed
-#     alternately (--jobs 1, -q and --format jsonl, best of BENCH_ROUNDS rounds, default 7),
+#     alternately (--jobs 1, -q and --format jsonl, BENCH_ROUNDS rounds, default 11: best and median),
 #     in the same run on the same tokens, with the ratio: how a change is shown not slower
 # Timings only: no test asserts on them. BENCH_TOKENS and BENCH_LINES change the sizes.
 set -euo pipefail
@@ -64,25 +64,29 @@ printf '| --jobs %s -q ÷ --jobs 1 -q (target ≥ 1.7) | %s |\n' "$cores" "$(cal
 # same machine load: the figure that says whether a change made jwsinspect slower.
 if [ -n "${BENCH_BASELINE:-}" ]; then
     [ -x "$BENCH_BASELINE" ] || { echo "error: BENCH_BASELINE=$BENCH_BASELINE is not an executable" >&2; exit 1; }
-    rounds=${BENCH_ROUNDS:-7}
+    rounds=${BENCH_ROUNDS:-11}
     seconds() {
         local start end
         start=$(date +%s%N); "$@" >/dev/null || true; end=$(date +%s%N)
         calc "($end - $start) / 1000000000" 4
     }
+    # The best and the median of a list of seconds.
+    best() { tr ' ' '\n' <<< "$1" | sort -n | head -n 1; }
+    median() { tr ' ' '\n' <<< "$1" | sort -n | awk '{ t[NR] = $1 } END { print t[int((NR + 1) / 2)] }'; }
     for mode in "-q" "--format jsonl"; do
         base="" this=""
         for _ in $(seq "$rounds"); do
             # shellcheck disable=SC2086
-            t=$(seconds "$BENCH_BASELINE" $mode --jobs 1 --root "$root" "$tokens")
-            if [ -z "$base" ] || awk "BEGIN { exit !($t < $base) }"; then base=$t; fi
+            base="$base $(seconds "$BENCH_BASELINE" $mode --jobs 1 --root "$root" "$tokens")"
             # shellcheck disable=SC2086
-            t=$(seconds "$bin" $mode --jobs 1 --root "$root" "$tokens")
-            if [ -z "$this" ] || awk "BEGIN { exit !($t < $this) }"; then this=$t; fi
+            this="$this $(seconds "$bin" $mode --jobs 1 --root "$root" "$tokens")"
         done
-        printf '| %s --jobs 1, tokens/s: baseline %s, this build (alternating, best of %s each) | %s, %s |\n' \
-            "$mode" "$BENCH_BASELINE" "$rounds" "$(calc "$count / $base")" "$(calc "$count / $this")"
-        printf '| %s --jobs 1: this build ÷ baseline, tokens/s (target ≥ 0.97) | %s |\n' "$mode" "$(calc "$base / $this" 3)"
+        base=${base# } this=${this# }
+        printf '| %s --jobs 1, tokens/s, baseline %s vs this build (%s rounds, alternating): best | %s vs %s |\n' \
+            "$mode" "$BENCH_BASELINE" "$rounds" "$(calc "$count / $(best "$base")")" "$(calc "$count / $(best "$this")")"
+        printf '| … median | %s vs %s |\n' "$(calc "$count / $(median "$base")")" "$(calc "$count / $(median "$this")")"
+        printf '| %s --jobs 1: this build ÷ baseline, tokens/s (target ≥ 0.97): best, median | %s, %s |\n' "$mode" \
+            "$(calc "$(best "$base") / $(best "$this")" 3)" "$(calc "$(median "$base") / $(median "$this")" 3)"
     done
 fi
 

@@ -1,4 +1,4 @@
-public import Foundation
+internal import Foundation
 
 /// A strict RFC 8259 parser, written for the tests and the fuzz harness and independent of the
 /// code under test, to check that every JSON output is JSON: `JSONSerialization` and `JSONDecoder` accept

@@ -5,7 +5,7 @@
 /// `Policies/`, never an existential value in the hot path. Adding a check is adding one such
 /// file (its `Check.Name`, its `apply(to:)` as a `PolicyStep`, its `CheckDetail`) and naming it
 /// in `Policies.make(_:)`.
-protocol VerifierPolicy {
+protocol VerifierPolicy: Sendable {
     /// The check's identifier and failure status, as reports and `--format json` show them.
     static var name: Check.Name { get }
     /// The payload members the check reads from `CompactJWS.DecodedSegment.essentials`: the
@@ -23,7 +23,7 @@ extension VerifierPolicy {
 /// One step of a run, as `Policies.make(_:)` lists them: most steps are a policy applying
 /// itself; the trust model's validation is one step deciding several checks from one path
 /// validation (`TrustModelValidation`).
-protocol PolicyStep {
+protocol PolicyStep: Sendable {
     /// The policies whose checks the step records.
     static var policies: [any VerifierPolicy.Type] { get }
     /// Runs the step, recording its checks (and notes) on `run`.
