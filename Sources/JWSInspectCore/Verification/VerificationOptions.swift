@@ -39,6 +39,8 @@ public struct VerificationOptions: Sendable {
     /// StoreKit Testing in Xcode's certificate): pinned byte for byte, its structure is not what
     /// is trusted, so RFC 5280 alone unless `strictX509`.
     var pinnedChecks: TrustStore.StructureChecks { strictX509 ? .strict : .rfc5280 }
+    /// `--key`: the developer's own keys, by key ID, that tokens without `x5c` are verified with.
+    public var developerKeys: [DeveloperKey] = []
     /// False with `--no-verify`: decode and compare fields, check nothing cryptographic.
     public var verifySignatures = true
 
