@@ -10,6 +10,7 @@ enum ExitStatus: Int32, CaseIterable {
     case wrongApp = 4
     case malformed = 5
     case inactive = 6
+    case invalidClaims = 7
     case usage = 64
     case unreadable = 66
     case ioError = 74
@@ -23,6 +24,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .wrongApp: self = .wrongApp
         case .malformed: self = .malformed
         case .inactive: self = .inactive
+        case .invalidClaims: self = .invalidClaims
         }
     }
 
@@ -41,6 +43,9 @@ enum ExitStatus: Int32, CaseIterable {
                 + "a token over 1 MiB, a record over 64 MiB, a legacy receipt (not yet supported)"
         case .inactive:
             "--require-active: the transaction grants no access (revoked, expired, upgraded, consumable, or no transaction)"
+        case .invalidClaims:
+            "a developer-signed token's claims are invalid: expired, exp more than 60 minutes after iat, iat in the "
+                + "future, missing or other aud, missing iss, exp in an offer token, a nonce that is not a UUID"
         case .usage:
             "usage: unknown option or bad option value (--at outside years 0001 to 9999), a --root file without a usable certificate"
         case .unreadable: "an input file, standard input (closed) or a --root file cannot be read"

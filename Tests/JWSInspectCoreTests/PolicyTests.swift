@@ -63,7 +63,8 @@ import Testing
             "x5c": .invalidChain, "chain": .invalidChain, "chain-path": .invalidChain, "leaf-oid": .invalidChain,
             "intermediate-oid": .invalidChain, "bundle-id": .wrongApp, "app-apple-id": .wrongApp,
             "account-token": .wrongApp, "device-verification": .wrongApp, "environment": .wrongEnvironment,
-            "active": .inactive,
+            "active": .inactive, "key": .invalidChain, "aud": .invalidClaims, "iss": .invalidClaims,
+            "iat": .invalidClaims, "exp": .invalidClaims, "nonce": .invalidClaims, "claims": .invalidClaims,
         ]
         let names = Policies.all.map { $0.name.rawValue }
         #expect(names.count == Set(names).count, "one policy per name: \(names)")
@@ -74,7 +75,7 @@ import Testing
         // The public spellings are the policies' own names.
         let spelled: [Check.Name] = [
             .alg, .crit, .x5c, .chain, .chainPath, .leafOID, .intermediateOID, .signature, .bundleId, .appAppleId,
-            .environment, .accountToken, .deviceVerification, .active,
+            .environment, .accountToken, .deviceVerification, .active, .key, .aud, .iss, .iat, .exp, .nonce, .claims,
         ]
         #expect(Set(spelled.map(\.rawValue)) == Set(names))
         for name in spelled { #expect(name.failureStatus == statuses[name.rawValue], "\(name)") }
@@ -162,7 +163,7 @@ import Testing
     static func selection(_ token: String, _ options: VerificationOptions) -> TrustModel.Selection {
         let jws = try! CompactJWS(token)
         let chain = ParsedChain(header: jws.header.object, trustStore: options.trustStore, cache: VerificationCache())
-        return TrustModel.select(jws: jws, chain: chain, trustStore: options.trustStore)
+        return TrustModel.select(jws: jws, chain: chain, options: options)
     }
 
     @Test func anAppStoreChainSelectsTheChainModel() throws {

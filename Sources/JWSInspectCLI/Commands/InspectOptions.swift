@@ -115,7 +115,9 @@ struct InspectOptions {
             options.requireActive = true
         },
         OptionSpec(
-            ["--type"], .choice(PayloadKind.allCases.filter { $0 != .unknown }.map(\.rawValue)), group: expectations,
+            ["--type"],
+            .choice(PayloadKind.allCases.filter { $0 != .unknown && !$0.isDeveloperSigned }.map(\.rawValue)),
+            group: expectations,
             help: "Treat payloads as this kind (default: recognised from the payload)."
         ) { options, value in
             options.kind = PayloadKind(rawValue: value)

@@ -45,6 +45,13 @@ public struct AppIdentity: Sendable, Equatable {
                 location: "payload", bundleId: payload["bundleId"]?.stringValue, carriesBundleId: true,
                 appAppleId: int64(payload["appAppleId"]), carriesAppAppleId: true,
                 environment: payload["receiptType"]?.stringValue, environmentField: "receiptType")
+        case .apiToken, .promotionalOffer, .introductoryOfferEligibility, .advancedCommerceRequest:
+            // Developer-signed: the bundle ID is the `bid` claim; no app Apple ID, no environment.
+            self.init(
+                location: "payload", bundleId: payload["bid"]?.stringValue, carriesBundleId: true, appAppleId: nil,
+                carriesAppAppleId: false, environment: nil, environmentField: "environment (developer tokens have none)"
+            )
+            bundleIdClaim = true
         case .notification:
             // The first body present decides, in `NotificationBody.all`'s order.
             for key in NotificationBody.names {
@@ -81,8 +88,13 @@ public struct AppIdentity: Sendable, Equatable {
         self.environmentField = environmentField
     }
 
-    /// The field path of the bundle ID, for messages ("data.bundleId").
-    public var bundleIdField: String { location == "payload" ? "bundleId" : "\(location).bundleId" }
+    /// Whether the bundle ID is a developer-signed token's `bid` claim.
+    var bundleIdClaim = false
+
+    /// The field path of the bundle ID, for messages ("data.bundleId", "bid").
+    public var bundleIdField: String {
+        bundleIdClaim ? "bid" : location == "payload" ? "bundleId" : "\(location).bundleId"
+    }
     /// The field path of the app Apple ID, for messages.
     public var appAppleIdField: String { location == "payload" ? "appAppleId" : "\(location).appAppleId" }
 }

@@ -67,7 +67,8 @@ public enum Entitlement {
         case .notification:
             return .undecided(
                 "this notification carries no transaction to decide access", brief: "no transaction in it")
-        case .realtimeRequest, .unknown:
+        case .realtimeRequest, .unknown, .apiToken, .promotionalOffer, .introductoryOfferEligibility,
+            .advancedCommerceRequest:
             return .undecided("a \(kind.displayName) does not say whether access is granted", brief: "not a purchase")
         }
     }
@@ -216,6 +217,9 @@ public enum Entitlement {
             if let locale = string("userLocale") { text += ", locale \(locale)" }
             if let environment = string("environment") { text += ", \(environment)" }
             return text + "."
+
+        case .apiToken, .promotionalOffer, .introductoryOfferEligibility, .advancedCommerceRequest:
+            return DeveloperClaims.summary(kind: kind, payload: payload, now: now)
 
         case .unknown:
             return "Not a payload jwsinspect recognises (\(payload.count) field\(payload.count == 1 ? "" : "s"))."

@@ -92,6 +92,17 @@ public struct PayloadDisplay: Sendable {
             }
             return timestamp(milliseconds, now: now, field: field)
         }
+        if key == "iat" || key == "exp" || key == "nbf" {
+            // JWT times (RFC 7519 NumericDate): seconds, in developer-signed tokens.
+            guard let date = DeveloperClaims.date(value) else {
+                return field(nil, flag: "expected seconds since 1970")
+            }
+            return field(ISO8601.string(date), relative: RelativeTime.phrase(date, now: now))
+        }
+        if key == "request", case .string(let request) = value, let json = DeveloperClaims.requestText(request) {
+            // An Advanced Commerce request: standard base64 of its JSON, shown decoded.
+            return field("base64 of " + json)
+        }
         switch FieldMeanings.meaning(field: key, value: value) {
         case .known(let meaning): return field("\(raw) — \(meaning)")
         case .unknownValue: return field(nil, flag: unknownValueFlag)

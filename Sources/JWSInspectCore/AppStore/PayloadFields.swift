@@ -40,6 +40,14 @@ public enum PayloadFields {
                 "originalTransactionId", "appAppleId", "productId", "userLocale", "requestIdentifier", "signedDate",
                 "environment",
             ]
+        case .apiToken:
+            ["iss", "iat", "exp", "aud", "bid"]
+        case .promotionalOffer:
+            ["iss", "iat", "aud", "bid", "nonce", "productId", "offerIdentifier", "transactionId"]
+        case .introductoryOfferEligibility:
+            ["iss", "iat", "aud", "bid", "nonce", "productId", "allowIntroductoryOffer", "transactionId"]
+        case .advancedCommerceRequest:
+            ["iss", "iat", "aud", "bid", "nonce", "request"]
         case .unknown:
             []
         }

@@ -6,6 +6,14 @@ public enum PayloadKind: String, Sendable, CaseIterable {
     case appTransaction
     /// A Retention Messaging realtime request.
     case realtimeRequest
+    /// Developer-signed (with the developer's own key, no `x5c`): an App Store Server API bearer token.
+    case apiToken
+    /// Developer-signed: a promotional offer signature (V2), for StoreKit.
+    case promotionalOffer
+    /// Developer-signed: an introductory offer eligibility token, for StoreKit.
+    case introductoryOfferEligibility
+    /// Developer-signed: an Advanced Commerce API in-app request, for StoreKit.
+    case advancedCommerceRequest
     case unknown
 
     /// Recognises the kind from the payload's own fields.
@@ -43,6 +51,31 @@ public enum PayloadKind: String, Sendable, CaseIterable {
         ),
     ]
 
+    /// The developer-signed kinds, by the `aud` that names them (Apple's audiences).
+    static let audiences: [(aud: String, kind: PayloadKind)] = [
+        ("appstoreconnect-v1", .apiToken), ("promotional-offer", .promotionalOffer),
+        ("introductory-offer-eligibility", .introductoryOfferEligibility),
+        ("advanced-commerce-api", .advancedCommerceRequest),
+    ]
+
+    /// The kind of a developer-signed token (no `x5c`), from its `aud`: `unknown` for any other.
+    static func recogniseDeveloperSigned(_ payload: [String: JSONValue]) -> PayloadKind {
+        guard case .string(let aud)? = payload["aud"] else { return .unknown }
+        return audiences.first { $0.aud == aud }?.kind ?? .unknown
+    }
+
+    /// Signed by the developer with their own key, for StoreKit or the App Store Server API.
+    public var isDeveloperSigned: Bool {
+        switch self {
+        case .apiToken, .promotionalOffer, .introductoryOfferEligibility, .advancedCommerceRequest: true
+        default: false
+        }
+    }
+
+    /// A developer-signed kind StoreKit consumes (an offer, eligibility or commerce request):
+    /// Apple refuses an `exp` in these, and requires a `nonce`.
+    public var isForStoreKit: Bool { isDeveloperSigned && self != .apiToken }
+
     /// A readable name ("renewal info").
     public var displayName: String {
         switch self {
@@ -51,6 +84,10 @@ public enum PayloadKind: String, Sendable, CaseIterable {
         case .notification: "notification"
         case .appTransaction: "app transaction"
         case .realtimeRequest: "Retention Messaging realtime request"
+        case .apiToken: "App Store Server API token"
+        case .promotionalOffer: "promotional offer signature"
+        case .introductoryOfferEligibility: "introductory offer eligibility token"
+        case .advancedCommerceRequest: "Advanced Commerce in-app request"
         case .unknown: "unknown payload"
         }
     }

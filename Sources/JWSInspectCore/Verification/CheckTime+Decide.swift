@@ -14,6 +14,9 @@ extension Inspection.CheckTime {
             return (.init(date: options.now, basis: "now"), nil)
         case .fixed(let date):
             return (.init(date: date, basis: "--at"), nil)
+        case .signingTime where kind.isDeveloperSigned:
+            // A developer-signed token is checked when it is used: now.
+            return (.init(date: options.now, basis: "now"), nil)
         case .signingTime:
             // Apple's rule: signedDate, else receiptCreationDate (app transactions), else now.
             let (field, found): (String, JSONValue?) =

@@ -16,6 +16,10 @@ struct Run: ~Copyable {
     let trust: TrustModel?
     /// The `x5c` check, decided when the trust model was selected.
     let x5cCheck: Check?
+    /// The `key` check of a developer-signed token, decided when the trust model was selected.
+    let keyCheck: Check?
+    /// A developer-signed token whose `kid` is none of the keys given: its key ID and theirs.
+    let otherKeys: (kid: String, given: [String])?
     /// A StoreKit Testing in Xcode token: one self-signed certificate, not the App Store's chain.
     let isXcode: Bool
     var checks: [Check] = []
@@ -25,8 +29,14 @@ struct Run: ~Copyable {
     /// What the cache knows about this token's (leaf, intermediate) pair, once the chain is checked.
     var chainEntry: VerificationCache.ChainEntry?
     var expectationsChecked = false
+    /// A developer-signed token: a `kid` and no `x5c` in its header (the claims policies apply).
+    let isDeveloperSigned: Bool
+    /// Every claim of a developer-signed token, decoded once for the claims policies (rare:
+    /// App Store data decodes only the members its policies declare).
+    private(set) lazy var claims: [String: JSONValue] = jws.payload.object
     /// The payload's identity fields, read once for the identity policies.
-    private(set) lazy var identity = AppIdentity(kind: kind, payload: jws.payload.essentials)
+    private(set) lazy var identity = AppIdentity(
+        kind: kind, payload: isDeveloperSigned ? jws.payload.object : jws.payload.essentials)
     /// What the backend policies decide on: this payload, or the ones nested in a notification.
     private(set) var subjects: [Subject] = []
     /// "now (2026-…)", formatted once per run by the verifier.
@@ -60,15 +70,24 @@ struct Run: ~Copyable {
         self.cache = cache
         self.policies = policies
         let payload = jws.payload.essentials
-        let kind = options.kindOverride ?? jws.payload.recognisedKind ?? PayloadKind.recognise(payload)
+        let header = jws.header.object
+        self.isDeveloperSigned = header["x5c"] == nil && header["kid"] != nil
+        let kind =
+            options.kindOverride
+            ?? (header["x5c"] == nil && header["kid"] != nil
+                // Rare (App Store data always has x5c): a developer-signed token, known by its `aud`.
+                ? PayloadKind.recogniseDeveloperSigned(jws.payload.object)
+                : jws.payload.recognisedKind ?? PayloadKind.recognise(payload))
         self.kind = kind
         let (checkTime, note) = Inspection.CheckTime.decide(options: options, payload: payload, kind: kind)
         self.checkTime = checkTime
         if let note { notes.append(note) }
         self.chain = chain.summaries
-        let selection = TrustModel.select(jws: jws, chain: chain, trustStore: options.trustStore)
+        let selection = TrustModel.select(jws: jws, chain: chain, options: options)
         self.trust = selection.model
         self.x5cCheck = selection.x5c
+        self.keyCheck = selection.key
+        self.otherKeys = selection.otherKeys
         self.isXcode = selection.isXcode
         checks.reserveCapacity(8)  // an App Store token gets 7 checks: one allocation, not four
     }

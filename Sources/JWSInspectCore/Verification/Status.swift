@@ -8,6 +8,10 @@ public enum Status: String, Sendable, CaseIterable {
     case malformed
     /// `--require-active`: the transaction grants no access at the check time.
     case inactive
+    /// A developer-signed token's claims are not what Apple requires (expired, lifetime too
+    /// long, issued in the future, missing or other `aud`, missing `iss`, `exp` where Apple
+    /// refuses it, a `nonce` that is not a UUID).
+    case invalidClaims = "invalid-claims"
     /// Decoded with `--no-verify`: nothing cryptographic was checked.
     case unverified
 

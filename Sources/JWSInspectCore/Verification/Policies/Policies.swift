@@ -21,7 +21,10 @@ final class Policies: Sendable {
         if options.verifySignatures {
             before += [
                 SignaturePolicy.Unsigned.self, AlgorithmPolicy.self, CriticalHeaderPolicy.self, X5CPolicy.self,
-                TrustModelValidation.self, SignaturePolicy.self,
+                DeveloperKeyPolicy.self, TrustModelValidation.self, SignaturePolicy.self,
+                // Developer-signed tokens only (each returns at once for App Store data).
+                AudiencePolicy.self, IssuerPolicy.self, IssuedAtPolicy.self, ExpiryPolicy.self, NoncePolicy.self,
+                FeatureClaimsPolicy.self,
             ]
         }
         if options.expectedBundleId != nil { before.append(BundleIDPolicy.self) }

@@ -22,7 +22,11 @@ enum SignaturePolicy: VerifierPolicy, PolicyStep {
         // An empty signature was recorded first, by Unsigned.
         guard case .string("ES256")? = run.jws.header.object["alg"], !run.jws.signature.isEmpty else { return }
         guard let trust = run.trust else {
-            run.notes.append("signature not checked: no usable leaf certificate")
+            if let (kid, given) = run.otherKeys {
+                run.record(name, false, OtherKeys(kid: kid, given: given))
+            } else if run.keyCheck == nil {
+                run.notes.append("signature not checked: no usable leaf certificate")
+            }
             return
         }
         guard let key = trust.signingKey(chainEntry: run.chainEntry, cache: run.cache) else {
@@ -32,8 +36,12 @@ enum SignaturePolicy: VerifierPolicy, PolicyStep {
         let prefix = run.signingPrefix
         let digest = run.jws.withSigningInput { prefix?.digest(of: $0) ?? Digest.sha256($0) }
         let verifiedText =
-            key.summary == "EC P-256"
-            ? verified : "ES256 signature over header.payload verified with the leaf's \(key.summary) key"
+            if case .developerKey(let developer) = trust {
+                "ES256 signature over header.payload verified with the developer key \(developer.keyID) (\(key.summary))"
+            } else {
+                key.summary == "EC P-256"
+                    ? verified : "ES256 signature over header.payload verified with the leaf's \(key.summary) key"
+            }
         if run.deferringSignature {
             // Not run yet: pending until the caller runs it (`DeferredSignature.resolve`).
             run.deferredSignature = DeferredSignature(
@@ -43,6 +51,17 @@ enum SignaturePolicy: VerifierPolicy, PolicyStep {
             run.record(name, false, Detail(failure: failure))
         } else {
             run.record(name, true, verifiedText)
+        }
+    }
+
+    /// A developer-signed token whose `kid` is none of the `--key`s given.
+    struct OtherKeys: CheckDetail {
+        let kid: String
+        let given: [String]
+
+        var text: String {
+            "signed with kid \"\(Excerpt.of(kid, limit: 40))\", but the keys given are "
+                + given.map { "\"\($0)\"" }.joined(separator: ", ") + ": not signed with any key given"
         }
     }
 

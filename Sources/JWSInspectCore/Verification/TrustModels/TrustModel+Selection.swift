@@ -7,14 +7,24 @@ extension TrustModel {
         let x5c: Check?
         /// The token looks like StoreKit Testing in Xcode's, trusted or not.
         let isXcode: Bool
+        /// A developer-signed token (a `kid`, no `x5c`): the `key` check's outcome.
+        var key: Check? = nil
+        /// A developer-signed token whose `kid` is none of the `--key`s given: its key ID and theirs.
+        var otherKeys: (kid: String, given: [String])? = nil
     }
 
     /// Selects the model for a token from its parsed `x5c`.
-    static func select(jws: CompactJWS, chain: ParsedChain, trustStore: TrustStore) -> Selection {
+    static func select(jws: CompactJWS, chain: ParsedChain, options: VerificationOptions) -> Selection {
+        let trustStore = options.trustStore
         func failed(_ detail: some CheckDetail, isXcode: Bool = false) -> Selection {
             Selection(model: nil, x5c: Check(.x5c, passed: false, detail), isXcode: isXcode)
         }
         let header = jws.header.object
+        if header["x5c"] == nil, let kid = header["kid"] {
+            return DeveloperKeyPolicy.select(
+                kid: kid, keys: options.developerKeys,
+                identity: ForeignJWT.identifiers(header: header, payload: jws.payload.object))
+        }
         if let problem = chain.problem {
             if header["x5c"] == nil, header["alg"] == .string("ES256") {
                 return failed(ForeignJWT.Detail.withoutChain(header: header, payload: jws.payload.object))

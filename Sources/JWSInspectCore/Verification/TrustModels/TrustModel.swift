@@ -11,6 +11,9 @@ enum TrustModel {
     /// A one-certificate `x5c` identical to a trusted root given with `--root`, such as the
     /// certificate StoreKit Testing in Xcode signs with (`PinnedCertificate`).
     case pinnedCertificate(Certificate, isXcode: Bool)
+    /// A developer's own key, chosen by the token's `kid` among the `--key`s given: the tokens
+    /// developers sign for the App Store Server API and StoreKit (`DeveloperKeyPolicy`).
+    case developerKey(DeveloperKey)
 
     /// The algorithms App Store data is signed with.
     static let appStoreAlgorithms = ["ES256"]
@@ -18,7 +21,7 @@ enum TrustModel {
     /// The algorithms the model accepts in `alg`.
     var allowedAlgorithms: [String] {
         switch self {
-        case .appStoreChain, .pinnedCertificate: Self.appStoreAlgorithms
+        case .appStoreChain, .pinnedCertificate, .developerKey: Self.appStoreAlgorithms
         }
     }
 
@@ -27,6 +30,7 @@ enum TrustModel {
         switch self {
         case .appStoreChain: [ChainPolicy.self, ChainPathPolicy.self, LeafOIDPolicy.self, IntermediateOIDPolicy.self]
         case .pinnedCertificate: [ChainPolicy.self]
+        case .developerKey: []
         }
     }
 
@@ -42,6 +46,8 @@ enum TrustModel {
             AppStoreChain.validate(leaf: leaf, intermediate: intermediate, run: &run)
         case .pinnedCertificate(let certificate, let isXcode):
             PinnedCertificate.validate(certificate, isXcode: isXcode, run: &run)
+        case .developerKey:
+            break  // The key was chosen by kid (`DeveloperKeyPolicy`); only the signature is left to check.
         }
     }
 
@@ -55,6 +61,16 @@ enum TrustModel {
                 ?? cache.chain(leaf: leaf, intermediate: intermediate, pairChecks: AppStoreChain.markerChecks)).leafKey
         case .pinnedCertificate(let certificate, _):
             certificate.publicKey
+        case .developerKey(let key):
+            key.publicKey
+        }
+    }
+
+    /// Whose key the signature verified with, for the `signature` check.
+    var signingKeyName: String {
+        switch self {
+        case .developerKey(let key): "the developer key \(key.keyID)"
+        case .appStoreChain, .pinnedCertificate: "the leaf"
         }
     }
 
@@ -64,6 +80,8 @@ enum TrustModel {
         case .pinnedCertificate(_, isXcode: true):
             "StoreKit Testing in Xcode token, NOT signed by the App Store: signature verified with "
                 + "the trusted Xcode certificate"
+        case .developerKey(let key):
+            "developer-signed token: signature verified with the developer key \(key.keyID) (--key)"
         case .appStoreChain, .pinnedCertificate:
             "signature and certificate chain verified"
         }

@@ -1,0 +1,87 @@
+internal import FoundationEssentials
+
+/// The details of the claims checks (`AudiencePolicy` … `FeatureClaimsPolicy`): the values
+/// seen and what Apple requires, worded when read.
+enum ClaimDetail: CheckDetail {
+    case audience(JSONValue?, kind: PayloadKind)
+    case issuer(JSONValue?)
+    case issuedAtMissing(PayloadKind)
+    case notSeconds(String, JSONValue)
+    case issuedAt(Date, at: Inspection.CheckTime, future: Bool)
+    case expiryInStoreKitToken(JSONValue?, kind: PayloadKind)
+    case expiryMissing
+    case expiry(Date, at: Inspection.CheckTime, lifetime: Double, fromIssue: Bool)
+    case nonce(JSONValue?)
+    case feature(kind: PayloadKind, problems: [String])
+
+    static var audiences: String { PayloadKind.audiences.map(\.aud).joined(separator: ", ") }
+
+    var text: String {
+        switch self {
+        case .audience(let value, let kind):
+            switch value {
+            case .string(let aud)? where kind.isDeveloperSigned: return "aud is \(aud) (\(kind.displayName))"
+            case .string(let aud)?:
+                return "aud is \"\(Excerpt.of(aud, limit: 40))\", which Apple does not accept; expected one of "
+                    + Self.audiences
+            case let other?: return "aud is \(other.kindDescription), expected one of \(Self.audiences)"
+            case nil: return "no aud; expected one of \(Self.audiences)"
+            }
+        case .issuer(let value):
+            switch value {
+            case .string(let issuer)? where !issuer.isEmpty: return "iss is \(Excerpt.of(issuer, limit: 60))"
+            case .string?:
+                return "iss is empty; expected the issuer ID from App Store Connect (Users and Access > Integrations)"
+            case let other?: return "iss is \(other.kindDescription), expected the issuer ID string"
+            case nil: return "no iss; expected the issuer ID from App Store Connect (Users and Access > Integrations)"
+            }
+        case .issuedAtMissing(let kind):
+            return "no iat; a \(kind.displayName) needs one (the App Store computes its expiry from it)"
+        case .notSeconds(let claim, let value):
+            return "\(claim) is \(PayloadDisplay.rawText(value)), expected seconds since 1970 (a NumericDate)"
+        case .issuedAt(let issued, let at, let future):
+            let when = "\(ISO8601.string(issued))"
+            return future
+                ? "iat is \(when), in the future beyond 60 s of clock skew (checked \(at.phrase))"
+                : "iat is \(when), not in the future (checked \(at.phrase))"
+        case .expiryInStoreKitToken(let value, let kind):
+            guard let value else { return "no exp, as Apple requires of a \(kind.displayName)" }
+            return "exp is \(PayloadDisplay.rawText(value)): Apple says not to include exp in a \(kind.displayName), "
+                + "\"because including it makes the request fail\""
+        case .expiryMissing:
+            return "no exp; an App Store Server API token needs one, at most 60 minutes after iat"
+        case .expiry(let expires, let at, let lifetime, let fromIssue):
+            let from = fromIssue ? "iat" : "the check time (no iat)"
+            let minutes = Self.minutes(lifetime)
+            if expires <= at.date {
+                return "expired: exp is \(ISO8601.string(expires)), checked \(at.phrase)"
+            }
+            if lifetime > DeveloperClaims.maximumLifetime {
+                return "exp is \(ISO8601.string(expires)), \(minutes) after \(from); Apple refuses tokens that "
+                    + "expire more than 60 minutes after iat"
+            }
+            return "exp is \(ISO8601.string(expires)), \(minutes) after \(from), not expired (checked \(at.phrase))"
+        case .nonce(let value):
+            switch value {
+            case .string(let nonce)? where UUID(uuidString: nonce) != nil: return "nonce is \(nonce), a UUID"
+            case .string(let nonce)?: return "nonce is \"\(Excerpt.of(nonce, limit: 40))\", expected a UUID"
+            case let other?: return "nonce is \(other.kindDescription), expected a UUID string"
+            case nil: return "no nonce; Apple requires a one-time UUID"
+            }
+        case .feature(let kind, let problems):
+            return problems.isEmpty
+                ? "the claims a \(kind.displayName) needs are present"
+                : problems.joined(separator: "; ") + " (a \(kind.displayName) needs them)"
+        }
+    }
+
+    /// "5 minutes", "61.5 minutes".
+    static func minutes(_ seconds: Double) -> String {
+        let tenths = (seconds / 6).rounded()
+        guard tenths.isFinite, abs(tenths) < 1e15 else { return "\(seconds / 60) minutes" }
+        let whole = Int64(tenths) / 10
+        let fraction = abs(Int64(tenths) % 10)
+        let shown = fraction == 0 ? String(whole) : "\(whole).\(fraction)"
+        return "\(shown) minute\(shown == "1" ? "" : "s")"
+    }
+}

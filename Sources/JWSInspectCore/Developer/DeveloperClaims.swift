@@ -1,0 +1,48 @@
+internal import FoundationEssentials
+
+/// What Apple requires of the claims of a token a developer signs with their own key
+/// (`../shared/reference/app-store-server-api.md` A2 and B1), read from a decoded payload.
+///
+/// JWT times (`iat`, `exp`) are NumericDate: seconds since 1970 (RFC 7519), not the App
+/// Store's milliseconds.
+enum DeveloperClaims {
+    /// Apple: "Tokens that expire more than 60 minutes after the time in `iat` are not valid."
+    static let maximumLifetime: Double = 3600
+    /// The clock skew allowed for an `iat` ahead of the check time.
+    static let allowedSkew: Double = 60
+
+    /// A claim holding seconds since 1970, as a date (nil when absent, not a number, or out of range).
+    static func date(_ value: JSONValue?) -> Date? {
+        guard let seconds = value?.numberValue, seconds.isFinite, abs(seconds) < 253_402_300_800 else { return nil }
+        return Date(timeIntervalSince1970: seconds)
+    }
+
+    /// An Advanced Commerce `request` claim decoded: standard base64 of a UTF-8 JSON object.
+    static func decodedRequest(_ request: String) -> [String: JSONValue]? {
+        guard let data = Data(base64Encoded: request) else { return nil }
+        return (try? JSONValue.decodeObject(Array(data))) ?? nil
+    }
+
+    /// An Advanced Commerce `request` claim's JSON text, when it is standard base64 of a JSON object.
+    static func requestText(_ request: String) -> String? {
+        guard decodedRequest(request) != nil, let data = Data(base64Encoded: request) else { return nil }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// "App Store Server API token for com.example.app, issuer 5f…, expires 2026-12-01T12:05:00Z."
+    static func summary(kind: PayloadKind, payload: [String: JSONValue], now: Date) -> String {
+        var text = kind.displayName.prefix(1).uppercased() + kind.displayName.dropFirst()
+        text += " for \(payload["bid"]?.stringValue ?? "(no bid)")"
+        if let product = payload["productId"]?.stringValue { text += ", product \(product)" }
+        if let offer = payload["offerIdentifier"]?.stringValue { text += ", offer \(offer)" }
+        if case .bool(let allow)? = payload["allowIntroductoryOffer"] {
+            text += allow ? ", introductory offer allowed" : ", introductory offer not allowed"
+        }
+        if let issuer = payload["iss"]?.stringValue { text += ", issuer \(Excerpt.of(issuer, limit: 40))" }
+        if let issued = date(payload["iat"]) { text += ", issued \(ISO8601.string(issued))" }
+        if let expires = date(payload["exp"]) {
+            text += expires <= now ? ", expired \(ISO8601.string(expires))" : ", expires \(ISO8601.string(expires))"
+        }
+        return text + "."
+    }
+}

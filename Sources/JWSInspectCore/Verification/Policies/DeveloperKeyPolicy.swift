@@ -1,0 +1,53 @@
+/// `key`: a developer-signed token (a `kid`, no `x5c`) names a key among those given with
+/// `--key`; that key becomes the trust model (`TrustModel.developerKey`). Without any `--key`
+/// no key is trusted (exit 2, naming the key ID it needs); with keys of other IDs the token is
+/// not signed by any of them, which the `signature` check reports (exit 1).
+enum DeveloperKeyPolicy: VerifierPolicy, PolicyStep {
+    static let name = Check.Name("key", failing: .invalidChain)
+    static let payloadMembers: [String] = []
+
+    static func apply(to run: inout Run) {
+        if let check = run.keyCheck { run.record(check) }
+    }
+
+    /// The selection for a token without `x5c` whose header has `kid`.
+    static func select(kid: JSONValue, keys: [DeveloperKey], identity: [String]) -> TrustModel.Selection {
+        guard case .string(let id) = kid else {
+            return .init(
+                model: nil, x5c: nil, isXcode: false, key: Check(name, passed: false, Detail.kidNotAString(kid)))
+        }
+        if let key = keys.first(where: { $0.keyID == id }) {
+            return .init(
+                model: .developerKey(key), x5c: nil, isXcode: false, key: Check(name, passed: true, Detail.found(id)))
+        }
+        if keys.isEmpty {
+            return .init(
+                model: nil, x5c: nil, isXcode: false, key: Check(name, passed: false, Detail.noKeys(id, identity)))
+        }
+        return .init(model: nil, x5c: nil, isXcode: false, otherKeys: (id, keys.map(\.keyID)))
+    }
+
+    enum Detail: CheckDetail {
+        case found(String)
+        case noKeys(String, [String])
+        case kidNotAString(JSONValue)
+
+        var text: String {
+            switch self {
+            case .found(let kid):
+                "kid \"\(Excerpt.of(kid, limit: 40))\" is a --key given: no x5c, signed with the developer's own key"
+            case .noKeys(let kid, let identity):
+                "no trusted key: ES256 without x5c (\(identity.joined(separator: ", "))): signed with a key of its "
+                    + "own (a developer-signed token), not App Store signed data; to verify it, give the key "
+                    + "\"\(Excerpt.of(kid, limit: 40))\" with --key AuthKey_\(Excerpt.of(kid, limit: 40)).p8 "
+                    + "(or its public key, with --key-id)"
+            case .kidNotAString(let value):
+                "kid is \(value.kindDescription), expected the key ID string of a developer key"
+            }
+        }
+    }
+}
+
+extension Check.Name {
+    public static let key = DeveloperKeyPolicy.name
+}

@@ -1,0 +1,40 @@
+/// `claims`: the feature's own claims, as Apple requires them for the kind.
+enum FeatureClaimsPolicy: VerifierPolicy, PolicyStep {
+    static let name = Check.Name("claims", failing: .invalidClaims)
+    static let payloadMembers: [String] = []
+
+    /// The claims each StoreKit kind requires, and their JSON kinds.
+    static let required: [PayloadKind: [(claim: String, type: String)]] = [
+        .promotionalOffer: [("productId", "string"), ("offerIdentifier", "string")],
+        .introductoryOfferEligibility: [
+            ("productId", "string"), ("allowIntroductoryOffer", "boolean"), ("transactionId", "string"),
+        ],
+        .advancedCommerceRequest: [("request", "string")],
+    ]
+
+    static func apply(to run: inout Run) {
+        guard run.isDeveloperSigned, let wanted = required[run.kind] else { return }
+        let claims = run.claims
+        var problems: [String] = []
+        for (claim, type) in wanted {
+            switch (claims[claim], type) {
+            case (.string?, "string"), (.bool?, "boolean"): continue
+            case (nil, _): problems.append("no \(claim)")
+            case (let value?, _): problems.append("\(claim) is \(value.kindDescription), expected a \(type)")
+            }
+        }
+        if case .string(let transaction)? = claims["transactionId"], transaction.isEmpty {
+            problems.append("transactionId is empty")
+        }
+        if run.kind == .advancedCommerceRequest, case .string(let request)? = claims["request"],
+            DeveloperClaims.decodedRequest(request) == nil
+        {
+            problems.append("request is not standard base64 of a JSON object")
+        }
+        run.record(name, problems.isEmpty, ClaimDetail.feature(kind: run.kind, problems: problems))
+    }
+}
+
+extension Check.Name {
+    public static let claims = FeatureClaimsPolicy.name
+}
