@@ -14,13 +14,15 @@ final class ParsedChain: Sendable {
     /// Why `x5c[2]` of a three-entry chain is not a certificate, when it is not: Apple's libraries
     /// count three entries and never read the third, so neither does verification.
     let ignoredRoot: String?
+    /// The header's `kid` when it has no `x5c`: a developer-signed token (decided once per header).
+    let developerKeyID: JSONValue?
 
     /// Decodes `x5c` from a header, parsing certificates through `cache`.
     convenience init(header: [String: JSONValue], trustStore: TrustStore, cache: VerificationCache) {
         guard let x5c = header["x5c"] else {
             self.init(
                 certificates: [], summaries: [], count: 0, problem: "the header has no x5c certificate chain",
-                ignoredRoot: nil)
+                ignoredRoot: nil, developerKeyID: header["kid"])
             return
         }
         guard case .array(let entries) = x5c else {
@@ -74,8 +76,9 @@ final class ParsedChain: Sendable {
 
     private init(
         certificates: [Certificate], summaries: [CertificateSummary], count: Int, problem: String?,
-        ignoredRoot: String?
+        ignoredRoot: String?, developerKeyID: JSONValue? = nil
     ) {
+        self.developerKeyID = developerKeyID
         self.certificates = certificates
         self.summaries = summaries
         self.count = count

@@ -70,11 +70,11 @@ struct Run: ~Copyable {
         self.cache = cache
         self.policies = policies
         let payload = jws.payload.essentials
-        let header = jws.header.object
-        self.isDeveloperSigned = header["x5c"] == nil && header["kid"] != nil
+        let isDeveloperSigned = chain.developerKeyID != nil
+        self.isDeveloperSigned = isDeveloperSigned
         let kind =
             options.kindOverride
-            ?? (header["x5c"] == nil && header["kid"] != nil
+            ?? (isDeveloperSigned
                 // Rare (App Store data always has x5c): a developer-signed token, known by its `aud`.
                 ? PayloadKind.recogniseDeveloperSigned(jws.payload.object)
                 : jws.payload.recognisedKind ?? PayloadKind.recognise(payload))

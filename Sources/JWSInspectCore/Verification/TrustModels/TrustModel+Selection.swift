@@ -20,7 +20,7 @@ extension TrustModel {
             Selection(model: nil, x5c: Check(.x5c, passed: false, detail), isXcode: isXcode)
         }
         let header = jws.header.object
-        if header["x5c"] == nil, let kid = header["kid"] {
+        if let kid = chain.developerKeyID {
             return DeveloperKeyPolicy.select(
                 kid: kid, keys: options.developerKeys,
                 identity: ForeignJWT.identifiers(header: header, payload: jws.payload.object))
