@@ -5,7 +5,7 @@ import Testing
 
 /// The header and claims of every developer token kind, exactly, and the legacy (V1) offer
 /// signature's string and signature.
-@Suite struct DeveloperTokenTests {
+@Suite struct DeveloperTokenBuilderTests {
     static let issuer = "57246542-96fe-1a63-e053-0824d011072a"
     static let nonce = UUID(uuidString: "20FBA8A0-2B80-4A7D-A17F-85C1854727F8")!
     static let iat: Int64 = 1_700_000_000
