@@ -26,6 +26,8 @@ public enum Command {
                 return CompletionCommand.run(try CompletionOptions.parse(rest), io: io)
             case Commands.help.name:
                 return HelpCommand.run(try HelpOptions.parse(rest), io: io)
+            case Commands.sign.name:
+                return SignCommand.run(try SignOptions.parse(rest), io: io)
             default:
                 return InspectCommand.run(try InspectOptions.parse(rest), io: io)
             }

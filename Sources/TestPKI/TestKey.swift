@@ -138,3 +138,48 @@ public final class TestKey: @unchecked Sendable {
         }
     }
 }
+
+extension TestKey {
+    /// The private key as PKCS#8 PEM (`-----BEGIN PRIVATE KEY-----`), the form App Store
+    /// Connect's `AuthKey_<KEYID>.p8` downloads have.
+    public var privateKeyPEM: String {
+        TestPKI.pem("PEM_write_bio_PrivateKey") { PEM_write_bio_PrivateKey($0, pkey, nil, nil, 0, nil, nil) }
+    }
+
+    /// The private key as encrypted PKCS#8 PEM (`-----BEGIN ENCRYPTED PRIVATE KEY-----`, AES-256-CBC).
+    public func encryptedPrivateKeyPEM(password: String) -> String {
+        TestPKI.pem("PEM_write_bio_PKCS8PrivateKey") { bio in
+            var bytes = Array(password.utf8).map { CChar(bitPattern: $0) }
+            return PEM_write_bio_PKCS8PrivateKey(bio, pkey, EVP_aes_256_cbc(), &bytes, Int32(bytes.count), nil, nil)
+        }
+    }
+}
+
+extension TestPKI {
+    /// A fresh RSA private key as PKCS#8 PEM (`-----BEGIN PRIVATE KEY-----`), for tests of keys
+    /// that are not EC P-256.
+    public static func rsaPrivateKeyPEM(bits: Int = 2048) -> String {
+        let context = OpenSSL.unwrap(EVP_PKEY_CTX_new_from_name(nil, "RSA", nil), "EVP_PKEY_CTX_new_from_name(RSA)")
+        defer { EVP_PKEY_CTX_free(context) }
+        OpenSSL.check(EVP_PKEY_keygen_init(context), "EVP_PKEY_keygen_init")
+        OpenSSL.check(EVP_PKEY_CTX_set_rsa_keygen_bits(context, Int32(bits)), "EVP_PKEY_CTX_set_rsa_keygen_bits")
+        var generated: OpaquePointer?
+        OpenSSL.check(EVP_PKEY_keygen(context, &generated), "EVP_PKEY_keygen(RSA)")
+        let key = OpenSSL.unwrap(generated, "EVP_PKEY_keygen(RSA)")
+        defer { EVP_PKEY_free(key) }
+        return pem("PEM_write_bio_PrivateKey") { PEM_write_bio_PrivateKey($0, key, nil, nil, 0, nil, nil) }
+    }
+
+    /// The text an OpenSSL `PEM_write_bio_*` call writes into a memory BIO.
+    static func pem(_ what: String, _ write: (OpaquePointer) -> Int32) -> String {
+        let bio = OpenSSL.unwrap(BIO_new(BIO_s_mem()), "BIO_new")
+        defer { BIO_free(bio) }
+        OpenSSL.check(write(bio), what)
+        var data: UnsafeMutablePointer<CChar>?
+        let length = COpenSSL_BIO_get_mem_data(bio, &data)
+        guard length > 0, let data else { OpenSSL.fail("\(what): empty output") }
+        return data.withMemoryRebound(to: UInt8.self, capacity: length) {
+            String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
+        }
+    }
+}

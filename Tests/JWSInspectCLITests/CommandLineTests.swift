@@ -156,7 +156,7 @@ import Testing
         #expect(InProcess.run(["completion", "--jsno"]).stderr.hasPrefix("jwsinspect: unknown option '--jsno'"))
         #expect(
             InProcess.run(["help", "inspekt"]).stderr.hasPrefix(
-                "jwsinspect: help: no subcommand 'inspekt' (did you mean 'inspect'?); there are inspect, completion or help\n"
+                "jwsinspect: help: no subcommand 'inspekt' (did you mean 'inspect'?); there are inspect, sign, completion or help\n"
             ))
         #expect(
             InProcess.run(["help", "--man", "--mna"]).stderr.hasPrefix(

@@ -7,6 +7,9 @@ binary to accept or reject each, and reports every disagreement. Disagreements w
 class is listed in EXPECTED_DIFFERENCES (documented in DIFFERENCES.md) are where
 jwsinspect differs on purpose; any other disagreement fails the run.
 
+Then `jwsinspect sign` makes every developer token kind and the V1 offer signature, and PyJWT,
+`cryptography` and Apple's signature creators check them (developer.py).
+
 Usage: difftest.py JWSINSPECT_BINARY [--seed N] [--jobs N]
 """
 import base64, concurrent.futures, datetime, json, os, random, subprocess, sys, tempfile
@@ -17,6 +20,7 @@ from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
 from cryptography.x509.oid import NameOID
 from appstoreserverlibrary.signed_data_verifier import SignedDataVerifier, VerificationException
 from appstoreserverlibrary.models.Environment import Environment
+import developer
 
 LEAF_OID, INTERMEDIATE_OID = "1.2.840.113635.100.6.11.1", "1.2.840.113635.100.6.2.1"
 BUNDLE = "com.example.app"
@@ -320,6 +324,12 @@ def main():
         print(f"{cls:32} {e['cases']:>6} {e['agree']:>6} {len(e['apple_only']):>19} {len(e['ours_only']):>24}")
         if (e["apple_only"] or e["ours_only"]) and cls not in EXPECTED_DIFFERENCES:
             unexpected.append(cls)
+    # Developer-signed tokens: jwsinspect's `sign` makes, PyJWT/cryptography and Apple's creators check.
+    developer_checks, developer_failures = developer.run(binary)
+    print(f"difftest: sign: {developer_checks} checks of developer tokens and V1 offer signatures, "
+          f"{len(developer_failures)} failed")
+    for failure in developer_failures:
+        print(f"  sign: {failure}")
     if unexpected:
         for cls in unexpected:
             e = by_class[cls]
@@ -327,6 +337,8 @@ def main():
                 for kind, tok in items[:3]:
                     print(f"  {cls} ({side}, {kind}): {tok[:160]}...")
         raise SystemExit(f"difftest: unexplained disagreements in: {', '.join(unexpected)}")
+    if developer_failures:
+        raise SystemExit(f"difftest: sign: {len(developer_failures)} checks failed")
     print("difftest: every disagreement is a documented difference (scripts/difftest/DIFFERENCES.md)")
 
 

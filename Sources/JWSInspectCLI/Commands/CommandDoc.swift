@@ -19,10 +19,10 @@ struct CommandDoc {
 }
 
 /// Every subcommand of `jwsinspect`. `inspect` is the default: `jwsinspect FILE` is
-/// `jwsinspect inspect FILE`. (`sign`, `fetch`, `mint` and `verify-offer-v1` join this list
-/// with their own option tables.)
+/// `jwsinspect inspect FILE`. (`fetch`, `mint` and `verify-offer-v1` join this list with their
+/// own option tables.)
 enum Commands {
-    static let all = [inspect, completion, help]
+    static let all = [inspect, sign, completion, help]
 
     static func named(_ name: String) -> CommandDoc? {
         all.first { $0.name == name }
@@ -61,6 +61,44 @@ enum Commands {
             ("--root StoreKitTestCertificate.cer xcode-transaction.jws", "a StoreKit Testing in Xcode token"),
         ])
 
+    static let sign = CommandDoc(
+        name: "sign",
+        abstract: "make a developer-signed token or offer signature with an App Store Connect In-App Purchase key",
+        usage: ["sign KIND --key FILE [options]"],
+        discussion: [
+            "KIND is api-token (the App Store Server API bearer token: iss, iat, exp, aud appstoreconnect-v1, bid), "
+                + "promotional-offer (aud promotional-offer: productId, offerIdentifier, transactionId when given), "
+                + "introductory-offer-eligibility (productId, allowIntroductoryOffer, transactionId), advanced-commerce "
+                + "(aud advanced-commerce-api: request, the base64 of the request JSON) or promotional-offer-v1 (the "
+                + "legacy StoreKit 1 signature). The JWS have the header {\"alg\":\"ES256\",\"kid\":KEYID,\"typ\":\"JWT\"}; "
+                + "all but api-token carry a fresh lowercase UUID nonce and no exp, as Apple requires.",
+            "promotional-offer-v1 signs bundle ID, key ID, product ID, offer ID, the lowercased application username, "
+                + "the lowercased nonce and the timestamp joined by U+2063 (ECDSA P-256 SHA-256, DER, base64), as "
+                + "Apple's PromotionalOfferSignatureCreator does.",
+            "Prints one line, the token or signature, and nothing else: TOKEN=$(jwsinspect sign api-token ...) works. "
+                + "The key never appears in any output; a private key file readable by group or others is warned "
+                + "about on standard error. Exit status: 0, 64 for a usage error or an unusable key file, 66 when the "
+                + "key file cannot be read, 74 when output cannot be written.",
+        ],
+        options: SignOptions.table.map(\.doc),
+        positional: .values(SignOptions.Kind.allCases.map(\.rawValue)),
+        examples: [
+            (
+                "sign api-token --key AuthKey_2X9R4HXF34.p8 --issuer-id \"$ISSUER_ID\" --bundle-id com.example.app",
+                "a bearer token for the App Store Server API (curl -H \"Authorization: Bearer $TOKEN\")"
+            ),
+            (
+                "sign promotional-offer --key AuthKey_2X9R4HXF34.p8 --issuer-id \"$ISSUER_ID\" --bundle-id "
+                    + "com.example.app --product-id pro.monthly --offer-id WINBACK",
+                "a promotional offer JWS for Product.PurchaseOption.promotionalOffer"
+            ),
+            (
+                "sign promotional-offer-v1 --json --key AuthKey_2X9R4HXF34.p8 --bundle-id com.example.app --product-id "
+                    + "pro.monthly --offer-id WINBACK --application-username \"$ACCOUNT_TOKEN\"",
+                "a legacy offer signature with its nonce, timestamp and key ID"
+            ),
+        ])
+
     static let completion = CommandDoc(
         name: "completion",
         abstract: "print a shell completion script",
@@ -84,6 +122,6 @@ enum Commands {
                 + "in share/man/man1/jwsinspect.1 (read it with: jwsinspect help --man | man -l -)."
         ],
         options: HelpOptions.table.map(\.doc),
-        positional: .values(["inspect", "completion", "help"]),
+        positional: .values(["inspect", "sign", "completion", "help"]),
         examples: [("help --man | man -l -", "read the manual page")])
 }

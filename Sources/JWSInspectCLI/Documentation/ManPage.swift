@@ -53,14 +53,15 @@ enum ManPage {
         return out.joined(separator: "\n") + "\n"
     }
 
-    static let environment = [
-        ("NO_COLOR", "Set and not empty: no colours (unless --color always)."),
-        (
-            "CLICOLOR_FORCE",
-            "Set and not 0: colours even when standard output is not a terminal (unless NO_COLOR or --color never)."
-        ),
-        ("TERM", "dumb: no colours by default."),
-    ]
+    static let environment =
+        [
+            ("NO_COLOR", "Set and not empty: no colours (unless --color always)."),
+            (
+                "CLICOLOR_FORCE",
+                "Set and not 0: colours even when standard output is not a terminal (unless NO_COLOR or --color never)."
+            ),
+            ("TERM", "dumb: no colours by default."),
+        ] + KeyOptions.environment
 
     private static func optionLines(_ options: [OptionDoc]) -> [String] {
         var out: [String] = []

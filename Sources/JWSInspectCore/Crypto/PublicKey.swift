@@ -58,6 +58,11 @@ public final class PublicKey: @unchecked Sendable {
     /// A short description such as "EC P-256" or "RSA 2048" (computed once: every token's report uses it).
     public let summary: String
 
+    /// The description `summary` gives, for a key not (yet) wrapped ("EC P-384", "RSA 2048").
+    static func summary(of pointer: OpaquePointer) -> String {
+        describe(curve: groupName(pointer), pointer: pointer)
+    }
+
     private static func describe(curve: String?, pointer: OpaquePointer) -> String {
         switch curve {
         case "prime256v1": return "EC P-256"

@@ -1,0 +1,123 @@
+internal import FoundationEssentials
+internal import JWSInspectCore
+
+/// `jwsinspect sign KIND`: makes what a developer signs with an In-App Purchase key (an App
+/// Store Server API token, offer and eligibility JWS, an Advanced Commerce request, a legacy
+/// offer signature) and prints it: one line, or with `--format json` an object.
+enum SignCommand {
+    /// The largest `--request @FILE` read.
+    static let requestSizeLimit = 1 << 20
+
+    static func run(_ options: SignOptions, io: CommandIO) -> Int32 {
+        guard !options.showHelp, let kind = options.kind else {
+            return Output.print(HelpText.of(Commands.sign), io: io)
+        }
+        do throws(KeyOptions.Failure) {
+            let output = try make(kind, options, io: io)
+            return Output.print(output, io: io)
+        } catch {
+            io.error(error.message)
+            if error.isUsage { io.error("usage: jwsinspect \(Commands.sign.usage[0]) (see jwsinspect help sign)") }
+            return error.status.rawValue
+        }
+    }
+
+    /// The text to print for `kind`, after the key warnings have gone to standard error.
+    private static func make(_ kind: SignOptions.Kind, _ options: SignOptions, io: CommandIO) throws(KeyOptions.Failure)
+        -> String
+    {
+        let keys = options.keyOptions
+        let (key, keyID, warnings) = try keys.signingKey(environment: io.environment)
+        let bundleID = try keys.bundleID(environment: io.environment)
+        if kind == .promotionalOfferV1 {
+            for warning in warnings { io.error(warning) }
+            return offerV1(options, key: key, keyID: keyID, bundleID: bundleID, io: io)
+        }
+        let issuerID = try keys.issuerID(environment: io.environment)
+        let feature = try self.feature(kind, options)
+        for warning in warnings { io.error(warning) }
+        let claims = DeveloperToken.claims(
+            feature, issuerID: issuerID, bundleID: bundleID,
+            issuedAt: Int64(io.now.timeIntervalSince1970.rounded(.down)),
+            nonce: UUID())
+        let signed = DeveloperToken.sign(claims: claims, keyID: keyID, key: key)
+        switch options.format {
+        case .text:
+            return signed.token + "\n"
+        case .json:
+            let object = OutputJSON.object([
+                ("token", .string(signed.token)), ("header", .raw(signed.headerJSON)),
+                ("claims", .raw(signed.claimsJSON)),
+            ])
+            return object.serialized(pretty: true) + "\n"
+        }
+    }
+
+    /// The kind's feature claims from the options (parsing made sure the required ones are there).
+    private static func feature(_ kind: SignOptions.Kind, _ options: SignOptions) throws(KeyOptions.Failure)
+        -> DeveloperToken.Feature
+    {
+        switch kind {
+        case .apiToken:
+            return .apiToken(lifetime: options.lifetime)
+        case .promotionalOfferV1:
+            preconditionFailure("promotional-offer-v1 is a signature, not a JWS (made by offerV1)")
+        case .promotionalOffer:
+            return .promotionalOffer(
+                productID: options.productID ?? "", offerID: options.offerID ?? "", transactionID: options.transactionID
+            )
+        case .introductoryOfferEligibility:
+            return .introductoryOfferEligibility(
+                productID: options.productID ?? "", allowIntroductoryOffer: options.allowIntroductoryOffer ?? false,
+                transactionID: options.transactionID ?? "")
+        case .advancedCommerce:
+            return .advancedCommerce(requestJSON: try requestJSON(options.request ?? ""))
+        }
+    }
+
+    /// `--request`'s JSON: the text, or `@FILE`'s bytes, without surrounding whitespace; an object.
+    static func requestJSON(_ given: String) throws(KeyOptions.Failure) -> [UInt8] {
+        var bytes = Array(given.utf8)
+        var source = "--request"
+        if given.hasPrefix("@") {
+            let path = String(given.dropFirst())
+            source = "--request file '\(path)'"
+            switch System.readFile(path, limit: requestSizeLimit) {
+            case .failure(let reason):
+                throw KeyOptions.Failure(message: "--request: cannot read '\(path)': \(reason)", status: .unreadable)
+            case .success(nil):
+                throw .usage("\(source) is over \(InputStream.describe(size: requestSizeLimit))")
+            case .success(let read?):
+                bytes = read
+            }
+        }
+        let whitespace: Set<UInt8> = [0x20, 0x09, 0x0a, 0x0d]
+        let trimmed = Array(
+            bytes.drop(while: whitespace.contains).reversed().drop(while: whitespace.contains).reversed())
+        if let problem = DeveloperToken.requestProblem(trimmed) {
+            throw .usage("\(source) \(problem); it must be one JSON object")
+        }
+        return trimmed
+    }
+
+    /// `promotional-offer-v1`: the signature line, or the four values the app passes to StoreKit.
+    private static func offerV1(_ options: SignOptions, key: PrivateKey, keyID: String, bundleID: String, io: CommandIO)
+        -> String
+    {
+        let offer = PromotionalOfferV1(
+            bundleID: bundleID, keyID: keyID, productID: options.productID ?? "", offerID: options.offerID ?? "",
+            applicationUsername: options.applicationUsername ?? "", nonce: options.nonce ?? UUID(),
+            timestamp: options.timestamp ?? Int64((io.now.timeIntervalSince1970 * 1000).rounded(.down)))
+        let signature = offer.signature(with: key)
+        switch options.format {
+        case .text:
+            return signature + "\n"
+        case .json:
+            let object = OutputJSON.object([
+                ("keyIdentifier", .string(keyID)), ("nonce", .string(offer.nonceText)),
+                ("timestamp", .integer(Int(offer.timestamp))), ("signature", .string(signature)),
+            ])
+            return object.serialized(pretty: true) + "\n"
+        }
+    }
+}

@@ -1,0 +1,223 @@
+internal import FoundationEssentials
+internal import JWSInspectCore
+
+/// `jwsinspect sign KIND`'s options: the table the parser, help, man page and completions are
+/// made from. Which options a kind takes and needs is said once, in `Kind`.
+struct SignOptions: HasKeyOptions {
+    /// What `sign` makes: the four JWS kinds, and the legacy V1 offer signature.
+    enum Kind: String, CaseIterable {
+        case apiToken = "api-token"
+        case promotionalOffer = "promotional-offer"
+        case introductoryOfferEligibility = "introductory-offer-eligibility"
+        case advancedCommerce = "advanced-commerce"
+        case promotionalOfferV1 = "promotional-offer-v1"
+
+        /// The options this kind needs, beyond a key (and its ID).
+        var required: [String] {
+            switch self {
+            case .apiToken: ["--issuer-id", "--bundle-id"]
+            case .promotionalOffer: ["--issuer-id", "--bundle-id", "--product-id", "--offer-id"]
+            case .introductoryOfferEligibility:
+                ["--issuer-id", "--bundle-id", "--product-id", "--allow-introductory-offer", "--transaction-id"]
+            case .advancedCommerce: ["--issuer-id", "--bundle-id", "--request"]
+            case .promotionalOfferV1: ["--bundle-id", "--product-id", "--offer-id", "--application-username"]
+            }
+        }
+
+        /// The options this kind takes besides the required ones and those every kind takes.
+        var optional: [String] {
+            switch self {
+            case .apiToken: ["--lifetime"]
+            case .promotionalOffer: ["--transaction-id"]
+            case .introductoryOfferEligibility, .advancedCommerce: []
+            case .promotionalOfferV1: ["--nonce", "--timestamp"]
+            }
+        }
+    }
+
+    enum Format: String, CaseIterable {
+        case text, json
+    }
+
+    var keyOptions = KeyOptions()
+    var kind: Kind?
+    var format = Format.text
+    var showHelp = false
+    var lifetime = DeveloperToken.defaultLifetime
+    var productID: String?
+    var offerID: String?
+    var transactionID: String?
+    var allowIntroductoryOffer: Bool?
+    /// `--request` as given: JSON text, or `@FILE`.
+    var request: String?
+    var applicationUsername: String?
+    var nonce: UUID?
+    var timestamp: Int64?
+    /// The options given (their long names), to refuse those the kind does not take.
+    var given: Set<String> = []
+
+    static let keys = "Key and credentials"
+    static let claims = "Claims"
+    static let output = "Output"
+
+    /// Options every kind takes.
+    static let common: Set = ["--key", "--key-id", "--format", "--json", "--help"]
+
+    static let table: [OptionSpec<SignOptions>] =
+        KeyOptions.specs(group: keys)
+        + [
+            claim(
+                "--lifetime", "DURATION",
+                "api-token: exp - iat, in seconds (300, 300s), minutes (5m) or hours (1h); at most 60 minutes "
+                    + "(Apple's limit). Default: 5m."
+            ) { options, value throws(UsageError) in
+                options.lifetime = try parseLifetime(value)
+            },
+            claim("--product-id", "ID", "The product ID (productId).") { options, value throws(UsageError) in
+                options.productID = try nonEmpty(value, "--product-id")
+            },
+            claim("--offer-id", "ID", "The offer's identifier (offerIdentifier).") {
+                options, value throws(UsageError) in
+                options.offerID = try nonEmpty(value, "--offer-id")
+            },
+            claim(
+                "--transaction-id", "ID",
+                "The customer's transaction ID, original transaction ID or appTransactionId (transactionId): optional "
+                    + "in a promotional offer, required for introductory offer eligibility."
+            ) { options, value throws(UsageError) in
+                options.transactionID = try nonEmpty(value, "--transaction-id")
+            },
+            OptionSpec(
+                ["--allow-introductory-offer"], .choice(["true", "false"]), group: claims,
+                help: "Whether the customer may have the introductory offer (allowIntroductoryOffer)."
+            ) { options, value in
+                options.given.insert("--allow-introductory-offer")
+                options.allowIntroductoryOffer = value == "true"
+            },
+            claim(
+                "--request", "JSON|@FILE",
+                "advanced-commerce: the in-app request, a JSON object (or @FILE holding it), carried as standard "
+                    + "base64 of its UTF-8 bytes as given (whitespace around it dropped).", completes: .files
+            ) { options, value throws(UsageError) in
+                options.request = try nonEmpty(value, "--request")
+            },
+            claim(
+                "--application-username", "TEXT",
+                "promotional-offer-v1: the applicationUsername (or appAccountToken) the app sends; may be empty. "
+                    + "Signed in lowercase."
+            ) { options, value in
+                options.applicationUsername = value
+            },
+            claim("--nonce", "UUID", "promotional-offer-v1: the nonce (default: a new UUID); signed in lowercase.") {
+                options, value throws(UsageError) in
+                guard let nonce = UUID(uuidString: value) else {
+                    throw UsageError(
+                        "--nonce must be a UUID such as 20fba8a0-2b80-4a7d-a17f-85c1854727f8, not '\(Excerpt.of(value))'"
+                    )
+                }
+                options.nonce = nonce
+            },
+            claim("--timestamp", "MS", "promotional-offer-v1: UNIX milliseconds (default: now).") {
+                options, value throws(UsageError) in
+                guard !value.isEmpty, value.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let ms = Int64(value)
+                else { throw UsageError("--timestamp must be milliseconds since 1970, not '\(Excerpt.of(value))'") }
+                options.timestamp = ms
+            },
+            OptionSpec(
+                ["--format"], .choice(Format.allCases.map(\.rawValue)), group: output,
+                help: "text (the default): one line, the token (or for promotional-offer-v1 the base64 signature); "
+                    + "json: an object with the token and its header and claims (for promotional-offer-v1: "
+                    + "keyIdentifier, nonce, timestamp, signature)."
+            ) { options, value in
+                options.format = Format(rawValue: value) ?? .text
+            },
+            OptionSpec(["--json"], group: output, help: "Short for --format json.") { options, _ in
+                options.format = .json
+            },
+            OptionSpec(["--help", "-h"], group: output, help: "This help.") { options, _ in options.showHelp = true },
+        ]
+
+    /// A claim option taking a value, recorded as given.
+    private static func claim(
+        _ name: String, _ placeholder: String, _ help: String, completes: OptionDoc.Completion? = nil,
+        apply: @escaping @Sendable (inout SignOptions, String) throws(UsageError) -> Void
+    ) -> OptionSpec<SignOptions> {
+        OptionSpec([name], .value(placeholder), group: claims, help: help, completes: completes) {
+            options, value throws(UsageError) in
+            options.given.insert(name)
+            try apply(&options, value)
+        }
+    }
+
+    /// Parses `sign`'s arguments (without the program or subcommand name): one KIND, the
+    /// options it takes, and none it does not.
+    static func parse(_ arguments: [String]) throws(UsageError) -> SignOptions {
+        var (options, positional) = try ArgumentParser.parse(arguments, options: table, into: SignOptions())
+        if options.showHelp { return options }
+        for name in ["--key", "--key-id", "--issuer-id", "--bundle-id"] where options.keyOptions.isGiven(name) {
+            options.given.insert(name)
+        }
+        let kinds = Kind.allCases.map(\.rawValue)
+        guard positional.count == 1 else {
+            throw UsageError(
+                positional.isEmpty
+                    ? "sign needs a kind: \(ArgumentParser.list(kinds))"
+                    : "sign takes one kind, not \(positional.count) arguments")
+        }
+        guard let kind = Kind(rawValue: positional[0].lowercased()) else {
+            let suggestion = EditDistance.closest(to: positional[0], among: kinds).map { " (did you mean '\($0)'?)" }
+            throw UsageError(
+                "sign: no kind '\(Excerpt.of(positional[0]))'\(suggestion ?? ""); there are \(ArgumentParser.list(kinds))"
+            )
+        }
+        options.kind = kind
+        let taken = common.union(kind.required).union(kind.optional)
+        if let stray = table.map({ $0.doc.names[0] }).first(where: { options.given.contains($0) && !taken.contains($0) }
+        ) {
+            throw UsageError("sign \(kind.rawValue) does not take \(stray)")
+        }
+        // Credentials may come from the environment, checked when they are resolved.
+        let credentials: Set = ["--issuer-id", "--bundle-id"]
+        if let missing = kind.required.first(where: { !options.given.contains($0) && !credentials.contains($0) }) {
+            throw UsageError("sign \(kind.rawValue) needs \(missing)")
+        }
+        return options
+    }
+
+    private static func nonEmpty(_ value: String, _ option: String) throws(UsageError) -> String {
+        guard !value.isEmpty else { throw UsageError("\(option) needs a non-empty value") }
+        return value
+    }
+
+    /// `300`, `300s`, `5m`, `1h`: seconds, from 1 to 3600.
+    static func parseLifetime(_ text: String) throws(UsageError) -> Int64 {
+        let units: [Character: Int64] = ["s": 1, "m": 60, "h": 3600]
+        var digits = Substring(text)
+        var unit: Int64 = 1
+        if let last = text.last, let multiplier = units[last] {
+            unit = multiplier
+            digits = digits.dropLast()
+        }
+        let problem = UsageError(
+            "--lifetime must be from 1 second to 60 minutes, as 300, 300s, 5m or 1h; not '\(Excerpt.of(text))'")
+        guard !digits.isEmpty, digits.utf8.allSatisfy({ (0x30...0x39).contains($0) }), digits.count <= 6,
+            let count = Int64(digits)
+        else { throw problem }
+        let seconds = count * unit
+        guard (1...DeveloperToken.maximumLifetime).contains(seconds) else { throw problem }
+        return seconds
+    }
+}
+
+extension KeyOptions {
+    /// Whether an option of this group was given on the command line.
+    func isGiven(_ name: String) -> Bool {
+        switch name {
+        case "--key": !keyFiles.isEmpty
+        case "--key-id": keyID != nil
+        case "--issuer-id": issuerID != nil
+        case "--bundle-id": bundleID != nil
+        default: false
+        }
+    }
+}

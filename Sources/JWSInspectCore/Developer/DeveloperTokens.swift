@@ -1,0 +1,158 @@
+public import FoundationEssentials
+
+/// The JWS a developer signs with an App Store Connect In-App Purchase key, built as Apple
+/// specifies them (header `{"alg":"ES256","kid":…,"typ":"JWT"}`, claims per kind, compact
+/// serialization with unpadded base64url, ES256 signature as raw `r || s`).
+public enum DeveloperToken {
+    /// What a developer-signed JWS is for, and the `aud` that says so.
+    public enum Kind: String, CaseIterable, Sendable {
+        /// The App Store Server API bearer token.
+        case apiToken = "api-token"
+        /// A promotional offer signature (V2, for `Product.PurchaseOption.promotionalOffer`).
+        case promotionalOffer = "promotional-offer"
+        /// An introductory offer eligibility token.
+        case introductoryOfferEligibility = "introductory-offer-eligibility"
+        /// An Advanced Commerce API in-app request.
+        case advancedCommerce = "advanced-commerce"
+
+        /// The `aud` claim of this kind.
+        public var audience: String {
+            switch self {
+            case .apiToken: "appstoreconnect-v1"
+            case .promotionalOffer: "promotional-offer"
+            case .introductoryOfferEligibility: "introductory-offer-eligibility"
+            case .advancedCommerce: "advanced-commerce-api"
+            }
+        }
+    }
+
+    /// The feature claims of one kind.
+    public enum Feature: Sendable {
+        /// `exp` = `iat` + lifetime (seconds); at most `maximumLifetime`.
+        case apiToken(lifetime: Int64)
+        case promotionalOffer(productID: String, offerID: String, transactionID: String?)
+        case introductoryOfferEligibility(productID: String, allowIntroductoryOffer: Bool, transactionID: String)
+        /// The request's JSON text (an object), carried as standard base64 in `request`.
+        case advancedCommerce(requestJSON: [UInt8])
+
+        public var kind: Kind {
+            switch self {
+            case .apiToken: .apiToken
+            case .promotionalOffer: .promotionalOffer
+            case .introductoryOfferEligibility: .introductoryOfferEligibility
+            case .advancedCommerce: .advancedCommerce
+            }
+        }
+    }
+
+    /// Apple refuses API tokens that expire more than 60 minutes after `iat`.
+    public static let maximumLifetime: Int64 = 3600
+    /// The lifetime Apple's libraries give an API token: 5 minutes.
+    public static let defaultLifetime: Int64 = 300
+
+    /// A claim's value.
+    public enum Value: Sendable, Equatable {
+        case string(String)
+        case integer(Int64)
+        case bool(Bool)
+    }
+
+    /// The header every developer-signed JWS carries.
+    public static func header(keyID: String) -> [(String, Value)] {
+        [("alg", .string("ES256")), ("kid", .string(keyID)), ("typ", .string("JWT"))]
+    }
+
+    /// The claims, in the order Apple's documentation lists them: `iss`, `iat`, (`exp`), `aud`,
+    /// `bid`, then (except for API tokens) a `nonce` and the feature's claims.
+    ///
+    /// - Parameters:
+    ///   - issuedAt: `iat`, UNIX seconds.
+    ///   - nonce: the one-time UUID of offers, eligibility and Advanced Commerce requests,
+    ///     written in lowercase (ignored for API tokens, which carry none).
+    public static func claims(
+        _ feature: Feature, issuerID: String, bundleID: String, issuedAt: Int64, nonce: UUID
+    ) -> [(String, Value)] {
+        var claims: [(String, Value)] = [("iss", .string(issuerID)), ("iat", .integer(issuedAt))]
+        if case .apiToken(let lifetime) = feature { claims.append(("exp", .integer(issuedAt + lifetime))) }
+        claims += [("aud", .string(feature.kind.audience)), ("bid", .string(bundleID))]
+        if case .apiToken = feature { return claims }
+        claims.append(("nonce", .string(nonce.uuidString.lowercased())))
+        switch feature {
+        case .apiToken:
+            break
+        case .promotionalOffer(let productID, let offerID, let transactionID):
+            claims += [("productId", .string(productID)), ("offerIdentifier", .string(offerID))]
+            if let transactionID { claims.append(("transactionId", .string(transactionID))) }
+        case .introductoryOfferEligibility(let productID, let allow, let transactionID):
+            claims += [
+                ("productId", .string(productID)), ("allowIntroductoryOffer", .bool(allow)),
+                ("transactionId", .string(transactionID)),
+            ]
+        case .advancedCommerce(let requestJSON):
+            claims.append(("request", .string(Data(requestJSON).base64EncodedString())))
+        }
+        return claims
+    }
+
+    /// A signed compact JWS, with the exact JSON texts of its header and claims.
+    public struct Signed: Sendable {
+        public let token: String
+        public let headerJSON: [UInt8]
+        public let claimsJSON: [UInt8]
+    }
+
+    /// Signs `claims` under the developer header for `keyID` with `key` (ES256).
+    public static func sign(claims: [(String, Value)], keyID: String, key: PrivateKey) -> Signed {
+        let headerJSON = json(header(keyID: keyID))
+        let claimsJSON = json(claims)
+        let signingInput = Base64URL.encode(headerJSON) + "." + Base64URL.encode(claimsJSON)
+        let signature = key.signES256(Array(signingInput.utf8))
+        return Signed(
+            token: signingInput + "." + Base64URL.encode(signature), headerJSON: headerJSON, claimsJSON: claimsJSON)
+    }
+
+    /// Why an Advanced Commerce request is refused: nil when `bytes` are one JSON object
+    /// (RFC 8259, UTF-8), else why not.
+    public static func requestProblem(_ bytes: [UInt8]) -> String? {
+        if let problem = bytes.withUnsafeBufferPointer({ JSONSyntax.strictProblem($0) }) {
+            return "is not JSON: \(problem)"
+        }
+        guard (try? JSONValue.decodeObject(bytes)) != nil else { return "is JSON but not an object" }
+        return nil
+    }
+
+    /// Compact JSON of ordered members (no insignificant whitespace).
+    public static func json(_ members: [(String, Value)]) -> [UInt8] {
+        var out: [UInt8] = [UInt8(ascii: "{")]
+        for (index, (name, value)) in members.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            appendString(name, to: &out)
+            out.append(UInt8(ascii: ":"))
+            switch value {
+            case .string(let text): appendString(text, to: &out)
+            case .integer(let number): out += Array(String(number).utf8)
+            case .bool(let flag): out += Array((flag ? "true" : "false").utf8)
+            }
+        }
+        out.append(UInt8(ascii: "}"))
+        return out
+    }
+
+    /// A JSON string literal: quote, backslash and control characters escaped, the rest as UTF-8.
+    private static func appendString(_ text: String, to out: inout [UInt8]) {
+        let hex = Array("0123456789abcdef".utf8)
+        out.append(UInt8(ascii: "\""))
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): out += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
+            case UInt8(ascii: "\\"): out += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
+            case 0x0a: out += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
+            case 0x0d: out += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
+            case 0x09: out += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
+            case ..<0x20: out += Array("\\u00".utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 0x0f)]]
+            default: out.append(byte)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+}
