@@ -55,6 +55,8 @@ import Testing
         #expect(try Self.parse(["-h"]).showHelp)
         #expect(try Self.parse(["--help"]).showHelp)
         #expect(try Self.parse(["--version"]).showVersion)
+        #expect(try Self.parse(["--key", "a.p8", "--key=b.pem"]).keyOptions.keyFiles == ["a.p8", "b.pem"])
+        #expect(try Self.parse(["--key-id", "2X9R4HXF34"]).keyOptions.keyID == "2X9R4HXF34")
         #expect(try Self.parse(["a.jws", "-", "--", "--json"]).inputs == ["a.jws", "-", "--json"])
         #expect(try Self.parse([]).inputs.isEmpty)
         // `--color` alone before an input: the input stays an input.
@@ -65,7 +67,7 @@ import Testing
             "--at", "--root", "--x509-strict", "--no-verify", "--bundle-id", "--app-apple-id", "--environment",
             "--account-token", "--device-id", "--require-active", "--type", "--format", "--json", "--quiet",
             "--summary",
-            "--jobs", "--color", "--no-color", "--help", "--version",
+            "--jobs", "--color", "--no-color", "--help", "--version", "--key", "--key-id",
         ]
         #expect(Set(InspectOptions.table.map { $0.doc.names[0] }) == exercised)
     }

@@ -22,7 +22,17 @@ enum InspectCommand {
             }
             trustStore = TrustStore(roots: roots)
         }
-        let verifier = Verifier(options: options.verificationOptions(trustStore: trustStore, now: io.now))
+        var verification = options.verificationOptions(trustStore: trustStore, now: io.now)
+        do throws(KeyOptions.Failure) {
+            let (keys, warnings) = try options.keyOptions.developerKeys(environment: io.environment)
+            warnings.forEach(io.error)
+            verification.developerKeys = keys
+        } catch {
+            io.error(error.message)
+            if error.isUsage { io.error("usage: jwsinspect \(Commands.inspect.usage[0]) (see jwsinspect --help)") }
+            return error.status.rawValue
+        }
+        let verifier = Verifier(options: verification)
         let render = Renderer(
             format: options.format, quiet: options.quiet,
             color: options.usesColor(stdoutIsTerminal: io.stdoutIsTerminal, environment: io.environment))

@@ -3,7 +3,7 @@ internal import JWSInspectCore
 
 /// `jwsinspect [inspect]`'s options: the one table the parser, `--help`, the man page and the
 /// completions are made from, and the one mapping into `VerificationOptions`.
-struct InspectOptions {
+struct InspectOptions: HasKeyOptions {
     enum Format: String, CaseIterable {
         case table, json, jsonl
     }
@@ -31,6 +31,8 @@ struct InspectOptions {
     var summary = false
     var verify = true
     var strictX509 = false
+    /// `--key`, `--key-id`: developer keys that developer-signed tokens are verified with.
+    var keyOptions = KeyOptions()
     /// Inputs: tokens, file paths, or "-" for stdin; empty means stdin.
     var inputs: [String] = []
 
@@ -40,8 +42,14 @@ struct InspectOptions {
     static let verification = "Verification (the verdict)"
     static let expectations = "Expectations (each checked only when given)"
     static let output = "Output"
+    static let developerKeys = "Developer keys (tokens signed with your own In-App Purchase key: a kid, no x5c)"
 
-    static let table: [OptionSpec<InspectOptions>] = [
+    static let table: [OptionSpec<InspectOptions>] =
+        mainTable
+        + KeyOptions.specs(
+            group: developerKeys, issuerID: false, bundleID: false)
+
+    private static let mainTable: [OptionSpec<InspectOptions>] = [
         OptionSpec(
             ["--at"], .value("now|DATE"), group: verification,
             help:

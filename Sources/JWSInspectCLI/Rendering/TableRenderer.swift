@@ -107,6 +107,9 @@ struct TableRenderer {
         if inspection.isAppleSigned {
             return "authentic Apple-signed \(kind)"
         }
+        if let keyID = inspection.developerKeyID {
+            return "authentic \(kind), signed with the developer key \(keyID)"
+        }
         if inspection.isAuthentic {
             return "authentic \(kind) (trusted root, not a known Apple chain)"
         }

@@ -49,11 +49,18 @@ extension Inspection {
     /// can be authentic to its pinned certificate, yet it is not signed by the App Store (`isXcode`).
     public var isAuthentic: Bool {
         guard envelope != nil, checks.contains(where: { $0.name == .signature && $0.passed }),
-            checks.contains(where: { $0.name == .chain && $0.passed })
+            checks.contains(where: { ($0.name == .chain || $0.name == .key) && $0.passed })
         else { return false }
         let cryptographic: Set<Status> = [.invalidSignature, .invalidChain]
         return checks.allSatisfy { $0.passed || !cryptographic.contains($0.name.failureStatus) }
             && nested.allSatisfy { $0.inspection.isAuthentic }
+    }
+
+    /// The developer key an authentic developer-signed token verified with (`--key`), else nil.
+    public var developerKeyID: String? {
+        guard isAuthentic, checks.contains(where: { $0.name == .key && $0.passed }) else { return nil }
+        if case .string(let kid)? = jws?.header.object["kid"] { return kid }
+        return nil
     }
 
     /// Whether the token is authentic and signed through an intermediate jwsinspect knows, by

@@ -1,0 +1,74 @@
+import Foundation
+import JWSInspectCore
+import TestPKI
+import Testing
+
+@testable import JWSInspectCLI
+
+/// `inspect --key`: what `sign` makes verifies with the key it was made with, and each failure
+/// class gets its exit status (issue 13).
+@Suite struct InspectKeyTests {
+    static let credentials = ["--issuer-id", SignCommandTests.issuer, "--bundle-id", "com.example.app"]
+
+    static func apiToken(_ keys: SignCommandTests.Keys, lifetime: String = "5m") throws -> String {
+        let signed = SignCommandTests.sign(["api-token", "--key", keys.path, "--lifetime", lifetime] + credentials)
+        try #require(signed.status == 0, "\(signed.stderr)")
+        return signed.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @Test func aSignedTokenVerifiesWithItsKey() throws {
+        let keys = try SignCommandTests.Keys()
+        let token = try Self.apiToken(keys)
+        let result = InProcess.run(["--key", keys.path, "--format", "json", token])
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.contains(#""type": "apiToken""#), "\(result.stdout)")
+        // The private key never appears in any output.
+        let secret = keys.key.privateKeyPEM.split(separator: "\n")[1]
+        #expect(!result.stdout.contains(secret) && !result.stderr.contains(secret))
+        // The public key works too, with its ID given.
+        let publicPath = try keys.write(keys.key.publicKeyPEM, "public.pem", mode: 0o644)
+        #expect(InProcess.run(["--key", publicPath, "--key-id", "ABCDE12345", "-q", token]).status == 0)
+    }
+
+    @Test func eachFailureClassHasItsStatus() throws {
+        let keys = try SignCommandTests.Keys()
+        let token = try Self.apiToken(keys)
+        let other = try SignCommandTests.Keys()
+        let otherPublic = try other.write(other.key.publicKeyPEM, "other.pem", mode: 0o644)
+        // No key given: no trusted key (2), naming the kid it needs.
+        let none = InProcess.run(["-q", token])
+        #expect(none.status == 2)
+        // Keys of other IDs (1), naming both.
+        let otherID = InProcess.run(["--key", otherPublic, "--key-id", "ZZZZZZZZZZ", token])
+        #expect(otherID.status == 1)
+        #expect(otherID.stdout.contains("ABCDE12345") && otherID.stdout.contains("ZZZZZZZZZZ"))
+        // Another key with the same ID (1).
+        #expect(InProcess.run(["--key", otherPublic, "--key-id", "ABCDE12345", "-q", token]).status == 1)
+        // Checked an hour later: expired (7).
+        let later = ISO8601.string(InProcess.now.addingTimeInterval(3600))
+        #expect(InProcess.run(["--key", keys.path, "--at", later, "-q", token]).status == 7)
+        // Another bundle ID (4).
+        #expect(InProcess.run(["--key", keys.path, "--bundle-id", "com.example.other", "-q", token]).status == 4)
+        // A key file that cannot be read (66), one that is not a key (64).
+        #expect(InProcess.run(["--key", keys.folder.path + "/missing.p8", "-q", token]).status == 66)
+        let garbage = try keys.write("not a key\n", "AuthKey_GARBAGE.p8")
+        let unusable = InProcess.run(["--key", garbage, "-q", token])
+        #expect(unusable.status == 64)
+        #expect(unusable.stderr.contains("is not a PEM key"))
+    }
+
+    @Test func theKeyComesFromTheEnvironmentToo() throws {
+        let keys = try SignCommandTests.Keys()
+        let token = try Self.apiToken(keys)
+        #expect(InProcess.run(["-q", token], environment: ["JWSINSPECT_KEY_FILE": keys.path]).status == 0)
+    }
+
+    @Test func appStoreDataIsUnchangedByKeys() throws {
+        let keys = try SignCommandTests.Keys()
+        let sample = try String(
+            contentsOf: CLI.packageRoot.appendingPathComponent("Samples/transaction-sandbox-2022.jws"), encoding: .utf8)
+        let plain = InProcess.run(["--format", "jsonl", sample])
+        let withKey = InProcess.run(["--key", keys.path, "--format", "jsonl", sample])
+        #expect(plain.status == withKey.status && plain.stdout == withKey.stdout)
+    }
+}
