@@ -6,6 +6,11 @@ the public key alone and check every claim as Apple specifies it; Apple's own cr
 same set with the same values (nonce and times aside). The V1 signature must verify over the
 exact bytes Apple's PromotionalOfferSignatureCreator signs for the same inputs.
 
+The other way round (verify_apple_made): Apple's creators and API client make every kind, and
+`jwsinspect --key` must verify each (exit 0, the right `type`) with the private key and with the
+public key alone; refuse one made with another key under the same kid (exit 1), one whose kid
+it has no key for (exit 2), and an API token checked after it expired (exit 7).
+
 run(binary) returns (checks made, failures as one line each).
 """
 import base64, json, os, subprocess, tempfile, time, uuid
@@ -17,6 +22,8 @@ from appstoreserverlibrary.jws_signature_creator import (
     AdvancedCommerceAPIInAppRequest, AdvancedCommerceAPIInAppSignatureCreator,
     IntroductoryOfferEligibilitySignatureCreator, PromotionalOfferV2SignatureCreator)
 from appstoreserverlibrary.promotional_offer import PromotionalOfferSignatureCreator
+from appstoreserverlibrary.api_client import BaseAppStoreServerAPIClient
+from appstoreserverlibrary.models.Environment import Environment
 
 KEY_ID = "DIFFTEST01"
 ISSUER = "57246542-96fe-1a63-e053-0824d011072a"
@@ -170,4 +177,51 @@ def run(binary):
                 check(True, "")
             except (InvalidSignature, ValueError):
                 check(False, f"{what}: the one-line signature does not verify")
+        verify_apple_made(binary, pem, key_path, folder, check)
     return checks, failures
+
+
+def verify_apple_made(binary, pem, key_path, folder, check):
+    """Tokens Apple's library makes, verified by jwsinspect."""
+    public_path = os.path.join(folder, "public.pem")
+    with open(public_path, "wb") as f:
+        f.write(serialization.load_pem_private_key(pem, None).public_key().public_bytes(
+            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo))
+    other = ec.generate_private_key(ec.SECP256R1()).private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    request = {"operation": "CREATE_ONE_TIME_CHARGE", "version": "1", "currency": "USD"}
+    makers = [
+        ("apiToken", lambda key: BaseAppStoreServerAPIClient(key, KEY_ID, ISSUER, BUNDLE, Environment.SANDBOX)._generate_token()),
+        ("promotionalOffer", lambda key: PromotionalOfferV2SignatureCreator(key, KEY_ID, ISSUER, BUNDLE)
+         .create_signature("pro", "WINBACK", "2000")),
+        ("promotionalOffer", lambda key: PromotionalOfferV2SignatureCreator(key, KEY_ID, ISSUER, BUNDLE)
+         .create_signature("pro", "WINBACK", None)),
+        ("introductoryOfferEligibility", lambda key: IntroductoryOfferEligibilitySignatureCreator(key, KEY_ID, ISSUER, BUNDLE)
+         .create_signature("pro", False, "2000")),
+        ("advancedCommerceRequest", lambda key: AdvancedCommerceAPIInAppSignatureCreator(key, KEY_ID, ISSUER, BUNDLE)
+         .create_signature(Request(request))),
+    ]
+
+    def inspect(token, *arguments):
+        result = subprocess.run([binary, "--format", "json", *arguments, token], capture_output=True, text=True)
+        try:
+            return result.returncode, json.loads(result.stdout) if result.stdout else {}
+        except json.JSONDecodeError:
+            return result.returncode, {}
+
+    for kind, make in makers:
+        token = make(pem)
+        what = f"Apple's {kind}"
+        for keys in (["--key", key_path], ["--key", public_path, "--key-id", KEY_ID]):
+            status, output = inspect(token, *keys, "--bundle-id", BUNDLE)
+            check(status == 0 and output.get("type") == kind and output.get("status") == "valid",
+                  f"{what} with {keys[1]}: exit {status}, {output.get('type')}, {output.get('reason')}")
+        status, output = inspect(make(other), "--key", key_path)
+        check(status == 1, f"{what} made with another key under kid {KEY_ID}: exit {status}, {output.get('reason')}")
+        status, output = inspect(token)
+        check(status == 2, f"{what} without --key: exit {status}, {output.get('reason')}")
+        status, output = inspect(token, "--key", key_path, "--bundle-id", BUNDLE + ".other")
+        check(status == 4, f"{what} with another --bundle-id: exit {status}, {output.get('reason')}")
+    later = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() + 3600))
+    status, output = inspect(makers[0][1](pem), "--key", key_path, "--at", later)
+    check(status == 7, f"Apple's apiToken an hour later: exit {status}, {output.get('reason')}")
