@@ -15,6 +15,17 @@ enum Harness {
     /// A fixed "now", so runs are repeatable.
     static let now = Date(timeIntervalSince1970: 1_764_547_200)  // 2025-12-01
 
+    /// The public key of the developer key (kid 2X9R4HXF34) that signed the corpus's developer
+    /// tokens, so that mutations of them reach the developer-key trust model and its claims checks.
+    static let developerKey = DeveloperKey(
+        keyID: "2X9R4HXF34",
+        publicKey: PublicKey(
+            subjectPublicKeyInfo: Array(
+                Data(
+                    base64Encoded:
+                        "MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEesYHXLhYpga2T6wN3HXyWbK4kNYmK4NLO5z1p33ozqEuXBOz"
+                        + "RI1X8Bwo0QnEXQnSRHk51otg10i7w9+utKH4Hw==")!))!)
+
     /// Apple's embedded roots, with expectations, at the fixed now. One per input: what a
     /// verifier learns stays with it, and memory kept from one input to the next would make
     /// libFuzzer look for leaks after every input (a scan of the whole heap each time).
@@ -24,6 +35,7 @@ enum Harness {
         options.expectedEnvironment = .sandbox
         options.expectedBundleId = "com.example.app"
         options.requireActive = true
+        options.developerKeys = [developerKey]
         return Verifier(options: options)
     }
 
