@@ -59,7 +59,7 @@ import Testing
                     #expect(man.contains(ManPage.escape(option.synopsis)), "man lacks \(option.names[0])")
                 }
             }
-            #expect(man.contains("\\fB\(command.name)\\fR"))
+            #expect(man.contains("\\fB\(ManPage.escape(command.name))\\fR"), "man lacks \(command.name)")
         }
     }
 

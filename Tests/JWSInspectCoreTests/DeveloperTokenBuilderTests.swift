@@ -97,4 +97,27 @@ import Testing
         empty.applicationUsername = ""
         #expect(empty.signedString.contains("offerId\(separator)\(separator)20fba8a0"))
     }
+
+    /// A signature's text: standard base64 (padding optional, whitespace around it dropped) of
+    /// exactly one DER signature; base64url, other characters and raw r‖s are named.
+    @Test func offerV1SignatureText() throws {
+        let key = try #require(try KeyFile(bytes: Array(TestKey.p256().privateKeyPEM.utf8), path: "k").privateKey)
+        let der = key.signDER(Array("message".utf8))
+        let text = Data(der).base64EncodedString()
+        #expect(try PromotionalOfferV1.derSignature(base64: text).get() == der)
+        #expect(try PromotionalOfferV1.derSignature(base64: " \(text)\n").get() == der)
+        let unpadded = String(text.prefix { $0 != "=" })
+        #expect(try PromotionalOfferV1.derSignature(base64: unpadded).get() == der)
+        func problem(_ text: String) -> String {
+            guard case .failure(let error) = PromotionalOfferV1.derSignature(base64: text) else { return "ok" }
+            return error.description
+        }
+        #expect(problem("").hasPrefix("is not standard base64: it is empty"))
+        #expect(problem("ab-_").contains("base64url"))
+        #expect(problem("ab cd").hasPrefix("is not standard base64"))
+        #expect(problem("abcde").hasPrefix("is not standard base64"))
+        #expect(problem("ab=c").hasPrefix("is not standard base64"))
+        #expect(problem(Data(der + [0]).base64EncodedString()).hasPrefix("is not a DER signature"))
+        #expect(problem(Data(repeating: 1, count: 64).base64EncodedString()).contains("r‖s"))
+    }
 }

@@ -19,10 +19,9 @@ struct CommandDoc {
 }
 
 /// Every subcommand of `jwsinspect`. `inspect` is the default: `jwsinspect FILE` is
-/// `jwsinspect inspect FILE`. (`fetch`, `mint` and `verify-offer-v1` join this list with their
-/// own option tables.)
+/// `jwsinspect inspect FILE`. (`fetch` joins this list with its own option table.)
 enum Commands {
-    static let all = [inspect, sign, completion, help]
+    static let all = [inspect, sign, verifyOfferV1, completion, help]
 
     static func named(_ name: String) -> CommandDoc? {
         all.first { $0.name == name }
@@ -99,6 +98,37 @@ enum Commands {
             ),
         ])
 
+    static let verifyOfferV1 = CommandDoc(
+        name: "verify-offer-v1",
+        abstract: "verify a legacy (StoreKit 1) promotional offer signature with the developer's key",
+        usage: [
+            "verify-offer-v1 --key FILE [--key-id ID] --bundle-id ID --product-id ID --offer-id ID "
+                + "--application-username TEXT --nonce UUID --timestamp MS SIGNATURE"
+        ],
+        discussion: [
+            "SIGNATURE is what the app passes to StoreKit (SKPaymentDiscount.signature): standard base64 of a DER "
+                + "ECDSA P-256 SHA-256 signature over bundle ID, key ID, product ID, offer ID, the lowercased "
+                + "application username, the lowercased nonce and the timestamp joined by U+2063 INVISIBLE SEPARATOR, "
+                + "as Apple's PromotionalOfferSignatureCreator makes it. The key is the .p8 private key or its public "
+                + "key PEM (with --key-id, or a key ID from the file name AuthKey_KEYID.p8).",
+            "Shows the verdict, the checks, the exact string that was signed (U+2063 shown as ⟨U+2063⟩) and the "
+                + "fields. A timestamp more than 24 hours old is reported (the App Store refuses such a signature), as "
+                + "a warning: the exit status is the signature's. Exit status: 0 when the signature verifies, 1 when "
+                + "not (another key, or a field differs from what was signed), 64 for a usage error (a missing field, "
+                + "a nonce that is not a UUID, a signature that is not base64 of a DER signature), 66 when the key "
+                + "file cannot be read, 74 when output cannot be written.",
+        ],
+        options: VerifyOfferV1Options.table.map(\.doc),
+        positional: .none,
+        examples: [
+            (
+                "verify-offer-v1 --key AuthKey_2X9R4HXF34.p8 --bundle-id com.example.app --product-id pro.monthly "
+                    + "--offer-id WINBACK --application-username \"$ACCOUNT_TOKEN\" --nonce \"$NONCE\" --timestamp "
+                    + "1698148900000 \"$SIGNATURE\"",
+                "does this signature verify, and over which string?"
+            )
+        ])
+
     static let completion = CommandDoc(
         name: "completion",
         abstract: "print a shell completion script",
@@ -122,6 +152,6 @@ enum Commands {
                 + "in share/man/man1/jwsinspect.1 (read it with: jwsinspect help --man | man -l -)."
         ],
         options: HelpOptions.table.map(\.doc),
-        positional: .values(["inspect", "sign", "completion", "help"]),
+        positional: .values(["inspect", "sign", "verify-offer-v1", "completion", "help"]),
         examples: [("help --man | man -l -", "read the manual page")])
 }
