@@ -9,7 +9,9 @@ exact bytes Apple's PromotionalOfferSignatureCreator signs for the same inputs.
 The other way round (verify_apple_made): Apple's creators and API client make every kind, and
 `jwsinspect --key` must verify each (exit 0, the right `type`) with the private key and with the
 public key alone; refuse one made with another key under the same kid (exit 1), one whose kid
-it has no key for (exit 2), and an API token checked after it expired (exit 7).
+it has no key for (exit 2), and an API token checked after it expired (exit 7); and
+`jwsinspect verify-offer-v1` must verify Apple's V1 signatures, and refuse them for a changed
+field or another key.
 
 run(binary) returns (checks made, failures as one line each).
 """
@@ -222,6 +224,29 @@ def verify_apple_made(binary, pem, key_path, folder, check):
         check(status == 2, f"{what} without --key: exit {status}, {output.get('reason')}")
         status, output = inspect(token, "--key", key_path, "--bundle-id", BUNDLE + ".other")
         check(status == 4, f"{what} with another --bundle-id: exit {status}, {output.get('reason')}")
+    # V1: Apple's PromotionalOfferSignatureCreator signs; jwsinspect verify-offer-v1 verifies it,
+    # and refuses it for a changed field or another key.
+    for username in ["AppAccountToken", "", "ÄÖÜ-User"]:
+        nonce, timestamp = uuid.uuid4(), int(time.time() * 1000)
+        signature = PromotionalOfferSignatureCreator(pem, KEY_ID, BUNDLE).create_signature(
+            "productId", "offerId", username, nonce, timestamp)
+        fields = ["--bundle-id", BUNDLE, "--product-id", "productId", "--offer-id", "offerId",
+                  "--application-username", username, "--nonce", str(nonce).upper(), "--timestamp", str(timestamp)]
+
+        def verify(*arguments):
+            return subprocess.run([binary, "verify-offer-v1", *arguments, signature], capture_output=True,
+                                  text=True).returncode
+        what = f"Apple's V1 signature (username {username!r})"
+        for keys in (["--key", key_path], ["--key", public_path, "--key-id", KEY_ID]):
+            status = verify(*keys, *fields)
+            check(status == 0, f"{what} with {keys[1]}: exit {status}")
+        changed = fields[:5] + ["offerId2"] + fields[6:]
+        check(verify("--key", key_path, *changed) == 1, f"{what} with another offer ID verifies")
+        other_path = os.path.join(folder, f"AuthKey_{KEY_ID}_other.p8")
+        with open(other_path, "wb") as f:
+            f.write(other)
+        os.chmod(other_path, 0o600)
+        check(verify("--key", other_path, "--key-id", KEY_ID, *fields) == 1, f"{what} verifies with another key")
     later = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() + 3600))
     status, output = inspect(makers[0][1](pem), "--key", key_path, "--at", later)
     check(status == 7, f"Apple's apiToken an hour later: exit {status}, {output.get('reason')}")

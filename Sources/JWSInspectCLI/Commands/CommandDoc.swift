@@ -102,8 +102,8 @@ enum Commands {
         name: "verify-offer-v1",
         abstract: "verify a legacy (StoreKit 1) promotional offer signature with the developer's key",
         usage: [
-            "verify-offer-v1 --key FILE [--key-id ID] --bundle-id ID --product-id ID --offer-id ID "
-                + "--application-username TEXT --nonce UUID --timestamp MS SIGNATURE"
+            "verify-offer-v1 --key FILE --bundle-id ID --product-id ID --offer-id ID --application-username TEXT "
+                + "--nonce UUID --timestamp MS SIGNATURE"
         ],
         discussion: [
             "SIGNATURE is what the app passes to StoreKit (SKPaymentDiscount.signature): standard base64 of a DER "
