@@ -186,8 +186,11 @@ import Testing
             (key + fields.dropLast() + ["253402300800000", signature], "--timestamp must be UNIX milliseconds"),
             (key + fields + ["not base64!"], "is not standard base64"),
             (
+                // base64url (a random signature need not hold "+" or "/": make sure it holds "_" and "-").
                 key + fields + [
-                    signature.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+                    "_-"
+                        + signature.dropFirst(2).replacingOccurrences(of: "+", with: "-")
+                        .replacingOccurrences(of: "/", with: "_")
                 ],
                 "is not standard base64"
             ),
