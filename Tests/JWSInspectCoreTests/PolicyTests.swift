@@ -163,7 +163,8 @@ import Testing
     static func selection(_ token: String, _ options: VerificationOptions) -> TrustModel.Selection {
         let jws = try! CompactJWS(token)
         let chain = ParsedChain(header: jws.header.object, trustStore: options.trustStore, cache: VerificationCache())
-        return TrustModel.select(jws: jws, chain: chain, options: options)
+        return TrustModel.select(
+            jws: jws, chain: chain, options: options, claims: chain.developerKeyID == nil ? [:] : jws.payload.object)
     }
 
     @Test func anAppStoreChainSelectsTheChainModel() throws {

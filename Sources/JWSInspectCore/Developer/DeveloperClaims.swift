@@ -17,15 +17,11 @@ enum DeveloperClaims {
         return Date(timeIntervalSince1970: seconds)
     }
 
-    /// An Advanced Commerce `request` claim decoded: standard base64 of a UTF-8 JSON object.
-    static func decodedRequest(_ request: String) -> [String: JSONValue]? {
-        guard let data = Data(base64Encoded: request) else { return nil }
-        return (try? JSONValue.decodeObject(Array(data))) ?? nil
-    }
-
-    /// An Advanced Commerce `request` claim's JSON text, when it is standard base64 of a JSON object.
+    /// An Advanced Commerce `request` claim's JSON text, when it is standard base64 of a UTF-8 JSON
+    /// object (nil otherwise).
     static func requestText(_ request: String) -> String? {
-        guard decodedRequest(request) != nil, let data = Data(base64Encoded: request) else { return nil }
+        guard let data = Data(base64Encoded: request), ((try? JSONValue.decodeObject(Array(data))) ?? nil) != nil
+        else { return nil }
         return String(decoding: data, as: UTF8.self)
     }
 

@@ -12,7 +12,7 @@ public struct Inspection: Sendable {
         get {
             switch reasonText {
             case .literal(let reason): reason
-            case .verified(let verdict, let time): "\(verdict) (certificates checked \(time.phrase))"
+            case .verified(let verdict, let checked, let time): "\(verdict) (\(checked) checked \(time.phrase))"
             case .failed(let check): "\(check.name.rawValue): \(check.detail)"
             case .nestedFailed(let path, let nested): "nested \(path) failed: \(nested.reason)"
             }
@@ -83,8 +83,9 @@ public struct Inspection: Sendable {
         case failed(Check)
         /// A nested token's failure, worded when read.
         indirect case nestedFailed(path: String, Inspection)
-        /// A valid token: the verdict, then the time its certificates were checked at.
-        case verified(String, at: CheckTime)
+        /// A valid token: the verdict, then what was checked at the check time ("certificates",
+        /// "claims": its trust model says) and that time.
+        case verified(String, checked: String, at: CheckTime)
     }
 
     init(

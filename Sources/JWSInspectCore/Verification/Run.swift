@@ -31,12 +31,13 @@ struct Run: ~Copyable {
     var expectationsChecked = false
     /// A developer-signed token: a `kid` and no `x5c` in its header (the claims policies apply).
     let isDeveloperSigned: Bool
-    /// Every claim of a developer-signed token, decoded once for the claims policies (rare:
-    /// App Store data decodes only the members its policies declare).
-    private(set) lazy var claims: [String: JSONValue] = jws.payload.object
+    /// Every claim of a developer-signed token, decoded once (rare: App Store data decodes only
+    /// the members its policies declare) for its kind, its trust model, its identity and the
+    /// claims policies; empty for any other token.
+    let claims: [String: JSONValue]
     /// The payload's identity fields, read once for the identity policies.
     private(set) lazy var identity = AppIdentity(
-        kind: kind, payload: isDeveloperSigned ? jws.payload.object : jws.payload.essentials)
+        kind: kind, payload: isDeveloperSigned ? claims : jws.payload.essentials)
     /// What the backend policies decide on: this payload, or the ones nested in a notification.
     private(set) var subjects: [Subject] = []
     /// "now (2026-…)", formatted once per run by the verifier.
@@ -72,18 +73,20 @@ struct Run: ~Copyable {
         let payload = jws.payload.essentials
         let isDeveloperSigned = chain.developerKeyID != nil
         self.isDeveloperSigned = isDeveloperSigned
+        let claims = isDeveloperSigned ? jws.payload.object : [:]
+        self.claims = claims
         let kind =
             options.kindOverride
             ?? (isDeveloperSigned
                 // Rare (App Store data always has x5c): a developer-signed token, known by its `aud`.
-                ? PayloadKind.recogniseDeveloperSigned(jws.payload.object)
+                ? PayloadKind.recogniseDeveloperSigned(claims)
                 : jws.payload.recognisedKind ?? PayloadKind.recognise(payload))
         self.kind = kind
         let (checkTime, note) = Inspection.CheckTime.decide(options: options, payload: payload, kind: kind)
         self.checkTime = checkTime
         if let note { notes.append(note) }
         self.chain = chain.summaries
-        let selection = TrustModel.select(jws: jws, chain: chain, options: options)
+        let selection = TrustModel.select(jws: jws, chain: chain, options: options, claims: claims)
         self.trust = selection.model
         self.x5cCheck = selection.x5c
         self.keyCheck = selection.key

@@ -111,12 +111,7 @@ public struct Verifier: Sendable {
             var text = run.trust?.verdict ?? "signature and certificate chain verified"
             if !nested.isEmpty { text += ", nested \(nested.map(\.path).joined(separator: " and ")) too" }
             if run.expectationsChecked { text += ", expectations met" }
-            if case .developerKey = run.trust {
-                // No certificates: the claims were checked at the check time (rare: formatted now).
-                reason = .literal("\(text) (claims checked \(run.checkTime.phrase))")
-            } else {
-                reason = .verified(text, at: run.checkTime)
-            }
+            reason = .verified(text, checked: run.trust?.checkedAtCheckTime ?? "certificates", at: run.checkTime)
             status = .valid
         }
         let inspection = Inspection(

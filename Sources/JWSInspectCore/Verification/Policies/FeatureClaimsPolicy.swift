@@ -27,7 +27,7 @@ enum FeatureClaimsPolicy: VerifierPolicy, PolicyStep {
             problems.append("transactionId is empty")
         }
         if run.kind == .advancedCommerceRequest, case .string(let request)? = claims["request"],
-            DeveloperClaims.decodedRequest(request) == nil
+            DeveloperClaims.requestText(request) == nil
         {
             problems.append("request is not standard base64 of a JSON object")
         }

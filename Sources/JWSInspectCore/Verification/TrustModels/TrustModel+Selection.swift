@@ -14,7 +14,11 @@ extension TrustModel {
     }
 
     /// Selects the model for a token from its parsed `x5c`.
-    static func select(jws: CompactJWS, chain: ParsedChain, options: VerificationOptions) -> Selection {
+    ///
+    /// - Parameter claims: a developer-signed token's claims, already decoded (`Run.claims`).
+    static func select(
+        jws: CompactJWS, chain: ParsedChain, options: VerificationOptions, claims: [String: JSONValue]
+    ) -> Selection {
         let trustStore = options.trustStore
         func failed(_ detail: some CheckDetail, isXcode: Bool = false) -> Selection {
             Selection(model: nil, x5c: Check(.x5c, passed: false, detail), isXcode: isXcode)
@@ -23,7 +27,7 @@ extension TrustModel {
         if let kid = chain.developerKeyID {
             return DeveloperKeyPolicy.select(
                 kid: kid, keys: options.developerKeys,
-                identity: ForeignJWT.identifiers(header: header, payload: jws.payload.object))
+                identity: ForeignJWT.identifiers(header: header, payload: claims))
         }
         if let problem = chain.problem {
             if header["x5c"] == nil, header["alg"] == .string("ES256") {

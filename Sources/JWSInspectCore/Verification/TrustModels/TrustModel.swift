@@ -74,6 +74,15 @@ enum TrustModel {
         }
     }
 
+    /// What was checked at the check time, for the verdict: the certificates, or for a
+    /// developer's key (no certificates) the claims.
+    var checkedAtCheckTime: String {
+        switch self {
+        case .developerKey: "claims"
+        case .appStoreChain, .pinnedCertificate: "certificates"
+        }
+    }
+
     /// The verdict on a token every check passed.
     var verdict: String {
         switch self {
