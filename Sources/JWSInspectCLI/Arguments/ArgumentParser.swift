@@ -88,6 +88,23 @@ enum ArgumentParser {
         choices.first { $0.lowercased() == given.lowercased() }
     }
 
+    /// The one positional argument a subcommand takes, or why there is not exactly one:
+    /// "sign needs a kind: …", "sign takes one kind, not 2 arguments".
+    ///
+    /// - Parameters:
+    ///   - needs: what the subcommand needs, after "needs" ("a kind: api-token, …").
+    ///   - noun: the argument, after "takes one" ("kind").
+    static func single(_ positional: [String], command: String, needs: String, noun: String)
+        throws(UsageError) -> String
+    {
+        guard positional.count == 1 else {
+            throw UsageError(
+                positional.isEmpty
+                    ? "\(command) needs \(needs)" : "\(command) takes one \(noun), not \(positional.count) arguments")
+        }
+        return positional[0]
+    }
+
     /// "table, json or jsonl".
     static func list(_ values: [String]) -> String {
         values.count < 2

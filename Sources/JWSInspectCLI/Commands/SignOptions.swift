@@ -158,16 +158,12 @@ struct SignOptions: HasKeyOptions {
             options.given.insert(name)
         }
         let kinds = Kind.allCases.map(\.rawValue)
-        guard positional.count == 1 else {
+        let given = try ArgumentParser.single(
+            positional, command: "sign", needs: "a kind: \(ArgumentParser.list(kinds))", noun: "kind")
+        guard let kind = Kind(rawValue: given.lowercased()) else {
+            let suggestion = EditDistance.closest(to: given, among: kinds).map { " (did you mean '\($0)'?)" }
             throw UsageError(
-                positional.isEmpty
-                    ? "sign needs a kind: \(ArgumentParser.list(kinds))"
-                    : "sign takes one kind, not \(positional.count) arguments")
-        }
-        guard let kind = Kind(rawValue: positional[0].lowercased()) else {
-            let suggestion = EditDistance.closest(to: positional[0], among: kinds).map { " (did you mean '\($0)'?)" }
-            throw UsageError(
-                "sign: no kind '\(Excerpt.of(positional[0]))'\(suggestion ?? ""); there are \(ArgumentParser.list(kinds))"
+                "sign: no kind '\(Excerpt.of(given))'\(suggestion ?? ""); there are \(ArgumentParser.list(kinds))"
             )
         }
         options.kind = kind

@@ -17,15 +17,11 @@ struct CompletionOptions {
         var (options, positional) = try ArgumentParser.parse(arguments, options: table, into: CompletionOptions())
         if options.showHelp { return options }
         let shells = Shell.allCases.map(\.rawValue)
-        guard positional.count == 1 else {
+        let given = try ArgumentParser.single(
+            positional, command: "completion", needs: "a shell: \(ArgumentParser.list(shells))", noun: "shell")
+        guard let shell = Shell.allCases.first(where: { $0.rawValue == given.lowercased() }) else {
             throw UsageError(
-                positional.isEmpty
-                    ? "completion needs a shell: \(ArgumentParser.list(shells))"
-                    : "completion takes one shell, not \(positional.count) arguments")
-        }
-        guard let shell = Shell.allCases.first(where: { $0.rawValue == positional[0].lowercased() }) else {
-            throw UsageError(
-                "completion: the shell must be \(ArgumentParser.list(shells)), not '\(Excerpt.of(positional[0]))'")
+                "completion: the shell must be \(ArgumentParser.list(shells)), not '\(Excerpt.of(given))'")
         }
         options.shell = shell
         return options

@@ -102,15 +102,12 @@ struct VerifyOfferV1Options: HasKeyOptions {
         if let missing = required.first(where: { given[$0] != true }) {
             throw UsageError("verify-offer-v1 needs \(missing)")
         }
-        guard positional.count == 1 else {
-            throw UsageError(
-                positional.isEmpty
-                    ? "verify-offer-v1 needs the SIGNATURE (standard base64, as the app passes it to StoreKit)"
-                    : "verify-offer-v1 takes one SIGNATURE, not \(positional.count) arguments")
-        }
-        switch PromotionalOfferV1.derSignature(base64: positional[0]) {
+        let signature = try ArgumentParser.single(
+            positional, command: "verify-offer-v1",
+            needs: "the SIGNATURE (standard base64, as the app passes it to StoreKit)", noun: "SIGNATURE")
+        switch PromotionalOfferV1.derSignature(base64: signature) {
         case .success(let der): options.signature = der
-        case .failure(let error): throw UsageError("the SIGNATURE '\(Excerpt.of(positional[0]))' \(error)")
+        case .failure(let error): throw UsageError("the SIGNATURE '\(Excerpt.of(signature))' \(error)")
         }
         return options
     }
