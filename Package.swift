@@ -22,8 +22,11 @@ let package = Package(
         ),
         // Decoding and verification; never prints, never exits.
         .target(name: "JWSInspectCore", dependencies: ["COpenSSL"], swiftSettings: strictSettings),
+        // The App Store Server API client (URLSession): requests, retries, pages; returns answers.
+        .target(name: "AppStoreServerAPI", dependencies: ["JWSInspectCore"], swiftSettings: strictSettings),
         // Arguments, rendering and exit codes; no cryptography.
-        .target(name: "JWSInspectCLI", dependencies: ["JWSInspectCore"], swiftSettings: strictSettings),
+        .target(
+            name: "JWSInspectCLI", dependencies: ["JWSInspectCore", "AppStoreServerAPI"], swiftSettings: strictSettings),
         .executableTarget(name: "jwsinspect", dependencies: ["JWSInspectCLI"]),
         // An Apple-shaped test PKI minted with OpenSSL, for tests and benchmarks.
         .target(name: "TestPKI", dependencies: ["COpenSSL"], swiftSettings: strictSettings),
@@ -34,10 +37,12 @@ let package = Package(
         .executableTarget(
             name: "fuzz-jwsinspect", dependencies: ["JWSInspectCore", "JWSInspectCLI", "StrictJSONParser"]),
         .testTarget(name: "JWSInspectCoreTests", dependencies: ["JWSInspectCore", "TestPKI"]),
+        .testTarget(name: "AppStoreServerAPITests", dependencies: ["AppStoreServerAPI", "JWSInspectCore"]),
         .testTarget(
             name: "JWSInspectCLITests",
             dependencies: [
-                "jwsinspect", "fuzz-jwsinspect", "JWSInspectCLI", "JWSInspectCore", "TestPKI", "StrictJSONParser",
+                "jwsinspect", "fuzz-jwsinspect", "JWSInspectCLI", "JWSInspectCore", "AppStoreServerAPI", "TestPKI",
+                "StrictJSONParser",
             ],
             exclude: ["Goldens"]
         ),

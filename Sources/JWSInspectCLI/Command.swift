@@ -28,6 +28,8 @@ public enum Command {
                 return HelpCommand.run(try HelpOptions.parse(rest), io: io)
             case Commands.sign.name:
                 return SignCommand.run(try SignOptions.parse(rest), io: io)
+            case Commands.fetch.name:
+                return FetchCommand.run(try FetchOptions.parse(rest), io: io)
             case Commands.verifyOfferV1.name:
                 return VerifyOfferV1Command.run(try VerifyOfferV1Options.parse(rest), io: io)
             default:

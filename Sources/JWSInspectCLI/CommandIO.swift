@@ -1,3 +1,4 @@
+public import AppStoreServerAPI
 public import FoundationEssentials
 public import JWSInspectCore
 
@@ -17,6 +18,14 @@ public struct CommandIO {
     public var writeError: (String) -> Void
     /// Whether standard output is a terminal (colour by default).
     public var stdoutIsTerminal = false
+    /// Whether standard error is a terminal (`fetch` shows a progress line there while it waits).
+    public var stderrIsTerminal = false
+    /// Seconds on a clock that only moves forward (how long a run has taken).
+    public var monotonicSeconds: @Sendable () -> Double = { System.monotonicSeconds() }
+    /// Waits so many seconds (`fetch` before a retry).
+    public var sleep: @Sendable (Double) -> Void = { System.sleep(seconds: $0) }
+    /// Sends `fetch`'s requests (tests may put their own in its place).
+    public var transport: any HTTPTransport = URLSessionTransport()
     /// An environment variable's value.
     public var environment: (String) -> String? = { _ in nil }
     /// The moment taken as now.
@@ -54,6 +63,7 @@ public struct CommandIO {
         }
         io.standardInputIsTerminal = System.isTerminal(System.standardInput)
         io.stdoutIsTerminal = System.isTerminal(System.standardOutput)
+        io.stderrIsTerminal = System.isTerminal(System.standardError)
         io.environment = System.environment
         return io
     }

@@ -11,9 +11,13 @@ enum ExitStatus: Int32, CaseIterable {
     case malformed = 5
     case inactive = 6
     case invalidClaims = 7
+    case notFound = 8
     case usage = 64
     case unreadable = 66
+    case unavailable = 69
     case ioError = 74
+    case tryAgainLater = 75
+    case unauthorized = 77
 
     init(_ status: Status) {
         switch status {
@@ -46,6 +50,17 @@ enum ExitStatus: Int32, CaseIterable {
         case .invalidClaims:
             "a developer-signed token's claims are invalid: expired, exp more than 60 minutes after iat, iat in the "
                 + "future, missing or other aud, missing iss, exp in an offer token, a nonce that is not a UUID"
+        case .notFound:
+            "fetch: nothing found: the ID is unknown in every environment asked, order status 1 (invalid), an empty "
+                + "history, no refunds, subscriptions or notifications"
+        case .unavailable:
+            "fetch: the App Store Server API refused the request (a 4xx other than 401, with its errorCode), or its "
+                + "answer is not JSON"
+        case .tryAgainLater:
+            "fetch: try again later: the API is unreachable, timed out, or answered 429 or 5xx after every retry"
+        case .unauthorized:
+            "fetch: 401, the API refused the bearer token (the message says why it may be; Production answers 401 "
+                + "until the app has a Production release)"
         case .usage:
             "usage: unknown option or bad option value (--at outside years 0001 to 9999), a --root file without a usable certificate"
         case .unreadable: "an input file, standard input (closed) or a --root file cannot be read"

@@ -29,4 +29,17 @@ enum RootFiles {
             }
         }
     }
+
+    /// The trust store of `--root` files: nil when none is given (the embedded Apple roots).
+    static func trustStore(_ paths: [String]) -> Result<TrustStore?, Failure> {
+        guard !paths.isEmpty else { return .success(nil) }
+        var roots: [Certificate] = []
+        for path in paths {
+            switch load(path) {
+            case .success(let certificates): roots += certificates
+            case .failure(let failure): return .failure(failure)
+            }
+        }
+        return .success(TrustStore(roots: roots))
+    }
 }

@@ -56,6 +56,50 @@ enum System {
         }
     }
 
+    /// Seconds on the monotonic clock.
+    static func monotonicSeconds() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+
+    /// Waits `seconds` (at most a minute; interrupted waits resume).
+    static func sleep(seconds: Double) {
+        let seconds = min(max(seconds, 0), 60)
+        var request = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - seconds.rounded(.down)) * 1e9))
+        var remaining = timespec()
+        while nanosleep(&request, &remaining) == -1, errno == EINTR { request = remaining }
+    }
+
+    /// Creates a folder (and no parents) unless it exists: nil, or why not.
+    static func makeDirectory(_ path: String) -> String? {
+        if kind(ofPath: path) == .directory { return nil }
+        guard mkdir(path, 0o700) == 0 else { return errorText(errno) }
+        return nil
+    }
+
+    /// Writes `bytes` to a new or truncated file readable by its owner only: nil, or why not.
+    static func writeFile(_ path: String, _ bytes: [UInt8]) -> String? {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { return errorText(errno) }
+        var offset = 0
+        var failure: String?
+        bytes.withUnsafeBytes { buffer in
+            guard let base = buffer.baseAddress else { return }
+            while offset < buffer.count {
+                let written = write(descriptor, base + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    failure = errorText(errno)
+                    return
+                }
+                offset += written
+            }
+        }
+        if close(descriptor) != 0, failure == nil { failure = errorText(errno) }
+        return failure
+    }
+
     /// Opens a file for reading: its descriptor, or the error number.
     static func openForReading(_ path: String) -> Result<Int32, SystemError> {
         let descriptor = open(path, O_RDONLY)

@@ -20,6 +20,12 @@ struct OptionSpec<Values>: Sendable {
         doc = OptionDoc(names: names, value: value, group: group, help: help, completion: completion)
         self.apply = apply
     }
+
+    /// An option with the documentation of another (another subcommand's option, lifted).
+    init(doc: OptionDoc, apply: @escaping @Sendable (inout Values, String) throws(UsageError) -> Void) {
+        self.doc = doc
+        self.apply = apply
+    }
 }
 
 /// How an option takes its value.

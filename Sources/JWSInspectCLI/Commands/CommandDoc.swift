@@ -19,9 +19,9 @@ struct CommandDoc {
 }
 
 /// Every subcommand of `jwsinspect`. `inspect` is the default: `jwsinspect FILE` is
-/// `jwsinspect inspect FILE`. (`fetch` joins this list with its own option table.)
+/// `jwsinspect inspect FILE`.
 enum Commands {
-    static let all = [inspect, sign, verifyOfferV1, completion, help]
+    static let all = [inspect, fetch, sign, verifyOfferV1, completion, help]
 
     static func named(_ name: String) -> CommandDoc? {
         all.first { $0.name == name }
@@ -58,6 +58,49 @@ enum Commands {
             ("--require-active --account-token \"$UUID\" transaction.jws", "does this customer have access now?"),
             ("--no-verify token.jws", "just decode"),
             ("--root StoreKitTestCertificate.cer xcode-transaction.jws", "a StoreKit Testing in Xcode token"),
+        ])
+
+    static let fetch = CommandDoc(
+        name: "fetch",
+        abstract: "ask the App Store Server API, then verify and show every JWS of its answer",
+        usage: ["fetch KIND [ID] --key FILE --issuer-id UUID --bundle-id ID [options]"],
+        discussion: [
+            "KIND is transaction ID (Get Transaction Info), history ID (Get Transaction History, every page), "
+                + "subscriptions ID (Get All Subscription Statuses), order ORDER_ID (Look Up Order ID, Production only: the "
+                + "order ID of Apple's receipt e-mail), refunds ID (Get Refund History, every page), app-transaction ID "
+                + "(Get App Transaction Info), notifications --since DATE (Get Notification History, every page) or "
+                + "test-notification (Request a Test Notification, then its status until Apple reports a send attempt).",
+            "Each request carries a fresh bearer token signed with the key (as sign api-token makes it: 5 minutes). "
+                + "Without --environment, Production is asked first and Sandbox when Production does not know the ID "
+                + "(errorCode 4040010), as Apple advises; standard error says which answered. 429 waits until "
+                + "Retry-After, 5xx and network errors back off exponentially, at most --retries times.",
+            "Every JWS of the answer is verified as inspect verifies one given on the command line (same roots, --at, "
+                + "expectations, formats), expecting --bundle-id and the answering environment. Sources say where each "
+                + "came from: fetch history 2000000000000010 (Production) page 2: signedTransactions[3]. The answer's "
+                + "unsigned fields (environment, bundleId, hasMore, an order's status, each subscription's status, "
+                + "sendAttempts) come first: an API RESPONSE section, or in JSON a record of type apiResponse with a "
+                + "status. fetch is the only command that goes online, and only to the base URLs shown here.",
+            "Exit status: 0 to 7 from the answer's JWS (the first failure); 8 nothing found; 69 the API refused the "
+                + "request (its errorCode in the message) or answered what is not JSON; 75 try again later; 77 the "
+                + "API refused the token (401); 64 usage; 66 unreadable key file; 74 output or --save failed.",
+        ],
+        options: FetchOptions.table.map(\.doc),
+        positional: .values(FetchOptions.Kind.allCases.map(\.rawValue)),
+        examples: [
+            (
+                "fetch order MQ7TYF9XYZ --key AuthKey_2X9R4HXF34.p8 --issuer-id \"$ISSUER_ID\" --bundle-id com.example.app",
+                "what did the customer of this receipt e-mail buy, and is it genuine?"
+            ),
+            (
+                "fetch subscriptions 2000000000000010 --require-active",
+                "does this customer have access now (credentials from JWSINSPECT_* variables)?"
+            ),
+            (
+                "fetch history 2000000000000010 --format jsonl --save answers/ | jq -r .status",
+                "every transaction, the bodies kept as Apple sent them"
+            ),
+            ("fetch notifications --since 7d --only-failures", "the last week's notifications that did not arrive"),
+            ("fetch test-notification --environment Sandbox", "does my server receive Apple's notifications?"),
         ])
 
     static let sign = CommandDoc(
@@ -152,6 +195,6 @@ enum Commands {
                 + "in share/man/man1/jwsinspect.1 (read it with: jwsinspect help --man | man -l -)."
         ],
         options: HelpOptions.table.map(\.doc),
-        positional: .values(["inspect", "sign", "verify-offer-v1", "completion", "help"]),
+        positional: .values(["inspect", "fetch", "sign", "verify-offer-v1", "completion", "help"]),
         examples: [("help --man | man -l -", "read the manual page")])
 }

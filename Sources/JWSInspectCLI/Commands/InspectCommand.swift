@@ -9,18 +9,12 @@ enum InspectCommand {
             return Output.print("jwsinspect \(HelpText.version) (\(OpenSSLInfo.version))\n", io: io)
         }
         let output = Output(io.writeOut)
-        var trustStore: TrustStore?
-        if !options.rootFiles.isEmpty {
-            var roots: [Certificate] = []
-            for path in options.rootFiles {
-                switch RootFiles.load(path) {
-                case .success(let certificates): roots += certificates
-                case .failure(let failure):
-                    io.error(failure.message)
-                    return failure.status.rawValue
-                }
-            }
-            trustStore = TrustStore(roots: roots)
+        let trustStore: TrustStore?
+        switch RootFiles.trustStore(options.rootFiles) {
+        case .success(let store): trustStore = store
+        case .failure(let failure):
+            io.error(failure.message)
+            return failure.status.rawValue
         }
         var verification = options.verificationOptions(trustStore: trustStore, now: io.now)
         do throws(KeyOptions.Failure) {

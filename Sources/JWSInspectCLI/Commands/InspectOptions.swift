@@ -49,7 +49,7 @@ struct InspectOptions: HasKeyOptions {
         + KeyOptions.specs(
             group: developerKeys, issuerID: false, bundleID: false)
 
-    private static let mainTable: [OptionSpec<InspectOptions>] = [
+    static let mainTable: [OptionSpec<InspectOptions>] = [
         OptionSpec(
             ["--at"], .value("now|DATE"), group: verification,
             help:

@@ -1,0 +1,49 @@
+/// Apple's App Store Server API error codes and their names, as `APIError` in Apple's
+/// libraries (swift 6.0.0, python 3.1.1) names them; the Retention Messaging codes are left out.
+public enum APIErrorCodes {
+    /// Codes Apple says to retry ("Errors to retry"): the account or app may just not be
+    /// ready yet, or the server failed for a moment.
+    public static let retryable: Set<Int64> = [4_040_002, 4_040_004, 4_040_006, 5_000_001]
+
+    /// TransactionIdNotFoundError: the ID is unknown in the environment asked.
+    public static let transactionNotFound: Int64 = 4_040_010
+
+    /// The name of `code`, when Apple documents it.
+    public static func name(_ code: Int64) -> String? { names[code] }
+
+    private static let names: [Int64: String] = [
+        4_000_000: "GeneralBadRequestError", 4_000_002: "InvalidAppIdentifierError",
+        4_000_005: "InvalidRequestRevisionError", 4_000_006: "InvalidTransactionIdError",
+        4_000_008: "InvalidOriginalTransactionIdError", 4_000_009: "InvalidExtendByDaysError",
+        4_000_010: "InvalidExtendReasonCodeError", 4_000_011: "InvalidRequestIdentifierError",
+        4_000_012: "StartDateTooFarInPastError", 4_000_013: "StartDateAfterEndDateError",
+        4_000_014: "InvalidPaginationTokenError", 4_000_015: "InvalidStartDateError",
+        4_000_016: "InvalidEndDateError", 4_000_017: "PaginationTokenExpiredError",
+        4_000_018: "InvalidNotificationTypeError", 4_000_019: "MultipleFiltersSuppliedError",
+        4_000_020: "InvalidTestNotificationTokenError", 4_000_021: "InvalidSortError",
+        4_000_022: "InvalidProductTypeError", 4_000_023: "InvalidProductIdError",
+        4_000_024: "InvalidSubscriptionGroupIdentifierError", 4_000_025: "InvalidExcludeRevokedError",
+        4_000_026: "InvalidInAppOwnershipTypeError", 4_000_027: "InvalidEmptyStorefrontCountryCodeListError",
+        4_000_028: "InvalidStorefrontCountryCodeError", 4_000_030: "InvalidRevokedError",
+        4_000_031: "InvalidStatusError", 4_000_032: "InvalidAccountTenureError",
+        4_000_033: "InvalidAppAccountTokenError", 4_000_034: "InvalidConsumptionStatusError",
+        4_000_035: "InvalidCustomerConsentedError", 4_000_036: "InvalidDeliveryStatusError",
+        4_000_037: "InvalidLifetimeDollarsPurchasedError", 4_000_038: "InvalidLifetimeDollarsRefundedError",
+        4_000_039: "InvalidPlatformError", 4_000_040: "InvalidPlayTimeError",
+        4_000_041: "InvalidSampleContentProvidedError", 4_000_042: "InvalidUserStatusError",
+        4_000_043: "InvalidTransactionNotConsumableError", 4_000_044: "InvalidRefundPreferenceError",
+        4_000_047: "InvalidTransactionTypeNotSupportedError", 4_000_048: "AppTransactionIdNotSupportedError",
+        4_000_183: "InvalidAppAccountTokenUUIDError", 4_000_185: "FamilyTransactionNotSupportedError",
+        4_000_187: "TransactionIdIsNotOriginalTransactionIdError",
+        4_000_209: "ConsumptionPercentageAutoRenewableSubscriptionError",
+        4_030_004: "SubscriptionExtensionIneligibleError", 4_030_005: "SubscriptionMaxExtensionError",
+        4_030_007: "FamilySharedSubscriptionExtensionIneligibleError", 4_040_001: "AccountNotFoundError",
+        4_040_002: "AccountNotFoundRetryableError", 4_040_003: "AppNotFoundError",
+        4_040_004: "AppNotFoundRetryableError", 4_040_005: "OriginalTransactionIdNotFoundError",
+        4_040_006: "OriginalTransactionIdNotFoundRetryableError", 4_040_007: "ServerNotificationURLNotFoundError",
+        4_040_008: "TestNotificationNotFoundError", 4_040_009: "StatusRequestNotFoundError",
+        4_040_010: "TransactionIdNotFoundError", 4_040_019: "AppTransactionDoesNotExistError",
+        4_290_000: "RateLimitExceededError", 5_000_000: "GeneralInternalError",
+        5_000_001: "GeneralInternalRetryableError",
+    ]
+}

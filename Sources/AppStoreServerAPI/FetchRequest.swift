@@ -1,0 +1,217 @@
+public import FoundationEssentials
+internal import JWSInspectCore
+
+/// What `jwsinspect fetch` asks the App Store Server API for: one endpoint, with its ID and filters.
+public enum FetchRequest: Sendable, Equatable {
+    /// Get Transaction Info: `GET /inApps/v1/transactions/{id}`.
+    case transaction(String)
+    /// Get Transaction History (v2), every page: `GET /inApps/v2/history/{id}`.
+    case history(String, HistoryFilters)
+    /// Get All Subscription Statuses: `GET /inApps/v1/subscriptions/{id}` (`status` filters).
+    case subscriptions(String, statuses: [Int])
+    /// Look Up Order ID (Production only): `GET /inApps/v1/lookup/{orderId}`.
+    case order(String)
+    /// Get Refund History (v2), every page: `GET /inApps/v2/refund/lookup/{id}`.
+    case refunds(String)
+    /// Get App Transaction Info: `GET /inApps/v1/transactions/appTransactions/{id}`.
+    case appTransaction(String)
+    /// Get Notification History, every page: `POST /inApps/v1/notifications/history`.
+    case notifications(NotificationFilters)
+    /// Request a Test Notification, then Get Test Notification Status until a send attempt
+    /// is reported or `wait` seconds have passed.
+    case testNotification(wait: Double)
+
+    /// The subcommand's word for it (`fetch history`).
+    public var name: String {
+        switch self {
+        case .transaction: "transaction"
+        case .history: "history"
+        case .subscriptions: "subscriptions"
+        case .order: "order"
+        case .refunds: "refunds"
+        case .appTransaction: "app-transaction"
+        case .notifications: "notifications"
+        case .testNotification: "test-notification"
+        }
+    }
+
+    /// The ID asked about, if any.
+    public var id: String? {
+        switch self {
+        case .transaction(let id), .history(let id, _), .subscriptions(let id, _), .order(let id), .refunds(let id),
+            .appTransaction(let id):
+            id
+        case .notifications, .testNotification: nil
+        }
+    }
+
+    /// Whether the endpoint exists in Production only (Look Up Order ID).
+    public var isProductionOnly: Bool {
+        if case .order = self { return true }
+        return false
+    }
+
+    /// The first (or only) call, before any page token.
+    func call(now: Date) -> APICall {
+        switch self {
+        case .transaction(let id): APICall(method: "GET", path: "/inApps/v1/transactions/" + APICall.segment(id))
+        case .history(let id, let filters):
+            APICall(method: "GET", path: "/inApps/v2/history/" + APICall.segment(id), query: filters.query)
+        case .subscriptions(let id, let statuses):
+            APICall(
+                method: "GET", path: "/inApps/v1/subscriptions/" + APICall.segment(id),
+                query: statuses.map { ("status", String($0)) })
+        case .order(let id): APICall(method: "GET", path: "/inApps/v1/lookup/" + APICall.segment(id))
+        case .refunds(let id): APICall(method: "GET", path: "/inApps/v2/refund/lookup/" + APICall.segment(id))
+        case .appTransaction(let id):
+            APICall(method: "GET", path: "/inApps/v1/transactions/appTransactions/" + APICall.segment(id))
+        case .notifications(let filters):
+            APICall(method: "POST", path: "/inApps/v1/notifications/history", body: filters.body(now: now))
+        case .testNotification: APICall(method: "POST", path: "/inApps/v1/notifications/test")
+        }
+    }
+
+    /// The call for the page after the one that answered `answer`; nil when there is none.
+    func nextCall(after call: APICall, answer: [String: JSONValue]) -> APICall? {
+        guard case .bool(true) = answer["hasMore"] else { return nil }
+        switch self {
+        case .history, .refunds:
+            guard case .string(let revision) = answer["revision"], !revision.isEmpty else { return nil }
+            var next = call
+            next.query = call.query.filter { $0.0 != "revision" } + [("revision", revision)]
+            return next
+        case .notifications:
+            guard case .string(let token) = answer["paginationToken"], !token.isEmpty else { return nil }
+            var next = call
+            next.query = [("paginationToken", token)]
+            return next
+        default:
+            return nil
+        }
+    }
+}
+
+/// Get Transaction History's filters; Apple wants the same ones on every page.
+public struct HistoryFilters: Sendable, Equatable {
+    public var startDate: Date?
+    public var endDate: Date?
+    public var productIDs: [String] = []
+    /// `AUTO_RENEWABLE`, `NON_RENEWABLE`, `CONSUMABLE`, `NON_CONSUMABLE`.
+    public var productTypes: [String] = []
+    /// `ASCENDING` or `DESCENDING`.
+    public var sort: String?
+    /// true: only revoked transactions; false: only those not revoked.
+    public var revoked: Bool?
+    public var subscriptionGroupIDs: [String] = []
+    /// `FAMILY_SHARED` or `PURCHASED`.
+    public var ownershipType: String?
+
+    public init() {}
+
+    var query: [(String, String)] {
+        var query: [(String, String)] = []
+        if let startDate { query.append(("startDate", APICall.milliseconds(startDate))) }
+        if let endDate { query.append(("endDate", APICall.milliseconds(endDate))) }
+        query += productIDs.map { ("productId", $0) }
+        query += productTypes.map { ("productType", $0) }
+        if let sort { query.append(("sort", sort)) }
+        query += subscriptionGroupIDs.map { ("subscriptionGroupIdentifier", $0) }
+        if let ownershipType { query.append(("inAppOwnershipType", ownershipType)) }
+        if let revoked { query.append(("revoked", revoked ? "true" : "false")) }
+        return query
+    }
+}
+
+/// Get Notification History's request body.
+public struct NotificationFilters: Sendable, Equatable {
+    public var since: Date
+    /// Default: now.
+    public var until: Date?
+    public var transactionID: String?
+    public var notificationType: String?
+    public var notificationSubtype: String?
+    public var onlyFailures = false
+
+    public init(since: Date) {
+        self.since = since
+    }
+
+    func body(now: Date) -> [UInt8] {
+        var members = [
+            "\"startDate\":\(APICall.milliseconds(since))", "\"endDate\":\(APICall.milliseconds(until ?? now))",
+        ]
+        if let notificationType { members.append("\"notificationType\":\(APICall.jsonString(notificationType))") }
+        if let notificationSubtype {
+            members.append("\"notificationSubtype\":\(APICall.jsonString(notificationSubtype))")
+        }
+        if let transactionID { members.append("\"transactionId\":\(APICall.jsonString(transactionID))") }
+        if onlyFailures { members.append("\"onlyFailures\":true") }
+        return Array("{\(members.joined(separator: ","))}".utf8)
+    }
+}
+
+/// One HTTP call to the API: method, path, query and JSON body (the base URL comes later).
+public struct APICall: Sendable, Equatable {
+    public var method: String
+    public var path: String
+    public var query: [(String, String)] = []
+    public var body: [UInt8]?
+
+    init(method: String, path: String, query: [(String, String)] = [], body: [UInt8]? = nil) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.body = body
+    }
+
+    public static func == (a: APICall, b: APICall) -> Bool {
+        a.method == b.method && a.pathAndQuery == b.pathAndQuery && a.body == b.body
+    }
+
+    /// The path and query, percent-encoded: `/inApps/v2/history/1?revision=abc`.
+    public var pathAndQuery: String {
+        guard !query.isEmpty else { return path }
+        return path + "?" + query.map { "\(Self.encode($0.0))=\(Self.encode($0.1))" }.joined(separator: "&")
+    }
+
+    /// A path segment, percent-encoded (IDs are checked before, this is belt and braces).
+    static func segment(_ text: String) -> String { encode(text) }
+
+    /// Percent-encodes all but RFC 3986's unreserved characters.
+    static func encode(_ text: String) -> String {
+        var result = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                UInt8(ascii: "~"):
+                result.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                let hex = Array("0123456789ABCDEF".utf8)
+                result += "%" + String(decoding: [hex[Int(byte >> 4)], hex[Int(byte & 15)]], as: UTF8.self)
+            }
+        }
+        return result
+    }
+
+    /// UNIX milliseconds, whole, as Apple's JSON dates are.
+    static func milliseconds(_ date: Date) -> String {
+        String(Int64((date.timeIntervalSince1970 * 1000).rounded(.down)))
+    }
+
+    /// A JSON string literal.
+    static func jsonString(_ text: String) -> String {
+        var result = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": result += "\\\""
+            case "\\": result += "\\\\"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result + "\""
+    }
+}

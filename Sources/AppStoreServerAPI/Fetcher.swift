@@ -1,0 +1,211 @@
+internal import FoundationEssentials
+public import JWSInspectCore
+
+/// One answer of the API: which call in which environment answered, and its JSON.
+public struct FetchedPage: Sendable {
+    /// The request's name, as sources are named: `fetch history 2000000000000010 (Production) page 2`.
+    public let origin: String
+    public let environment: ServerEnvironment
+    /// `GET /inApps/v2/history/…?revision=…`.
+    public let request: String
+    /// 1 for the first page; nil for an endpoint without pages.
+    public let page: Int?
+    public let response: HTTPResponse
+    /// The body's members (a 2xx answer's body is a JSON object).
+    public let members: [String: JSONValue]
+    /// The unsigned fields that matter, for display.
+    public let summary: ResponseSummary
+    /// A short name for the saved body: `history-2000000000000010-Production-page-2`.
+    public let fileStem: String
+}
+
+/// How a fetch ended.
+public enum FetchEnd: Sendable, Equatable {
+    /// Every page was delivered.
+    case done
+    /// The caller stopped taking pages (`--limit` reached, or output failed).
+    case stopped
+    /// Nothing exists for the request in any environment asked; why, in words.
+    case notFound(String)
+    /// The API gave no usable answer; `request` names the call (with its environment).
+    case failed(APIFailure, request: String)
+}
+
+/// Something that happened on the way, for standard error.
+public enum FetchNote: Sendable, Equatable {
+    /// Production did not know the ID; Sandbox is asked next.
+    case fallingBack(String)
+    /// Which environment answered, when it was not given.
+    case answeredBy(ServerEnvironment)
+    /// A test notification's status is not available yet; asking again.
+    case polling(String)
+}
+
+/// Runs one `FetchRequest`: the environment (Production, then Sandbox on "not found", as
+/// Apple advises, unless one is given), every page, and the test notification's polling.
+public struct Fetcher: Sendable {
+    public let client: APIClient
+    /// Seconds between test notification status checks (Apple allows one request a second).
+    public var pollInterval: Double = 1
+
+    public init(client: APIClient) {
+        self.client = client
+    }
+
+    /// Fetches `request`, handing each page to `deliver` (which returns false to stop) and
+    /// each note to `note`.
+    public func run(
+        _ request: FetchRequest, environment: ServerEnvironment?, note: (FetchNote) -> Void,
+        deliver: (FetchedPage) -> Bool
+    ) -> FetchEnd {
+        let environments: [ServerEnvironment] =
+            environment.map { [$0] } ?? (request.isProductionOnly ? [.production] : [.production, .sandbox])
+        var notFound: [String] = []
+        for (index, environment) in environments.enumerated() {
+            let end = run(request, in: environment, deliver: deliver)
+            guard case .notFound(let reason) = end else {
+                if environments.count > 1, end == .done || end == .stopped { note(.answeredBy(environment)) }
+                return end
+            }
+            notFound.append(reason)
+            if index + 1 < environments.count {
+                note(.fallingBack("\(reason); asking \(environments[index + 1].rawValue)"))
+            }
+        }
+        return .notFound(notFound.joined(separator: "; "))
+    }
+
+    /// The request in one environment: `.notFound` when the environment does not know it.
+    private func run(_ request: FetchRequest, in environment: ServerEnvironment, deliver: (FetchedPage) -> Bool)
+        -> FetchEnd
+    {
+        if case .testNotification(let wait) = request { return testNotification(wait: wait, in: environment, deliver) }
+        let name = "fetch \(request.name)" + (request.id.map { " \($0)" } ?? "") + " (\(environment.rawValue))"
+        let stem = [request.name, request.id, environment.rawValue].compactMap { $0 }.joined(separator: "-")
+        let paged: Bool
+        switch request {
+        case .history, .refunds, .notifications: paged = true
+        default: paged = false
+        }
+        var call: APICall? = request.call(now: client.clock())
+        var page = 1
+        var signedItems = 0
+        while let current = call {
+            let described = "\(current.method) \(current.pathAndQuery)"
+            let answer: [String: JSONValue]
+            let response: HTTPResponse
+            switch fetch(current, in: environment) {
+            case .failure(.refused(404, let code?, _)) where code == APIErrorCodes.transactionNotFound:
+                return .notFound(
+                    "\(request.id ?? "the ID") is not a \(environment.rawValue) transaction (\(APIFailure.describe(code: code)))"
+                )
+            case .failure(let failure):
+                return .failed(failure, request: "\(name): \(described)")
+            case .success(let (body, members)):
+                response = body
+                answer = members
+            }
+            let summary = ResponseSummary(request: request, members: answer)
+            if case .order = request, summary.orderStatus == 1 {
+                return .notFound("order \(request.id ?? "") is not known to Production (order status 1: invalid)")
+            }
+            signedItems += summary.signedCount
+            let pageName = paged ? " page \(page)" : ""
+            let fetched = FetchedPage(
+                origin: name + pageName, environment: environment, request: described, page: paged ? page : nil,
+                response: response, members: answer, summary: summary,
+                fileStem: stem + (paged ? "-page-\(page)" : ""))
+            guard deliver(fetched) else { return .stopped }
+            call = request.nextCall(after: current, answer: answer)
+            page += 1
+        }
+        if signedItems == 0 { return .notFound(emptyAnswer(request, environment)) }
+        return .done
+    }
+
+    /// Why an answer without signed items means nothing was found.
+    private func emptyAnswer(_ request: FetchRequest, _ environment: ServerEnvironment) -> String {
+        let id = request.id ?? ""
+        switch request {
+        case .history: return "the \(environment.rawValue) transaction history of \(id) is empty (with these filters)"
+        case .refunds: return "no refunded transaction for \(id) in \(environment.rawValue)"
+        case .subscriptions: return "no subscription for \(id) in \(environment.rawValue)"
+        case .notifications: return "no notification in \(environment.rawValue) in that time (with these filters)"
+        default: return "the \(environment.rawValue) answer holds no signed data"
+        }
+    }
+
+    /// Sends a call and reads its body: a JSON object, or why not.
+    private func fetch(_ call: APICall, in environment: ServerEnvironment) -> Result<
+        (HTTPResponse, [String: JSONValue]), APIFailure
+    > {
+        switch client.send(call, in: environment) {
+        case .failure(let failure):
+            return .failure(failure)
+        case .success(let response):
+            guard let value = try? JSONValue.decode(response.body) else {
+                return .failure(
+                    .badAnswer("HTTP \(response.status) with a body that is not JSON: " + Self.excerpt(response.body)))
+            }
+            guard case .object(let members) = value else {
+                return .failure(.badAnswer("HTTP \(response.status) with JSON that is not an object"))
+            }
+            return .success((response, members))
+        }
+    }
+
+    /// The start of a body, for a message.
+    static func excerpt(_ body: [UInt8]) -> String {
+        body.isEmpty ? "(empty)" : "'" + Excerpt.of(String(decoding: body.prefix(200), as: UTF8.self)) + "'"
+    }
+
+    /// Requests a test notification, then checks its status until a send attempt is reported
+    /// or `wait` seconds have passed.
+    private func testNotification(wait: Double, in environment: ServerEnvironment, _ deliver: (FetchedPage) -> Bool)
+        -> FetchEnd
+    {
+        let name = "fetch test-notification (\(environment.rawValue))"
+        let request = FetchRequest.testNotification(wait: wait)
+        let post = request.call(now: client.clock())
+        let token: String
+        switch fetch(post, in: environment) {
+        case .failure(let failure):
+            return .failed(failure, request: "\(name): POST \(post.path)")
+        case .success(let (_, members)):
+            guard case .string(let value) = members["testNotificationToken"], !value.isEmpty else {
+                return .failed(
+                    .badAnswer("the answer has no testNotificationToken"), request: "\(name): POST \(post.path)")
+            }
+            token = value
+        }
+        let deadline = client.clock().addingTimeInterval(wait)
+        let status = APICall(method: "GET", path: "/inApps/v1/notifications/test/" + APICall.segment(token))
+        var last: (HTTPResponse, [String: JSONValue])?
+        while true {
+            switch fetch(status, in: environment) {
+            case .failure(.refused(404, let code?, _)) where code == 4_040_008:
+                break
+            case .failure(let failure):
+                return .failed(failure, request: "\(name): GET \(status.path)")
+            case .success(let answer):
+                last = answer
+                if case .array(let attempts) = answer.1["sendAttempts"], !attempts.isEmpty { break }
+            }
+            if let last, case .array(let attempts) = last.1["sendAttempts"], !attempts.isEmpty { break }
+            guard client.clock() < deadline else { break }
+            client.sleep(pollInterval)
+        }
+        guard let (response, members) = last else {
+            return .failed(
+                .temporary(
+                    "no status for test notification \(token) within \(TransportError.seconds(wait)) (Apple reports "
+                        + "it once a send is attempted; try a longer --wait)"),
+                request: "\(name): GET \(status.path)")
+        }
+        let page = FetchedPage(
+            origin: name, environment: environment, request: "GET \(status.path)", page: nil, response: response,
+            members: members, summary: ResponseSummary(request: request, members: members, testToken: token),
+            fileStem: "test-notification-\(environment.rawValue)")
+        return deliver(page) ? .done : .stopped
+    }
+}

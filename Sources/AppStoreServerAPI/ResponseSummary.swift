@@ -1,0 +1,143 @@
+internal import FoundationEssentials
+public import JWSInspectCore
+
+/// The unsigned fields of an answer that matter to someone reading it: the answer's
+/// `environment`, `bundleId`, `appAppleId`, paging (`hasMore`, `revision`,
+/// `paginationToken`), an order's `status`, each subscription's `status`, notification
+/// `sendAttempts`. Values are Apple's, as sent (dates in milliseconds); `meaning` words them.
+public struct ResponseSummary: Sendable {
+    /// One field: its name as Apple spells it, its value as sent, and what it means.
+    public struct Field: Sendable {
+        public let name: String
+        public let value: Value
+        /// "valid", "Active", "2025-06-01T00:00:00Z": for tables; nil when the value says it.
+        public let meaning: String?
+    }
+
+    /// A value as sent, or a list of records (subscriptions, send attempts).
+    public indirect enum Value: Sendable {
+        case scalar(JSONValue)
+        case records([[Field]])
+    }
+
+    public private(set) var fields: [Field] = []
+    /// Signed items (JWS) the answer holds.
+    public private(set) var signedCount = 0
+    /// Look Up Order ID's `status` (0 valid, 1 invalid).
+    public private(set) var orderStatus: Int64?
+
+    init(request: FetchRequest, members: [String: JSONValue], testToken: String? = nil) {
+        if let testToken {
+            fields.append(Field(name: "testNotificationToken", value: .scalar(.string(testToken)), meaning: nil))
+        }
+        for name in ["environment", "bundleId", "appAppleId"] { add(name, members) }
+        if case .integer(let status) = members["status"] {
+            orderStatus = status
+            let meaning =
+                status == 0 ? "valid: the order holds in-app purchases of this app" : status == 1 ? "invalid" : nil
+            fields.append(Field(name: "status", value: .scalar(.integer(status)), meaning: meaning))
+        }
+        for name in ["hasMore", "revision", "paginationToken"] { add(name, members) }
+        if case .array(let transactions) = members["signedTransactions"] {
+            signedCount += transactions.count
+            fields.append(
+                Field(
+                    name: "signedTransactions", value: .scalar(.integer(Int64(transactions.count))),
+                    meaning: "\(transactions.count) signed"))
+        }
+        for name in ["signedTransactionInfo", "signedAppTransactionInfo", "signedPayload"] where members[name] != nil {
+            signedCount += 1
+        }
+        if case .array(let groups) = members["data"] { subscriptions(groups) }
+        if case .array(let history) = members["notificationHistory"] {
+            var records: [[Field]] = []
+            for (index, item) in history.enumerated() {
+                guard case .object(let object) = item else { continue }
+                if object["signedPayload"] != nil { signedCount += 1 }
+                records.append(
+                    [Field(name: "notificationHistory", value: .scalar(.integer(Int64(index))), meaning: nil)]
+                        + attempts(object))
+            }
+            fields.append(
+                Field(name: "notificationHistory", value: .records(records), meaning: "\(history.count) notifications"))
+        }
+        if members["sendAttempts"] != nil {
+            fields += attempts(members)
+        }
+    }
+
+    private mutating func add(_ name: String, _ members: [String: JSONValue]) {
+        guard let value = members[name] else { return }
+        fields.append(Field(name: name, value: .scalar(value), meaning: nil))
+    }
+
+    /// `data[].lastTransactions[]`: each subscription's group, original transaction and status.
+    private mutating func subscriptions(_ groups: [JSONValue]) {
+        var records: [[Field]] = []
+        for group in groups {
+            guard case .object(let object) = group, case .array(let last) = object["lastTransactions"] else { continue }
+            for item in last {
+                guard case .object(let transaction) = item else { continue }
+                var record: [Field] = []
+                if let id = object["subscriptionGroupIdentifier"] {
+                    record.append(Field(name: "subscriptionGroupIdentifier", value: .scalar(id), meaning: nil))
+                }
+                if let id = transaction["originalTransactionId"] {
+                    record.append(Field(name: "originalTransactionId", value: .scalar(id), meaning: nil))
+                }
+                if let status = transaction["status"] {
+                    var meaning: String?
+                    if case .integer(let code) = status { meaning = Self.subscriptionStatus[code] }
+                    record.append(Field(name: "status", value: .scalar(status), meaning: meaning))
+                }
+                for name in ["signedTransactionInfo", "signedRenewalInfo"] where transaction[name] != nil {
+                    signedCount += 1
+                }
+                records.append(record)
+            }
+        }
+        fields.append(Field(name: "data", value: .records(records), meaning: "\(records.count) subscriptions"))
+    }
+
+    /// `sendAttempts`: each attempt's date and result.
+    private func attempts(_ object: [String: JSONValue]) -> [Field] {
+        guard case .array(let attempts) = object["sendAttempts"] else { return [] }
+        var records: [[Field]] = []
+        for attempt in attempts {
+            guard case .object(let item) = attempt else { continue }
+            var record: [Field] = []
+            if let date = item["attemptDate"] {
+                let meaning = Timestamp.date(date).map { ISO8601.string($0) }
+                record.append(Field(name: "attemptDate", value: .scalar(date), meaning: meaning))
+            }
+            if let result = item["sendAttemptResult"] {
+                var meaning: String?
+                if case .string(let text) = result { meaning = Self.sendAttemptResult[text] }
+                record.append(Field(name: "sendAttemptResult", value: .scalar(result), meaning: meaning))
+            }
+            records.append(record)
+        }
+        let meaning = attempts.isEmpty ? "none yet" : "\(attempts.count) attempt\(attempts.count == 1 ? "" : "s")"
+        return [Field(name: "sendAttempts", value: .records(records), meaning: meaning)]
+    }
+
+    /// Get All Subscription Statuses' `status`.
+    static let subscriptionStatus: [Int64: String] = [
+        1: "Active", 2: "Expired", 3: "in billing retry", 4: "in billing grace period", 5: "Revoked",
+    ]
+
+    /// `sendAttemptResult` values.
+    static let sendAttemptResult: [String: String] = [
+        "SUCCESS": "your server answered 200",
+        "TIMED_OUT": "your server did not answer in time",
+        "TLS_ISSUE": "TLS failed",
+        "CIRCULAR_REDIRECT": "redirect loop",
+        "NO_RESPONSE": "no response",
+        "SOCKET_ISSUE": "connection failed",
+        "UNSUPPORTED_CHARSET": "unsupported charset",
+        "INVALID_RESPONSE": "invalid response",
+        "PREMATURE_CLOSE": "connection closed early",
+        "UNSUCCESSFUL_HTTP_RESPONSE_CODE": "your server answered with an error status",
+        "OTHER": "other failure",
+    ]
+}

@@ -1,0 +1,251 @@
+internal import AppStoreServerAPI
+internal import FoundationEssentials
+internal import JWSInspectCore
+
+/// `jwsinspect fetch KIND [ID]`: asks the App Store Server API, then verifies and shows every
+/// JWS of the answer as `inspect` would, with the answer's unsigned fields before them.
+enum FetchCommand {
+    static func run(_ options: FetchOptions, io: CommandIO) -> Int32 {
+        guard !options.showHelp, let kind = options.kind else {
+            return Output.print(HelpText.of(Commands.fetch), io: io)
+        }
+        let credentials: Credentials
+        do throws(KeyOptions.Failure) {
+            let keys = options.keyOptions
+            let (key, keyID, warnings) = try keys.signingKey(environment: io.environment)
+            let issuerID = try keys.issuerID(environment: io.environment)
+            let bundleID = try keys.bundleID(environment: io.environment)
+            warnings.forEach(io.error)
+            credentials = Credentials(key: key, keyID: keyID, issuerID: issuerID, bundleID: bundleID)
+        } catch {
+            io.error("fetch: " + error.message)
+            if error.isUsage { io.error("usage: jwsinspect \(Commands.fetch.usage[0]) (see jwsinspect help fetch)") }
+            return error.status.rawValue
+        }
+        let trustStore: TrustStore?
+        switch RootFiles.trustStore(options.inspect.rootFiles) {
+        case .success(let store): trustStore = store
+        case .failure(let failure):
+            io.error(failure.message)
+            return failure.status.rawValue
+        }
+        if let folder = options.save, let reason = System.makeDirectory(folder) {
+            io.error("--save: cannot create folder '\(folder)': \(reason)")
+            return ExitStatus.ioError.rawValue
+        }
+        let run = FetchRun(options: options, credentials: credentials, trustStore: trustStore, io: io)
+        return run.start(request(kind, options, now: io.now))
+    }
+
+    /// The request the options describe.
+    private static func request(_ kind: FetchOptions.Kind, _ options: FetchOptions, now: Date) -> FetchRequest {
+        let id = options.id ?? ""
+        switch kind {
+        case .transaction: return .transaction(id)
+        case .history:
+            var filters = options.history
+            filters.startDate = options.startDate?.resolve(now: now)
+            filters.endDate = options.endDate?.resolve(now: now)
+            return .history(id, filters)
+        case .subscriptions: return .subscriptions(id, statuses: options.statuses)
+        case .order: return .order(id)
+        case .refunds: return .refunds(id)
+        case .appTransaction: return .appTransaction(id)
+        case .notifications:
+            var filters = NotificationFilters(since: options.since?.resolve(now: now) ?? now)
+            filters.until = options.until?.resolve(now: now)
+            filters.transactionID = options.transactionID
+            filters.notificationType = options.notificationType
+            filters.notificationSubtype = options.notificationSubtype
+            filters.onlyFailures = options.onlyFailures
+            return .notifications(filters)
+        case .testNotification: return .testNotification(wait: options.wait)
+        }
+    }
+}
+
+/// One fetch: its client, the verification of each environment's answers, what was shown
+/// and the exit status it makes (the first failure's, in output order).
+private final class FetchRun {
+    let options: FetchOptions
+    let credentials: Credentials
+    let trustStore: TrustStore?
+    let io: CommandIO
+    let output: Output
+    let render: Renderer
+    let responses: APIResponseRenderer
+    let progress: ProgressLine
+    private var engines: [ServerEnvironment: BatchEngine] = [:]
+    private var exitStatus = ExitStatus.success
+    private var printedTables = 0
+    private var remaining: Int?
+
+    init(options: FetchOptions, credentials: Credentials, trustStore: TrustStore?, io: CommandIO) {
+        self.options = options
+        self.credentials = credentials
+        self.trustStore = trustStore
+        self.io = io
+        output = Output(io.writeOut)
+        let color = options.inspect.usesColor(stdoutIsTerminal: io.stdoutIsTerminal, environment: io.environment)
+        render = Renderer(format: options.inspect.format, quiet: options.inspect.quiet, color: color)
+        responses = APIResponseRenderer(format: options.inspect.format, quiet: options.inspect.quiet, color: color)
+        progress = ProgressLine(terminal: io.stderrIsTerminal, write: io.writeError)
+        remaining = options.limit
+    }
+
+    func start(_ request: FetchRequest) -> Int32 {
+        // Now moves on from the run's start, so that each request's token is fresh.
+        let (start, startSeconds, monotonic) = (io.now, io.monotonicSeconds(), io.monotonicSeconds)
+        let clock: @Sendable () -> Date = { start.addingTimeInterval(monotonic() - startSeconds) }
+        var baseURLs: [ServerEnvironment: BaseURL] = [:]
+        baseURLs[.production] = options.productionURL
+        baseURLs[.sandbox] = options.sandboxURL
+        let progress = self.progress
+        let client = APIClient(
+            credentials: credentials, baseURLs: baseURLs, transport: io.transport,
+            retry: RetryPolicy(retries: options.retries), timeout: options.timeout, clock: clock, sleep: io.sleep,
+            events: { event in progress.show(event) })
+        let fetcher = Fetcher(client: client)
+        let end = fetcher.run(request, environment: options.environment, note: note) { page in deliver(page) }
+        progress.clear()
+        finish(end)
+        if let status = output.finish(io) { return status }
+        return exitStatus.rawValue
+    }
+
+    private func note(_ note: FetchNote) {
+        progress.clear()
+        switch note {
+        case .fallingBack(let text): io.error("fetch: \(text)")
+        case .answeredBy(let environment): io.error("fetch: answered by \(environment.rawValue)")
+        case .polling(let text): io.error("fetch: \(text)")
+        }
+    }
+
+    /// Shows one answer and verifies its JWS; false to stop (the limit, or output failed).
+    private func deliver(_ page: FetchedPage) -> Bool {
+        progress.clear()
+        if let folder = options.save {
+            let path = folder + "/" + page.fileStem + ".json"
+            if let reason = System.writeFile(path, page.response.body) {
+                io.error("--save: cannot write '\(path)': \(reason)")
+                fail(.ioError)
+            }
+        }
+        if var text = responses.page(page) {
+            if options.inspect.format == .table, printedTables > 0 { text = "\n" + text }
+            printedTables += 1
+            output.write(text)
+        }
+        var items = InputScanner.scan(page.response.body, origin: page.origin, numberLines: false)
+        if let left = remaining {
+            if items.count > left { items.removeLast(items.count - left) }
+            remaining = left - items.count
+        }
+        let engine = engine(for: page.environment)
+        _ = engine.run(items.map { .item($0) }, outcome: render.outcome) { outcome in
+            if let error = outcome.error { io.error(error) }
+            if var text = outcome.output {
+                if render.format == .table, printedTables > 0 { text = "\n" + text }
+                printedTables += 1
+                output.write(text)
+            }
+            fail(ExitStatus(outcome.status))
+        }
+        return !output.failed && remaining != 0
+    }
+
+    /// The engine that verifies one environment's JWS: the answering environment is expected.
+    private func engine(for environment: ServerEnvironment) -> BatchEngine {
+        if let engine = engines[environment] { return engine }
+        var verification = options.inspect.verificationOptions(trustStore: trustStore, now: io.now)
+        verification.expectedBundleId = credentials.bundleID
+        verification.expectedEnvironment = environment == .production ? .production : .sandbox
+        let engine = BatchEngine(verifier: Verifier(options: verification), jobs: options.inspect.jobs)
+        engines[environment] = engine
+        return engine
+    }
+
+    /// Reports how the fetch ended, when not every page came.
+    private func finish(_ end: FetchEnd) {
+        switch end {
+        case .done, .stopped:
+            return
+        case .notFound(let reason):
+            report(source: sourceName, status: "not-found", reason: "not found: " + reason, exit: .notFound)
+        case .failed(let failure, let request):
+            switch failure {
+            case .unauthorized(let diagnosis):
+                report(
+                    source: request, status: "unauthorized", reason: diagnosis.message, http: 401, exit: .unauthorized)
+            case .refused(let status, let code, let message):
+                let reason =
+                    "HTTP \(status)" + (code.map { ", \(APIFailure.describe(code: $0))" } ?? "")
+                    + (message.map { ": \($0)" } ?? "")
+                report(source: request, status: "refused", reason: reason, http: status, code: code, exit: .unavailable)
+            case .temporary(let reason):
+                report(
+                    source: request, status: "unavailable", reason: "try again later: " + reason, exit: .tryAgainLater)
+            case .badAnswer(let reason):
+                report(source: request, status: "malformed", reason: "unusable answer: " + reason, exit: .unavailable)
+            }
+        }
+    }
+
+    private var sourceName: String {
+        "fetch " + (options.kind?.rawValue ?? "") + (options.id.map { " \($0)" } ?? "")
+    }
+
+    private func report(
+        source: String, status: String, reason: String, http: Int? = nil, code: Int64? = nil, exit: ExitStatus
+    ) {
+        io.error("\(source): \(reason)")
+        if let record = responses.failure(
+            source: source, status: status, reason: reason, httpStatus: http, errorCode: code)
+        {
+            output.write(record)
+        }
+        fail(exit)
+    }
+
+    /// Records a status; the first failure is the run's.
+    private func fail(_ status: ExitStatus) {
+        if exitStatus == .success { exitStatus = status }
+    }
+}
+
+/// The line on standard error that says what a retry waits for: redrawn in place on a
+/// terminal, one line per retry elsewhere (a log).
+private final class ProgressLine: @unchecked Sendable {
+    private let terminal: Bool
+    private let write: (String) -> Void
+    private var shown = false
+
+    init(terminal: Bool, write: @escaping (String) -> Void) {
+        self.terminal = terminal
+        self.write = write
+    }
+
+    func show(_ event: ClientEvent) {
+        switch event {
+        case .waiting(let seconds, let attempt, let retries, let reason):
+            let wait =
+                seconds < 1
+                ? "\(Int((seconds * 10).rounded()) / 10).\(Int((seconds * 10).rounded()) % 10) s"
+                : "\(Int(seconds.rounded())) s"
+            let text = "jwsinspect: fetch: \(TerminalText.safe(reason)); retry \(attempt) of \(retries) in \(wait)"
+            if terminal {
+                write("\r\u{1b}[K" + text + "…")
+                shown = true
+            } else {
+                write(text + "\n")
+            }
+        }
+    }
+
+    func clear() {
+        guard shown else { return }
+        write("\r\u{1b}[K")
+        shown = false
+    }
+}

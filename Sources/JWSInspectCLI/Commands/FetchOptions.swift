@@ -1,0 +1,255 @@
+internal import AppStoreServerAPI
+internal import FoundationEssentials
+internal import JWSInspectCore
+
+/// `jwsinspect fetch KIND [ID]`'s options: credentials, where and how to ask, each kind's
+/// filters, and (lifted from `inspect`'s table) how the JWS of the answer are verified and shown.
+struct FetchOptions: HasKeyOptions {
+    /// What to fetch, and the options only that kind takes.
+    enum Kind: String, CaseIterable {
+        case transaction
+        case history
+        case subscriptions
+        case order
+        case refunds
+        case appTransaction = "app-transaction"
+        case notifications
+        case testNotification = "test-notification"
+
+        /// What the positional ID is, when the kind takes one.
+        var idName: String? {
+            switch self {
+            case .order: "ORDER_ID"
+            case .notifications, .testNotification: nil
+            default: "TRANSACTION_ID"
+            }
+        }
+
+        /// The options only this kind takes.
+        var own: Set<String> {
+            switch self {
+            case .history:
+                [
+                    "--start-date", "--end-date", "--product-id", "--product-type", "--sort", "--revoked",
+                    "--subscription-group-id", "--ownership-type",
+                ]
+            case .subscriptions: ["--status"]
+            case .notifications:
+                [
+                    "--since", "--until", "--transaction-id", "--only-failures", "--notification-type",
+                    "--notification-subtype",
+                ]
+            case .testNotification: ["--wait"]
+            default: []
+            }
+        }
+    }
+
+    /// A date given as a moment or as a time before now (`7d`, `12h`), resolved when the run starts.
+    enum DateValue: Equatable {
+        case fixed(Date)
+        case ago(Double)
+
+        func resolve(now: Date) -> Date {
+            switch self {
+            case .fixed(let date): date
+            case .ago(let seconds): now.addingTimeInterval(-seconds)
+            }
+        }
+    }
+
+    var inspect = InspectOptions()
+    var keyOptions = KeyOptions()
+    var kind: Kind?
+    var id: String?
+    var showHelp = false
+    var environment: ServerEnvironment?
+    var productionURL: BaseURL?
+    var sandboxURL: BaseURL?
+    var timeout: Double = 30
+    var retries = 3
+    var save: String?
+    var limit: Int?
+    var history = HistoryFilters()
+    var startDate: DateValue?
+    var endDate: DateValue?
+    var statuses: [Int] = []
+    var since: DateValue?
+    var until: DateValue?
+    var transactionID: String?
+    var onlyFailures = false
+    var notificationType: String?
+    var notificationSubtype: String?
+    var wait: Double = 30
+    /// The kind-specific options given (their long names), to refuse those the kind does not take.
+    var given: Set<String> = []
+
+    static let credentials = "Credentials (an App Store Connect In-App Purchase key)"
+    static let asking = "Asking"
+    static let filters = "Filters (each for the kinds named)"
+
+    /// `inspect` options that `fetch` sets itself, or that make no sense for an answer.
+    private static let notLifted: Set = [
+        "--bundle-id", "--environment", "--type", "--version", "--help", "--key", "--key-id",
+    ]
+
+    static let table: [OptionSpec<FetchOptions>] =
+        KeyOptions.specs(group: credentials) + askingTable + FetchFilters.table
+        + InspectOptions.mainTable.filter { !notLifted.contains($0.doc.names[0]) }.map { spec in
+            OptionSpec(doc: spec.doc) { options, value throws(UsageError) in try spec.apply(&options.inspect, value) }
+        }
+        + [
+            OptionSpec(["--help", "-h"], group: InspectOptions.output, help: "This help.") { options, _ in
+                options.showHelp = true
+            }
+        ]
+
+    private static let askingTable: [OptionSpec<FetchOptions>] = [
+        OptionSpec(
+            ["--environment"], .choice(ServerEnvironment.allCases.map(\.rawValue)), group: asking,
+            help: "Ask this environment only, and expect its JWS to say so. Default: Production, then Sandbox when "
+                + "Production does not know the ID (errorCode 4040010), as Apple advises."
+        ) { options, value in
+            options.environment = ServerEnvironment(rawValue: value)
+        },
+        OptionSpec(
+            ["--production-url"], .value("URL"), group: asking,
+            help: "Production's base URL (default https://api.storekit.apple.com): a proxy or a local test server; "
+                + "plain http:// only to a loopback host."
+        ) { options, value throws(UsageError) in
+            options.productionURL = try baseURL(value, option: "--production-url")
+        },
+        OptionSpec(
+            ["--sandbox-url"], .value("URL"), group: asking,
+            help: "Sandbox's base URL (default https://api.storekit-sandbox.apple.com); as --production-url."
+        ) { options, value throws(UsageError) in
+            options.sandboxURL = try baseURL(value, option: "--sandbox-url")
+        },
+        OptionSpec(
+            ["--timeout"], .value("SECONDS"), group: asking,
+            help: "How long one request may take (1 to 300). Default: 30."
+        ) { options, value throws(UsageError) in
+            options.timeout = Double(try number(value, option: "--timeout", in: 1...300))
+        },
+        OptionSpec(
+            ["--retries"], .value("N"), group: asking,
+            help: "Retries of a request after 429 (waiting until Retry-After), 5xx, a timeout or a connection error "
+                + "(backing off exponentially with jitter); 0 to 10, default 3. No wait is longer than 60 s."
+        ) { options, value throws(UsageError) in
+            options.retries = try number(value, option: "--retries", in: 0...10)
+        },
+        OptionSpec(
+            ["--limit"], .value("N"), group: asking, help: "Stop after N signed items (a history may have thousands)."
+        ) { options, value throws(UsageError) in
+            options.limit = try number(value, option: "--limit", in: 1...10_000_000)
+        },
+        OptionSpec(
+            ["--save"], .value("DIR"), group: asking,
+            help: "Also write each answer's body as Apple sent it into DIR (created if missing; files readable by "
+                + "you only), named by request and page: history-2000000000000010-Production-page-2.json.",
+            completes: .files
+        ) { options, value throws(UsageError) in
+            guard !value.isEmpty else { throw UsageError("--save needs a folder") }
+            options.save = value
+        },
+    ]
+
+    /// Parses `fetch`'s arguments (without the program or subcommand name).
+    static func parse(_ arguments: [String]) throws(UsageError) -> FetchOptions {
+        var (options, positional) = try ArgumentParser.parse(arguments, options: table, into: FetchOptions())
+        guard let first = positional.first else { return options }
+        guard let kind = Kind(rawValue: first.lowercased()) else {
+            let hint = EditDistance.closest(to: first, among: Kind.allCases.map(\.rawValue)).map {
+                " (did you mean '\($0)'?)"
+            }
+            throw UsageError(
+                "fetch: '\(Excerpt.of(first))' is not something to fetch\(hint ?? ""); one of "
+                    + ArgumentParser.list(Kind.allCases.map(\.rawValue)))
+        }
+        options.kind = kind
+        let rest = Array(positional.dropFirst())
+        if let idName = kind.idName {
+            let id = try ArgumentParser.single(rest, command: "fetch \(kind.rawValue)", needs: idName, noun: "ID")
+            options.id = try checkedID(id, kind: kind)
+        } else if let extra = rest.first {
+            throw UsageError("fetch \(kind.rawValue) takes no ID, but '\(Excerpt.of(extra))' was given")
+        }
+        for option in options.given.sorted() where !kind.own.contains(option) {
+            let takers = Kind.allCases.filter { $0.own.contains(option) }.map(\.rawValue)
+            throw UsageError("\(option) is for fetch \(takers.joined(separator: " and ")), not fetch \(kind.rawValue)")
+        }
+        if kind == .notifications, options.since == nil {
+            throw UsageError(
+                "fetch notifications needs --since DATE (Apple keeps 180 days in Production, 30 in Sandbox)")
+        }
+        if kind == .notifications, options.transactionID != nil, options.notificationType != nil {
+            throw UsageError("--transaction-id and --notification-type cannot go together (Apple refuses both at once)")
+        }
+        if options.notificationSubtype != nil, options.notificationType == nil {
+            throw UsageError("--notification-subtype needs --notification-type")
+        }
+        if kind == .order, options.environment == .sandbox {
+            throw UsageError("fetch order asks Production only: Apple's sandbox has no order IDs (Look Up Order ID)")
+        }
+        return options
+    }
+
+    /// A transaction ID is digits (Apple answers InvalidTransactionIdError otherwise); an order
+    /// ID letters and digits.
+    private static func checkedID(_ id: String, kind: Kind) throws(UsageError) -> String {
+        let bytes = Array(id.utf8)
+        if kind == .order {
+            let ok =
+                (1...64).contains(bytes.count)
+                && bytes.allSatisfy { ($0 >= 48 && $0 <= 57) || ($0 | 0x20 >= 97 && $0 | 0x20 <= 122) }
+            guard ok else {
+                throw UsageError("an order ID is letters and digits, like MQ7TYF9XYZ; not '\(Excerpt.of(id))'")
+            }
+        } else {
+            guard (1...32).contains(bytes.count), bytes.allSatisfy({ $0 >= 48 && $0 <= 57 }) else {
+                throw UsageError("a transaction ID is digits, like 2000000000000010; not '\(Excerpt.of(id))'")
+            }
+        }
+        return id
+    }
+
+    static func baseURL(_ value: String, option: String) throws(UsageError) -> BaseURL {
+        switch BaseURL.parse(value) {
+        case .success(let url): return url
+        case .failure(let error): throw UsageError("\(option): \(error.message)")
+        }
+    }
+
+    static func number(_ value: String, option: String, in range: ClosedRange<Int>) throws(UsageError) -> Int {
+        guard !value.isEmpty, value.utf8.count <= 9, value.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }),
+            let number = Int(value),
+            range.contains(number)
+        else {
+            throw UsageError(
+                "\(option) must be a whole number from \(range.lowerBound) to \(range.upperBound), not '\(Excerpt.of(value))'"
+            )
+        }
+        return number
+    }
+
+    /// An ISO-8601 date or date-time, milliseconds since 1970, or a time ago: `30d`, `12h`, `90m`.
+    static func date(_ value: String, option: String) throws(UsageError) -> DateValue {
+        if let unit = value.last, "dhm".contains(unit), value.count >= 2, value.count <= 7 {
+            let digits = value.dropLast()
+            if digits.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let count = Int(digits) {
+                let seconds = Double(count) * (unit == "d" ? 86_400 : unit == "h" ? 3_600 : 60)
+                return .ago(seconds)
+            }
+        }
+        do throws(UsageError) {
+            switch try InspectOptions.parseTime(value) {
+            case .fixed(let date): return .fixed(date)
+            default: return .ago(0)
+            }
+        } catch {
+            throw UsageError(
+                "\(option) takes an ISO-8601 date (2025-05-01, 2025-05-01T12:00:00Z), milliseconds since 1970, or a "
+                    + "time ago (30d, 12h, 90m); not '\(Excerpt.of(value))'")
+        }
+    }
+}

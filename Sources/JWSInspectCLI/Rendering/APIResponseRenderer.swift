@@ -1,0 +1,122 @@
+internal import AppStoreServerAPI
+internal import JWSInspectCore
+
+/// What `fetch` shows of an answer besides its JWS: an API RESPONSE section in tables, a
+/// record of `type: "apiResponse"` in JSON (with a `status`, as every JSON record has), and
+/// the same for a request that got no usable answer.
+struct APIResponseRenderer {
+    let format: InspectOptions.Format
+    let quiet: Bool
+    let color: Bool
+
+    /// The `status` of an answer that was read.
+    static let answered = "answered"
+
+    /// A page that was answered: its request, HTTP status and summary.
+    func page(_ page: FetchedPage) -> String? {
+        guard !quiet else { return nil }
+        switch format {
+        case .table:
+            var rows: [(String, String)] = [
+                ("request", page.request), ("HTTP status", String(page.response.status)),
+            ]
+            for field in page.summary.fields { rows += Self.rows(field, indent: "") }
+            return heading("API RESPONSE") + "  " + TerminalText.safe(page.origin) + "\n" + table(rows) + "\n"
+        case .json, .jsonl:
+            let object = OutputJSON.object([
+                ("type", .string("apiResponse")), ("source", .string(page.origin)), ("status", .string(Self.answered)),
+                ("environment", .string(page.environment.rawValue)), ("request", .string(page.request)),
+                ("httpStatus", .integer(page.response.status)),
+                ("summary", .object(page.summary.fields.map { ($0.name, Self.json($0.value)) })),
+            ])
+            return object.serialized(pretty: format == .json) + "\n"
+        }
+    }
+
+    /// A request that ended without an answer: `status` is "not-found", "unauthorized",
+    /// "refused", "unavailable" or "malformed"; nil in table mode (standard error says it).
+    func failure(source: String, status: String, reason: String, httpStatus: Int?, errorCode: Int64?) -> String? {
+        guard !quiet, format != .table else { return nil }
+        var members: [(String, OutputJSON)] = [
+            ("type", .string("apiResponse")), ("source", .string(source)), ("status", .string(status)),
+            ("reason", .string(reason)),
+        ]
+        if let httpStatus { members.append(("httpStatus", .integer(httpStatus))) }
+        if let errorCode { members.append(("errorCode", .integer(Int(errorCode)))) }
+        return OutputJSON.object(members).serialized(pretty: format == .json) + "\n"
+    }
+
+    // MARK: Tables
+
+    private static func rows(_ field: ResponseSummary.Field, indent: String) -> [(String, String)] {
+        switch field.value {
+        case .scalar(let value):
+            let text = scalarText(value)
+            return [(indent + field.name, field.meaning.map { "\(text) (\($0))" } ?? text)]
+        case .records(let records):
+            var rows = [(indent + field.name, field.meaning ?? "\(records.count)")]
+            for (index, record) in records.enumerated() {
+                let parts = record.map { item -> String in
+                    switch item.value {
+                    case .scalar(let value):
+                        let text = scalarText(value)
+                        return "\(item.name) " + (item.meaning.map { "\(text) (\($0))" } ?? text)
+                    case .records(let inner):
+                        return "\(item.name) " + (item.meaning ?? "\(inner.count)") + ": "
+                            + inner.map { $0.map { "\($0.meaning ?? scalarLine($0.value))" }.joined(separator: " ") }
+                            .joined(separator: ", ")
+                    }
+                }
+                rows.append(("\(indent)  [\(index)]", parts.joined(separator: " · ")))
+            }
+            return rows
+        }
+    }
+
+    private static func scalarLine(_ value: ResponseSummary.Value) -> String {
+        if case .scalar(let scalar) = value { return scalarText(scalar) }
+        return ""
+    }
+
+    private static func scalarText(_ value: JSONValue) -> String {
+        switch value {
+        case .string(let text): text
+        case .integer(let number): String(number)
+        case .double(let number): String(number)
+        case .bool(let flag): flag ? "true" : "false"
+        case .null: "null"
+        case .array(let values): "\(values.count) values"
+        case .object: "an object"
+        }
+    }
+
+    private func table(_ rows: [(String, String)]) -> String {
+        let safe = rows.map { (TerminalText.safe($0.0), TerminalText.safe($0.1)) }
+        let width = safe.map(\.0.count).max() ?? 0
+        return safe.map { "  " + $0.0 + String(repeating: " ", count: width - $0.0.count) + "  " + $0.1 }
+            .joined(separator: "\n")
+    }
+
+    private func heading(_ text: String) -> String { color ? "\u{1b}[1m\(text)\u{1b}[0m" : text }
+
+    // MARK: JSON
+
+    private static func json(_ value: ResponseSummary.Value) -> OutputJSON {
+        switch value {
+        case .scalar(let scalar): json(scalar)
+        case .records(let records): .array(records.map { record in .object(record.map { ($0.name, json($0.value)) }) })
+        }
+    }
+
+    private static func json(_ value: JSONValue) -> OutputJSON {
+        switch value {
+        case .string(let text): .string(text)
+        case .integer(let number): .integer(Int(number))
+        case .double(let number): .preformatted(String(number))
+        case .bool(let flag): .bool(flag)
+        case .null: .null
+        case .array(let values): .array(values.map(json))
+        case .object(let members): .object(members.keys.sorted().map { ($0, json(members[$0]!)) })
+        }
+    }
+}
