@@ -14,7 +14,7 @@ BINDIR  ?= $(PREFIX)/bin
 RELEASE := .build/release/jwsinspect
 SAMPLE  := Samples/transaction-sandbox-2022.jws
 
-.PHONY: all build run test lint format install uninstall bench roots clean deps sanitize fuzz leakcheck difftest
+.PHONY: all curl-deps build run test lint format install uninstall bench roots clean deps sanitize fuzz leakcheck difftest
 
 all: build
 
@@ -24,7 +24,11 @@ deps:
 	@command -v pkg-config >/dev/null 2>&1 || { echo "error: pkg-config is missing: run 'apt-get install pkg-config' (Debian/Ubuntu)" >&2; exit 1; }
 	@pkg-config --exists 'libcrypto >= 3.0' || { echo "error: OpenSSL 3 development files are missing: run 'apt-get install libssl-dev' (Debian/Ubuntu) or 'brew install openssl@3' (macOS)" >&2; exit 1; }
 
-build: deps
+# The static release build links libcurl, which URLSession (jwsinspect fetch) sends requests with.
+curl-deps:
+	@test "$$(uname -s)" != Linux || pkg-config --exists libcurl || { echo "error: libcurl development files are missing (the release build links libcurl for 'jwsinspect fetch'): run 'apt-get install libcurl4-openssl-dev' (Debian/Ubuntu)" >&2; exit 1; }
+
+build: deps curl-deps
 	$(SWIFT) build -c release --static-swift-stdlib 2>&1 | grep -v "the use of \`mktemp' is dangerous" || true
 	@test -x $(RELEASE) || { echo "error: the release build failed (run '$(SWIFT) build -c release' to see why)" >&2; exit 1; }
 

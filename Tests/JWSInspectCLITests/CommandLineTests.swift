@@ -158,8 +158,8 @@ import Testing
         #expect(InProcess.run(["completion", "--jsno"]).stderr.hasPrefix("jwsinspect: unknown option '--jsno'"))
         #expect(
             InProcess.run(["help", "inspekt"]).stderr.hasPrefix(
-                "jwsinspect: help: no subcommand 'inspekt' (did you mean 'inspect'?); there are inspect, sign, "
-                    + "verify-offer-v1, completion or help\n"))
+                "jwsinspect: help: no subcommand 'inspekt' (did you mean 'inspect'?); there are inspect, fetch, "
+                    + "sign, verify-offer-v1, completion or help\n"))
         #expect(
             InProcess.run(["help", "--man", "--mna"]).stderr.hasPrefix(
                 "jwsinspect: unknown option '--mna' (did you mean '--man'?)"))
