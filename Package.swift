@@ -37,7 +37,7 @@ let package = Package(
         .executableTarget(
             name: "fuzz-jwsinspect", dependencies: ["JWSInspectCore", "JWSInspectCLI", "StrictJSONParser"]),
         .testTarget(name: "JWSInspectCoreTests", dependencies: ["JWSInspectCore", "TestPKI"]),
-        .testTarget(name: "AppStoreServerAPITests", dependencies: ["AppStoreServerAPI", "JWSInspectCore"]),
+        .testTarget(name: "AppStoreServerAPITests", dependencies: ["AppStoreServerAPI", "JWSInspectCore", "TestPKI"]),
         .testTarget(
             name: "JWSInspectCLITests",
             dependencies: [
