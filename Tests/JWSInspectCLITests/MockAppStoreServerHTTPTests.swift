@@ -40,11 +40,12 @@ import Testing
             _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         }
 
-        /// What arrives until `marker` has arrived or the server closes (at most 5 s).
+        /// What arrives until `marker` has arrived or the server closes (at most 30 s: generous
+        /// for a loaded machine, and the server closes at once).
         func read(until marker: String? = nil) -> String {
             var received: [UInt8] = []
             var buffer = [UInt8](repeating: 0, count: 4096)
-            let deadline = ContinuousClock.now + .seconds(5)
+            let deadline = ContinuousClock.now + .seconds(30)
             while ContinuousClock.now < deadline {
                 if let marker, String(decoding: received, as: UTF8.self).contains(marker) { break }
                 var ready = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)

@@ -80,30 +80,30 @@ import Testing
         #expect(try await Self.transaction(server).status == 200)
     }
 
+    /// No time bounds on the client: with the whole suite running on two cores, URLSession's 1 s
+    /// timeout has been seen to fire after 13 s. The error codes tell what happened.
     @Test func hangTimesOutTheClient() async throws {
         let server = try Self.server()
         defer { server.stop() }
         server.enqueue(.hang, forPathPrefix: "/inApps/")
-        let start = ContinuousClock.now
         let error = await Self.urlError { try await Self.transaction(server, timeout: 1) }
         #expect(error?.code == .timedOut, "\(String(describing: error))")
-        #expect(ContinuousClock.now - start < .seconds(5))
         #expect(server.requests.last?.status == nil)
     }
 
     @Test func stopEndsAHangingConnection() async throws {
         let server = try Self.server()
         server.enqueue(.hang, forPathPrefix: "/inApps/")
-        let client = Task { await Self.urlError { try await Self.transaction(server, timeout: 30) } }
-        let arrival = ContinuousClock.now + .seconds(10)
+        let client = Task { await Self.urlError { try await Self.transaction(server, timeout: 120) } }
+        let arrival = ContinuousClock.now + .seconds(60)
         while server.requests.isEmpty, ContinuousClock.now < arrival { try await Task.sleep(for: .milliseconds(10)) }
         let start = ContinuousClock.now
         server.stop()
-        #expect(ContinuousClock.now - start < .seconds(2))
-        // Closed without an answer: an empty reply to the client.
+        // stop() gives up waiting for its threads after 10 s.
+        #expect(ContinuousClock.now - start < .seconds(9))
+        // Closed without an answer (an empty reply), not timed out: stop() ended it.
         let error = await client.value
         #expect(error?.code == .badServerResponse, "\(String(describing: error))")
-        #expect(ContinuousClock.now - start < .seconds(5))
     }
 
     /// URLSession (libcurl) reports an empty reply as -1011 `badServerResponse` ("Empty reply from
@@ -135,7 +135,9 @@ import Testing
         let early = try await Self.transaction(server)
         #expect(early.status == 401)
         #expect(server.requests.last?.tokenVerdict?.refusal == .issuedInFuture)
-        #expect(early.header("Date")?.hasPrefix("Sat, 31 May 2025 23:50:") == true)
+        // 2025-05-31T23:50:00Z and later.
+        #expect(
+            MockClient.isMockDate(early.header("Date"), during: InProcess.now.addingTimeInterval(-600)...server.now))
         server.clockOffset = .seconds(3600)
         #expect(try await Self.transaction(server).status == 401)
         #expect(server.requests.last?.tokenVerdict?.refusal == .expired)

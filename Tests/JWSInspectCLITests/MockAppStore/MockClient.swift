@@ -84,4 +84,14 @@ enum MockClient {
         guard let jws = value as? String else { throw Unusable(what: "a JWS that is not a string") }
         return try payload(jws)[name]
     }
+
+    /// Whether a `Date` header is the mock's clock during `interval` (IMF-fixdate, whole seconds).
+    static func isMockDate(_ header: String?, during interval: ClosedRange<Date>) -> Bool {
+        var second = interval.lowerBound.timeIntervalSince1970.rounded(.down)
+        while second <= interval.upperBound.timeIntervalSince1970 {
+            if header == HTTPRequestParser.imfFixdate(Date(timeIntervalSince1970: second)) { return true }
+            second += 1
+        }
+        return false
+    }
 }

@@ -79,13 +79,15 @@ extension MockHTTPServer {
             }
         }
 
-        /// Reads one request from `fd`, answers it as the handler says, closes `fd`.
+        /// Reads one request from `fd`, answers it as the handler says, closes `fd`. A request not
+        /// complete 30 s after the connection was accepted is dropped unanswered; sending the
+        /// answer may take at most 5 s per `send` (`SO_SNDTIMEO`).
         private func serve(_ fd: Int32) {
             defer { close(fd) }
             var timeout = timeval(tv_sec: 5, tv_usec: 0)
             setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
             var parser = HTTPRequestParser()
-            let deadline = ContinuousClock.now + .seconds(10)
+            let deadline = ContinuousClock.now + .seconds(30)
             var buffer = [UInt8](repeating: 0, count: 16 * 1024)
             while true {
                 switch parser.step() {

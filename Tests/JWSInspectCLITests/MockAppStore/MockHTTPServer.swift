@@ -9,13 +9,13 @@ import JWSInspectCore
 /// handler closure, then the connection is closed.
 ///
 /// - Binds 127.0.0.1 on a free port (`port`), `SO_REUSEADDR`, every descriptor close-on-exec (so
-///   executables the tests launch do not inherit it).
+///   executables the tests launch do not inherit it; accepted sockets just after `accept`).
 /// - An accept loop runs on its own thread; each connection is handled on its own thread.
 /// - Requests are read by `HTTPRequestParser` (at most `HTTPRequestParser.maximumRequestBytes`
 ///   in all, body by `Content-Length` only; `Transfer-Encoding` is refused with 501,
 ///   `Expect: 100-continue` answered with `HTTP/1.1 100 Continue` before the body is read). A
 ///   request it refuses is answered 400 (or 413, 417, 431, 501) in plain text and never reaches
-///   the handler; `rejections` lists why.
+///   the handler; `rejections` lists why. A request must be complete within 30 s of the connection.
 /// - Every answer carries `Connection: close`, `Content-Length` and a `Date` (IMF-fixdate, from
 ///   `clock`), and the connection is closed after it.
 /// - `stop()` (also run by `deinit`) closes the listening socket, wakes every connection thread
