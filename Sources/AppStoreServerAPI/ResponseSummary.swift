@@ -20,9 +20,19 @@ public struct ResponseSummary: Sendable {
         case records([[Field]])
     }
 
+    /// A member that Apple's documentation says holds a JWS, by its path in the answer.
+    public struct SignedField: Sendable {
+        /// `signedTransactions[3]`, `data[0].lastTransactions[1].signedRenewalInfo`.
+        public let path: String
+        public let value: JSONValue
+    }
+
     public private(set) var fields: [Field] = []
+    /// The members that hold JWS, in the answer's order: only these are verified (a
+    /// `revision` or `paginationToken` may look like the start of a JWS, and is not one).
+    public private(set) var signed: [SignedField] = []
     /// Signed items (JWS) the answer holds.
-    public private(set) var signedCount = 0
+    public var signedCount: Int { signed.count }
     /// Look Up Order ID's `status` (0 valid, 1 invalid).
     public private(set) var orderStatus: Int64?
 
@@ -39,24 +49,26 @@ public struct ResponseSummary: Sendable {
         }
         for name in ["hasMore", "revision", "paginationToken"] { add(name, members) }
         if case .array(let transactions) = members["signedTransactions"] {
-            signedCount += transactions.count
+            for (index, value) in transactions.enumerated() {
+                signed.append(SignedField(path: "signedTransactions[\(index)]", value: value))
+            }
             fields.append(
                 Field(
                     name: "signedTransactions", value: .scalar(.integer(Int64(transactions.count))),
                     meaning: "\(transactions.count) signed"))
         }
-        for name in ["signedTransactionInfo", "signedAppTransactionInfo", "signedPayload"] where members[name] != nil {
-            signedCount += 1
+        for name in ["signedTransactionInfo", "signedAppTransactionInfo", "signedPayload"] {
+            if let value = members[name] { signed.append(SignedField(path: name, value: value)) }
         }
         if case .array(let groups) = members["data"] { subscriptions(groups) }
         if case .array(let history) = members["notificationHistory"] {
             var records: [[Field]] = []
             for (index, item) in history.enumerated() {
                 guard case .object(let object) = item else { continue }
-                if object["signedPayload"] != nil { signedCount += 1 }
-                records.append(
-                    [Field(name: "notificationHistory", value: .scalar(.integer(Int64(index))), meaning: nil)]
-                        + attempts(object))
+                if let value = object["signedPayload"] {
+                    signed.append(SignedField(path: "notificationHistory[\(index)].signedPayload", value: value))
+                }
+                records.append(attempts(object))
             }
             fields.append(
                 Field(name: "notificationHistory", value: .records(records), meaning: "\(history.count) notifications"))
@@ -74,9 +86,9 @@ public struct ResponseSummary: Sendable {
     /// `data[].lastTransactions[]`: each subscription's group, original transaction and status.
     private mutating func subscriptions(_ groups: [JSONValue]) {
         var records: [[Field]] = []
-        for group in groups {
+        for (groupIndex, group) in groups.enumerated() {
             guard case .object(let object) = group, case .array(let last) = object["lastTransactions"] else { continue }
-            for item in last {
+            for (itemIndex, item) in last.enumerated() {
                 guard case .object(let transaction) = item else { continue }
                 var record: [Field] = []
                 if let id = object["subscriptionGroupIdentifier"] {
@@ -90,8 +102,10 @@ public struct ResponseSummary: Sendable {
                     if case .integer(let code) = status { meaning = Self.subscriptionStatus[code] }
                     record.append(Field(name: "status", value: .scalar(status), meaning: meaning))
                 }
-                for name in ["signedTransactionInfo", "signedRenewalInfo"] where transaction[name] != nil {
-                    signedCount += 1
+                for name in ["signedTransactionInfo", "signedRenewalInfo"] {
+                    guard let value = transaction[name] else { continue }
+                    let path = "data[\(groupIndex)].lastTransactions[\(itemIndex)].\(name)"
+                    signed.append(SignedField(path: path, value: value))
                 }
                 records.append(record)
             }

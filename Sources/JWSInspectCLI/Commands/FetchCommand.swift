@@ -137,7 +137,15 @@ private final class FetchRun {
             printedTables += 1
             output.write(text)
         }
-        var items = InputScanner.scan(page.response.body, origin: page.origin, numberLines: false)
+        // Only the members Apple documents as JWS are verified, each named by its path.
+        var items = page.summary.signed.map { field -> InputScanner.Item in
+            let source = "\(page.origin): \(field.path)"
+            guard case .string(let text) = field.value else {
+                return .malformed(
+                    source: source, reason: "not a JWS: \(field.value.kindDescription) where a signed value belongs")
+            }
+            return InputScanner.signedField(text, source: source)
+        }
         if let left = remaining {
             if items.count > left { items.removeLast(items.count - left) }
             remaining = left - items.count
@@ -229,10 +237,8 @@ private final class ProgressLine: @unchecked Sendable {
     func show(_ event: ClientEvent) {
         switch event {
         case .waiting(let seconds, let attempt, let retries, let reason):
-            let wait =
-                seconds < 1
-                ? "\(Int((seconds * 10).rounded()) / 10).\(Int((seconds * 10).rounded()) % 10) s"
-                : "\(Int(seconds.rounded())) s"
+            let tenths = Int((seconds * 10).rounded())
+            let wait = seconds < 9.95 ? "\(tenths / 10).\(tenths % 10) s" : "\(Int(seconds.rounded())) s"
             let text = "jwsinspect: fetch: \(TerminalText.safe(reason)); retry \(attempt) of \(retries) in \(wait)"
             if terminal {
                 write("\r\u{1b}[K" + text + "…")

@@ -56,26 +56,31 @@ struct APIResponseRenderer {
         case .records(let records):
             var rows = [(indent + field.name, field.meaning ?? "\(records.count)")]
             for (index, record) in records.enumerated() {
-                let parts = record.map { item -> String in
+                var flat: [String] = []
+                var inner: [(String, String)] = []
+                for item in record {
                     switch item.value {
                     case .scalar(let value):
                         let text = scalarText(value)
-                        return "\(item.name) " + (item.meaning.map { "\(text) (\($0))" } ?? text)
-                    case .records(let inner):
-                        return "\(item.name) " + (item.meaning ?? "\(inner.count)") + ": "
-                            + inner.map { $0.map { "\($0.meaning ?? scalarLine($0.value))" }.joined(separator: " ") }
-                            .joined(separator: ", ")
+                        flat.append("\(item.name) " + (item.meaning.map { "\(text) (\($0))" } ?? text))
+                    case .records(let records):
+                        // Send attempts: one line each, under their notification.
+                        flat.append("\(item.name) " + (item.meaning ?? "\(records.count)"))
+                        for (number, attempt) in records.enumerated() {
+                            let parts = attempt.map { part -> String in
+                                guard case .scalar(let value) = part.value else { return part.name }
+                                let text = scalarText(value)
+                                return "\(part.name) " + (part.meaning.map { "\(text) (\($0))" } ?? text)
+                            }
+                            inner.append(("\(indent)    [\(index).\(number)]", parts.joined(separator: " · ")))
+                        }
                     }
                 }
-                rows.append(("\(indent)  [\(index)]", parts.joined(separator: " · ")))
+                rows.append(("\(indent)  [\(index)]", flat.joined(separator: " · ")))
+                rows += inner
             }
             return rows
         }
-    }
-
-    private static func scalarLine(_ value: ResponseSummary.Value) -> String {
-        if case .scalar(let scalar) = value { return scalarText(scalar) }
-        return ""
     }
 
     private static func scalarText(_ value: JSONValue) -> String {

@@ -186,6 +186,21 @@ public enum InputScanner {
         return tokens
     }
 
+    /// A string that its document says is a JWS (an App Store Server API answer's
+    /// `signedTransactionInfo`, say): a token when it is shaped like one, else malformed,
+    /// saying what it is instead. Unlike a scan, nothing here is skipped for not looking like a JWS.
+    public static func signedField(_ value: String, source: String) -> Item {
+        var bytes = Array(value.utf8)
+        while let last = bytes.last, isWhitespace(last) { bytes.removeLast() }
+        let start = bytes.firstIndex { !isWhitespace($0) } ?? bytes.count
+        bytes.removeFirst(start)
+        guard looksLikeJWSHeader(bytes) else {
+            let shown = bytes.isEmpty ? "an empty string" : "'\(Excerpt.of(String(decoding: bytes, as: UTF8.self)))'"
+            return .malformed(source: source, reason: "not a JWS: \(shown) where a signed value belongs")
+        }
+        return bytes.withUnsafeBufferPointer { classify($0, source: source) }[0]
+    }
+
     /// A run as a token when it has three segments, else why not; `token` is the run as a
     /// String when the caller has it already.
     private static func classify(_ run: UnsafeBufferPointer<UInt8>, source: String, token: String? = nil) -> [Item] {

@@ -1,0 +1,229 @@
+import Foundation
+import JWSInspectCore
+import TestPKI
+import Testing
+
+@testable import JWSInspectCLI
+
+private typealias Seed = MockAppStoreServer.Seed
+
+/// `jwsinspect fetch` against the mock App Store Server API: every kind, pages, the Sandbox
+/// fallback, the answer's unsigned fields, and the JWS verified as `inspect` verifies them.
+@Suite("fetch: every kind against the mock API")
+struct FetchCommandTests {
+    @Test("transaction: the answer's section, then the transaction verified against the answering environment")
+    func transaction() throws {
+        let harness = try FetchHarness()
+        let result = harness.run(["transaction", Seed.subscriptionRenewal2])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.hasPrefix("API RESPONSE  fetch transaction \(Seed.subscriptionRenewal2) (Production)\n"))
+        #expect(result.stdout.contains("  request      GET /inApps/v1/transactions/\(Seed.subscriptionRenewal2)\n"))
+        #expect(
+            result.stdout.contains(
+                "VALID — authentic transaction (trusted root, not a known Apple chain)"))
+        #expect(
+            result.stdout.contains("fetch transaction \(Seed.subscriptionRenewal2) (Production): signedTransactionInfo")
+        )
+        #expect(result.stdout.contains("ok    environment       environment is Production"))
+        #expect(result.stdout.contains("ok    bundle-id         bundleId is \(harness.key.bundleID)"))
+        #expect(result.stderr == "jwsinspect: fetch: answered by Production\n")
+        // One request, to Production, with a token the mock accepted.
+        let requests = harness.production.requests
+        #expect(requests.count == 1 && requests[0].tokenVerdict == .accepted)
+        #expect(harness.sandbox.requests.isEmpty)
+    }
+
+    @Test("JSON: an apiResponse record with a status and summary comes before the JWS records")
+    func jsonRecords() throws {
+        let harness = try FetchHarness()
+        let result = harness.run(["history", Seed.subscriptionOriginal, "--format", "jsonl"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let records = FetchHarness.records(result.stdout)
+        #expect(records.count == result.stdout.split(separator: "\n").count)
+        #expect(records.allSatisfy { $0["status"] is String })
+        let first = try #require(records.first)
+        #expect(first["type"] as? String == "apiResponse" && first["status"] as? String == "answered")
+        #expect(first["source"] as? String == "fetch history \(Seed.subscriptionOriginal) (Production) page 1")
+        #expect(first["httpStatus"] as? Int == 200)
+        let summary = try #require(first["summary"] as? [String: Any])
+        #expect(summary["environment"] as? String == "Production")
+        #expect(summary["bundleId"] as? String == harness.key.bundleID)
+        #expect(summary["appAppleId"] as? Int == Int(TestPayloads.appAppleId))
+        #expect(summary["hasMore"] as? Bool == false)
+        #expect(summary["signedTransactions"] as? Int == 7)
+        #expect(
+            records.dropFirst().allSatisfy {
+                $0["type"] as? String == "transaction" && $0["status"] as? String == "valid"
+            })
+        #expect(
+            records[3]["source"] as? String
+                == "fetch history \(Seed.subscriptionOriginal) (Production) page 1: signedTransactions[2]")
+    }
+
+    @Test("history: three pages by revision, filters passed through and repeated on every page")
+    func historyPages() throws {
+        let harness = try FetchHarness()
+        harness.production.pageSize = 3
+        let result = harness.run([
+            "history", Seed.subscriptionOriginal, "--format", "jsonl", "--sort", "DESCENDING", "--product-type",
+            "AUTO_RENEWABLE", "--product-type", "CONSUMABLE", "--product-type", "NON_CONSUMABLE", "--product-type",
+            "NON_RENEWABLE",
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        let records = FetchHarness.records(result.stdout)
+        let pages = records.filter { $0["type"] as? String == "apiResponse" }
+        #expect(
+            pages.compactMap { $0["source"] as? String }
+                == (1...3).map { "fetch history \(Seed.subscriptionOriginal) (Production) page \($0)" })
+        #expect(records.count == 3 + 7)
+        #expect(
+            records.last?["source"] as? String
+                == "fetch history \(Seed.subscriptionOriginal) (Production) page 3: signedTransactions[0]")
+        let requests = harness.production.requests
+        #expect(requests.count == 3)
+        for request in requests {
+            #expect(request.queryValues("sort") == ["DESCENDING"])
+            #expect(
+                request.queryValues("productType") == [
+                    "AUTO_RENEWABLE", "CONSUMABLE", "NON_CONSUMABLE", "NON_RENEWABLE",
+                ])
+        }
+        #expect(requests[0].queryValues("revision").isEmpty && requests[1].queryValues("revision").count == 1)
+    }
+
+    @Test("--limit stops after N signed items, asking no further page")
+    func limit() throws {
+        let harness = try FetchHarness()
+        harness.production.pageSize = 3
+        let result = harness.run(["history", Seed.subscriptionOriginal, "--format", "jsonl", "--limit", "4"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let records = FetchHarness.records(result.stdout)
+        #expect(records.filter { $0["type"] as? String == "transaction" }.count == 4)
+        #expect(harness.production.requests.count == 2)
+    }
+
+    @Test("subscriptions: each subscription's status in the section; both JWS of each verified")
+    func subscriptions() throws {
+        let harness = try FetchHarness()
+        let result = harness.run(["subscriptions", Seed.subscriptionOriginal])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("  data         2 subscriptions\n"))
+        #expect(result.stdout.contains("status 1 (Active)") && result.stdout.contains("status 2 (Expired)"))
+        #expect(result.stdout.contains("data[0].lastTransactions[0].signedRenewalInfo"))
+        #expect(result.stdout.contains("(Production): data[1].lastTransactions[0].signedTransactionInfo"))
+        // --require-active: the expired magazine subscription grants no access.
+        let active = harness.run(["subscriptions", Seed.subscriptionOriginal, "--require-active", "-q"])
+        #expect(active.status == 6)
+    }
+
+    @Test("order: a known order's transactions; status 1 is nothing found (8), and Sandbox is never asked")
+    func order() throws {
+        let harness = try FetchHarness()
+        let found = harness.run(["order", Seed.orderA])
+        #expect(found.status == 0, "\(found.stderr)")
+        #expect(
+            found.stdout.contains("  status              0 (valid: the order holds in-app purchases of this app)\n"))
+        #expect(found.stdout.contains("fetch order \(Seed.orderA) (Production): signedTransactions[1]"))
+
+        let unknown = harness.run(["order", Seed.unknownOrder, "--format", "jsonl"])
+        #expect(unknown.status == 8)
+        #expect(
+            unknown.stderr.contains(
+                "not found: order \(Seed.unknownOrder) is not known to Production (order status 1: invalid)"))
+        let record = try #require(FetchHarness.records(unknown.stdout).last)
+        #expect(record["status"] as? String == "not-found" && record["type"] as? String == "apiResponse")
+        #expect(harness.sandbox.requests.isEmpty)
+    }
+
+    @Test("refunds and app-transaction: the refunded transaction; the app transaction")
+    func refundsAndAppTransaction() throws {
+        let harness = try FetchHarness()
+        let refunds = harness.run(["refunds", Seed.subscriptionOriginal, "--format", "jsonl"])
+        #expect(refunds.status == 0, "\(refunds.stderr)")
+        let transactions = FetchHarness.records(refunds.stdout).filter { $0["type"] as? String == "transaction" }
+        #expect(transactions.count == 1)
+        #expect((transactions.first?["payload"] as? [String: Any])?["transactionId"] as? String == Seed.lifetime)
+
+        let app = harness.run(["app-transaction", Seed.subscriptionOriginal, "--format", "jsonl"])
+        #expect(app.status == 0, "\(app.stderr)")
+        #expect(FetchHarness.records(app.stdout).last?["type"] as? String == "appTransaction")
+        // A customer without one: 404 with Apple's errorCode is refused (69), named.
+        let none = try FetchHarness()
+        none.production.enqueue(
+            .apiError(status: 404, code: 4_040_019, message: "App transaction does not exist."),
+            forPathPrefix: "/inApps/v1/transactions/appTransactions/")
+        let missing = none.run(["app-transaction", Seed.removeAds])
+        #expect(missing.status == 69)
+        #expect(
+            missing.stderr.contains(
+                "HTTP 404, errorCode 4040019 AppTransactionDoesNotExistError: App transaction does not exist."))
+    }
+
+    @Test("notifications: every page by paginationToken, the body sent again; send attempts shown")
+    func notifications() throws {
+        let harness = try FetchHarness()
+        harness.production.pageSize = 2
+        let result = harness.run(["notifications", "--since", "2025-01-01", "--format", "jsonl"])
+        #expect(result.status == 0, "\(result.stderr) \(result.stdout)")
+        let records = FetchHarness.records(result.stdout)
+        #expect(records.filter { $0["type"] as? String == "apiResponse" }.count == 3)
+        #expect(records.filter { $0["type"] as? String == "notification" }.count == 5)
+        let requests = harness.production.requests
+        #expect(requests.count == 3 && requests.allSatisfy { $0.method == "POST" })
+        #expect(requests[0].bodyText == requests[2].bodyText)
+        #expect(requests[0].bodyText.hasPrefix(#"{"startDate":1735689600000,"endDate":"#))
+        #expect(requests[1].queryValues("paginationToken").count == 1)
+        let failures = harness.run(["notifications", "--since", "2025-01-01", "--only-failures"])
+        #expect(failures.status == 0, "\(failures.stderr)")
+        #expect(failures.stdout.contains("sendAttemptResult NO_RESPONSE (no response)"))
+        #expect(harness.production.requests.last?.bodyText.contains(#""onlyFailures":true"#) == true)
+    }
+
+    @Test("test-notification: requested, then polled until Apple reports a send attempt")
+    func testNotification() throws {
+        let harness = try FetchHarness()
+        let result = harness.run(["test-notification", "--format", "jsonl"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let records = FetchHarness.records(result.stdout)
+        let summary = try #require(records.first?["summary"] as? [String: Any])
+        let attempts = try #require(summary["sendAttempts"] as? [[String: Any]])
+        #expect(attempts.first?["sendAttemptResult"] as? String == "SUCCESS")
+        #expect(records.last?["type"] as? String == "notification" && records.last?["status"] as? String == "valid")
+        let requests = harness.production.requests.map { "\($0.method) \($0.path)" }
+        #expect(requests.count == 3 && requests[0] == "POST /inApps/v1/notifications/test")
+        #expect(requests[1] == requests[2] && requests[1].hasPrefix("GET /inApps/v1/notifications/test/"))
+    }
+
+    @Test("Production's 4040010 falls back to Sandbox, said on standard error; the JWS must say Sandbox")
+    func sandboxFallback() throws {
+        let harness = try FetchHarness(productionSeed: false, sandboxSeed: true)
+        let result = harness.run(["transaction", Seed.coins])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(
+            result.stderr.contains(
+                "fetch: \(Seed.coins) is not a Production transaction (errorCode 4040010 TransactionIdNotFoundError); asking Sandbox\n"
+            ))
+        #expect(result.stderr.contains("fetch: answered by Sandbox\n"))
+        #expect(result.stdout.contains("fetch transaction \(Seed.coins) (Sandbox): signedTransactionInfo"))
+        #expect(harness.production.requests.count == 1 && harness.sandbox.requests.count == 1)
+
+        // Unknown in both: nothing found.
+        let neither = harness.run(["transaction", Seed.unknownTransaction])
+        #expect(neither.status == 8)
+        // Asked of Production only: no fallback.
+        let productionOnly = harness.run(["transaction", Seed.coins, "--environment", "Production"])
+        #expect(productionOnly.status == 8)
+    }
+
+    @Test("a JWS from another environment than the one that answered fails as wrong environment (3)")
+    func answeringEnvironmentExpected() throws {
+        let harness = try FetchHarness(productionSeed: false, sandboxSeed: true)
+        // Production's URL leads to the Sandbox mock: its JWS say Sandbox.
+        let result = InProcess.run(
+            ["fetch", "transaction", Seed.coins, "--environment", "Production"] + harness.credentials + [
+                "--production-url", harness.sandbox.baseURL, "--root", harness.rootPath,
+            ], stdin: nil)
+        #expect(result.status == 3)
+        #expect(result.stdout.contains("environment is Sandbox, expected Production"))
+    }
+}
