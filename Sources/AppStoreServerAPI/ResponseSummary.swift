@@ -55,7 +55,7 @@ public struct ResponseSummary: Sendable {
             fields.append(
                 Field(
                     name: "signedTransactions", value: .scalar(.integer(Int64(transactions.count))),
-                    meaning: "\(transactions.count) signed"))
+                    meaning: nil))
         }
         for name in ["signedTransactionInfo", "signedAppTransactionInfo", "signedPayload"] {
             if let value = members[name] { signed.append(SignedField(path: name, value: value)) }

@@ -25,6 +25,18 @@ struct FetchFailureTests {
         #expect(result.stderr.contains("fetch: 429 rate limit exceeded; retry 1 of 3 in 1."))
     }
 
+    @Test("on a terminal the wait is one progress line, redrawn in place and cleared before output")
+    func progressOnTerminal() throws {
+        let harness = try FetchHarness()
+        harness.production.enqueue(
+            .rateLimited(retryAfter: harness.production.retryAfterMilliseconds(fromNow: .milliseconds(200))),
+            forPathPrefix: "/inApps/v1/transactions/")
+        let result = harness.run(["transaction", Seed.coins, "-q"], stderrIsTerminal: true)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.hasPrefix("\r\u{1b}[Kjwsinspect: fetch: 429 rate limit exceeded; retry 1 of 3 in 0."))
+        #expect(result.stderr.contains("…\r\u{1b}[Kjwsinspect: fetch: answered by Production\n"))
+    }
+
     @Test("500 then success: retried after a backoff; 5xx every time is 'try again later' (75)")
     func serverError() throws {
         let harness = try FetchHarness()

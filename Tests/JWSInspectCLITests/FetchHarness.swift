@@ -47,8 +47,12 @@ final class FetchHarness {
     }
 
     /// `jwsinspect fetch ARGUMENTS` with the credentials and endpoints.
-    func run(_ arguments: [String], environment: [String: String] = [:]) -> InProcess.Result {
-        InProcess.run(["fetch"] + arguments + credentials + endpoints, stdin: nil, environment: environment)
+    func run(_ arguments: [String], environment: [String: String] = [:], stderrIsTerminal: Bool = false)
+        -> InProcess.Result
+    {
+        InProcess.run(
+            ["fetch"] + arguments + credentials + endpoints, stdin: nil, environment: environment,
+            stderrIsTerminal: stderrIsTerminal)
     }
 
     /// Every JSON line of a `--format jsonl` run, as objects.

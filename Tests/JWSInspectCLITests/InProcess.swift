@@ -21,7 +21,7 @@ enum InProcess {
     ///   - failWritesWith: an error number every write to standard output fails with.
     static func run(
         _ arguments: [String], stdin: String? = "", environment: [String: String] = [:], stdoutIsTerminal: Bool = false,
-        failWritesWith failure: Int32? = nil
+        stderrIsTerminal: Bool = false, failWritesWith failure: Int32? = nil
     ) -> Result {
         var result = Result()
         var remaining: [UInt8]? = stdin.map { Array($0.utf8) }
@@ -44,6 +44,7 @@ enum InProcess {
             writeError: { result.stderr += $0 })
         io.environment = { environment[$0] }
         io.stdoutIsTerminal = stdoutIsTerminal
+        io.stderrIsTerminal = stderrIsTerminal
         result.status = Command.run(arguments, io: io)
         return result
     }
