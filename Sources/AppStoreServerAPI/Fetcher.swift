@@ -45,6 +45,8 @@ public enum FetchNote: Sendable, Equatable {
 /// Apple advises, unless one is given), every page, and the test notification's polling.
 public struct Fetcher: Sendable {
     public let client: APIClient
+    /// The most pages one fetch asks for (20 items each: 200,000 transactions).
+    public static let pageLimit = 10_000
     /// Seconds between test notification status checks (Apple allows one request a second).
     public var pollInterval: Double = 1
 
@@ -62,8 +64,9 @@ public struct Fetcher: Sendable {
             environment.map { [$0] } ?? (request.isProductionOnly ? [.production] : [.production, .sandbox])
         var notFound: [String] = []
         for (index, environment) in environments.enumerated() {
-            let end = run(request, in: environment, deliver: deliver)
-            guard case .notFound(let reason) = end else {
+            var unknownHere = true
+            let end = run(request, in: environment, unknownHere: &unknownHere, deliver: deliver)
+            guard case .notFound(let reason) = end, unknownHere else {
                 if environments.count > 1, end == .done || end == .stopped { note(.answeredBy(environment)) }
                 return end
             }
@@ -75,10 +78,12 @@ public struct Fetcher: Sendable {
         return .notFound(notFound.joined(separator: "; "))
     }
 
-    /// The request in one environment: `.notFound` when the environment does not know it.
-    private func run(_ request: FetchRequest, in environment: ServerEnvironment, deliver: (FetchedPage) -> Bool)
-        -> FetchEnd
-    {
+    /// The request in one environment: `.notFound` when the environment does not know it, or
+    /// (`unknownHere` false: no other environment is asked) when it knows it and has nothing.
+    private func run(
+        _ request: FetchRequest, in environment: ServerEnvironment, unknownHere: inout Bool,
+        deliver: (FetchedPage) -> Bool
+    ) -> FetchEnd {
         if case .testNotification(let wait) = request { return testNotification(wait: wait, in: environment, deliver) }
         let name = "fetch \(request.name)" + (request.id.map { " \($0)" } ?? "") + " (\(environment.rawValue))"
         let stem = [request.name, request.id, environment.rawValue].compactMap { $0 }.joined(separator: "-")
@@ -90,6 +95,7 @@ public struct Fetcher: Sendable {
         var call: APICall? = request.call(now: client.clock())
         var page = 1
         var signedItems = 0
+        var seen: Set<String> = []
         while let current = call {
             let described = "\(current.method) \(current.pathAndQuery)"
             let answer: [String: JSONValue]
@@ -118,8 +124,25 @@ public struct Fetcher: Sendable {
             guard deliver(fetched) else { return .stopped }
             call = request.nextCall(after: current, answer: answer)
             page += 1
+            // A server that does not advance would be asked forever: a page token seen before,
+            // or more pages than any App Store history has, ends the fetch.
+            if let next = call {
+                guard seen.insert(next.pathAndQuery).inserted else {
+                    return .failed(
+                        .badAnswer("page \(page - 1) says hasMore with a page token already answered"),
+                        request: "\(name): \(described)")
+                }
+                guard page <= Self.pageLimit else {
+                    return .failed(
+                        .badAnswer("more than \(Self.pageLimit) pages; narrow the request (dates, --limit)"),
+                        request: "\(name): \(described)")
+                }
+            }
         }
-        if signedItems == 0 { return .notFound(emptyAnswer(request, environment)) }
+        if signedItems == 0 {
+            unknownHere = false
+            return .notFound(emptyAnswer(request, environment))
+        }
         return .done
     }
 

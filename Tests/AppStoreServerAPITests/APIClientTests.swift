@@ -241,4 +241,18 @@ struct APIClientTests {
         }
         #expect(reason.contains("not JSON") && reason.contains("<html>proxy login"))
     }
+
+    @Test("a server that answers hasMore with a revision already answered is not asked forever")
+    func repeatedRevision() {
+        let page = #"{"revision":"same","hasMore":true,"signedTransactions":["a.b.c"]}"#
+        let transport = ScriptedTransport(Array(repeating: .response(200, [:], page), count: 5))
+        let end = Fetcher(client: client(transport, waits: Waits())).run(
+            .history("7", HistoryFilters()), environment: .sandbox, note: { _ in }, deliver: { _ in true })
+        #expect(transport.sent.count == 2)
+        guard case .failed(.badAnswer(let reason), _) = end else {
+            Issue.record("expected a bad answer, got \(end)")
+            return
+        }
+        #expect(reason == "page 2 says hasMore with a page token already answered")
+    }
 }

@@ -102,6 +102,19 @@ struct FetchCommandTests {
         #expect(harness.production.requests.count == 2)
     }
 
+    @Test("an empty history or no refunds is nothing found (8), in every environment asked")
+    func emptyAnswers() throws {
+        let harness = try FetchHarness()
+        let history = harness.run(["history", Seed.subscriptionOriginal, "--product-id", "com.example.none"])
+        #expect(history.status == 8)
+        #expect(history.stderr.contains("the Production transaction history of \(Seed.subscriptionOriginal) is empty"))
+        // Production knows the ID: Sandbox is not asked.
+        #expect(harness.sandbox.requests.isEmpty)
+        let refunds = harness.run(["refunds", Seed.removeAds, "--environment", "Production", "--format", "jsonl"])
+        #expect(refunds.status == 8)
+        #expect(FetchHarness.records(refunds.stdout).last?["status"] as? String == "not-found")
+    }
+
     @Test("subscriptions: each subscription's status in the section; both JWS of each verified")
     func subscriptions() throws {
         let harness = try FetchHarness()

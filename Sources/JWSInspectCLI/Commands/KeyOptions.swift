@@ -34,7 +34,7 @@ struct KeyOptions {
         (keyFileVariable, "The key file when no --key is given."),
         (keyIDVariable, "The key ID when no --key-id is given (and one key is)."),
         (issuerIDVariable, "The issuer ID when no --issuer-id is given."),
-        (bundleIDVariable, "The bundle ID when no --bundle-id is given (sign, verify-offer-v1)."),
+        (bundleIDVariable, "The bundle ID when no --bundle-id is given (sign, verify-offer-v1, fetch)."),
     ]
 
     /// Why the key options cannot be used: one line, and the exit status (64 usage or
