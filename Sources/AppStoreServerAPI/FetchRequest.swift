@@ -110,8 +110,8 @@ public struct HistoryFilters: Sendable, Equatable {
 
     var query: [(String, String)] {
         var query: [(String, String)] = []
-        if let startDate { query.append(("startDate", APICall.milliseconds(startDate))) }
-        if let endDate { query.append(("endDate", APICall.milliseconds(endDate))) }
+        if let startDate { query.append(("startDate", String(APICall.milliseconds(startDate)))) }
+        if let endDate { query.append(("endDate", String(APICall.milliseconds(endDate)))) }
         query += productIDs.map { ("productId", $0) }
         query += productTypes.map { ("productType", $0) }
         if let sort { query.append(("sort", sort)) }
@@ -136,17 +136,17 @@ public struct NotificationFilters: Sendable, Equatable {
         self.since = since
     }
 
+    /// The JSON body, members in the order Apple's documentation lists them.
     func body(now: Date) -> [UInt8] {
-        var members = [
-            "\"startDate\":\(APICall.milliseconds(since))", "\"endDate\":\(APICall.milliseconds(until ?? now))",
+        var members: [(String, DeveloperToken.Value)] = [
+            ("startDate", .integer(APICall.milliseconds(since))),
+            ("endDate", .integer(APICall.milliseconds(until ?? now))),
         ]
-        if let notificationType { members.append("\"notificationType\":\(APICall.jsonString(notificationType))") }
-        if let notificationSubtype {
-            members.append("\"notificationSubtype\":\(APICall.jsonString(notificationSubtype))")
-        }
-        if let transactionID { members.append("\"transactionId\":\(APICall.jsonString(transactionID))") }
-        if onlyFailures { members.append("\"onlyFailures\":true") }
-        return Array("{\(members.joined(separator: ","))}".utf8)
+        if let notificationType { members.append(("notificationType", .string(notificationType))) }
+        if let notificationSubtype { members.append(("notificationSubtype", .string(notificationSubtype))) }
+        if let transactionID { members.append(("transactionId", .string(transactionID))) }
+        if onlyFailures { members.append(("onlyFailures", .bool(true))) }
+        return DeveloperToken.json(members)
     }
 }
 
@@ -195,23 +195,7 @@ public struct APICall: Sendable, Equatable {
     }
 
     /// UNIX milliseconds, whole, as Apple's JSON dates are.
-    static func milliseconds(_ date: Date) -> String {
-        String(Int64((date.timeIntervalSince1970 * 1000).rounded(.down)))
-    }
-
-    /// A JSON string literal.
-    static func jsonString(_ text: String) -> String {
-        var result = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result + "\""
+    static func milliseconds(_ date: Date) -> Int64 {
+        Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
     }
 }

@@ -110,33 +110,13 @@ public struct AppleShapedChain: Sendable {
     /// Header JSON `{"alg":"ES256","x5c":[...]}`: `alg` and the `x5c` entries
     /// (default `self.x5c`) are written as JSON strings, in that key order, without whitespace.
     public func headerJSON(alg: String = "ES256", x5c: [String]? = nil) -> String {
-        let entries = (x5c ?? self.x5c).map(Self.jsonString).joined(separator: ",")
-        return "{\"alg\":\(Self.jsonString(alg)),\"x5c\":[\(entries)]}"
+        let entries = (x5c ?? self.x5c).map(TestPKI.jsonString).joined(separator: ",")
+        return "{\"alg\":\(TestPKI.jsonString(alg)),\"x5c\":[\(entries)]}"
     }
 
     /// A compact JWS over `payloadJSON` (used byte-exact) with `headerJSON(alg:x5c:)`,
     /// signed ES256 with the leaf key whatever `alg` says.
     public func sign(payloadJSON: String, alg: String = "ES256", x5c: [String]? = nil) -> String {
         TestPKI.compactJWS(headerJSON: headerJSON(alg: alg, x5c: x5c), payloadJSON: payloadJSON, key: leaf.key)
-    }
-
-    /// `value` as a JSON string literal (RFC 8259: quotes, backslash and control characters escaped).
-    private static func jsonString(_ value: String) -> String {
-        var out = "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case let control where control.value < 0x20:
-                let hex = String(control.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default:
-                out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
     }
 }

@@ -153,4 +153,24 @@ public enum TestPKI {
         defer { X509_EXTENSION_free(ext) }
         OpenSSL.check(X509_add_ext(x509, ext, -1), "X509_add_ext(\(oid))")
     }
+
+    /// `value` as a JSON string literal (RFC 8259: quotes, backslash and control characters escaped).
+    public static func jsonString(_ value: String) -> String {
+        var out = "\""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case let control where control.value < 0x20:
+                let hex = String(control.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default:
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
 }

@@ -13,12 +13,12 @@ enum MockJSON: Sendable {
     /// Compact JSON text (RFC 8259; no insignificant whitespace).
     var text: String {
         switch self {
-        case .string(let value): Self.quoted(value)
+        case .string(let value): TestPKI.jsonString(value)
         case .integer(let value): String(value)
         case .bool(let value): value ? "true" : "false"
         case .array(let items): "[" + items.map(\.text).joined(separator: ",") + "]"
         case .object(let members):
-            "{" + members.map { Self.quoted($0.0) + ":" + $0.1.text }.joined(separator: ",") + "}"
+            "{" + members.map { TestPKI.jsonString($0.0) + ":" + $0.1.text }.joined(separator: ",") + "}"
         }
     }
 
@@ -35,24 +35,6 @@ enum MockJSON: Sendable {
     /// `date` in whole UNIX milliseconds (rounded down).
     static func milliseconds(_ date: Date) -> Int64 {
         Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
-    }
-
-    private static func quoted(_ value: String) -> String {
-        var out = "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case let control where control.value < 0x20:
-                let hex = String(control.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
     }
 }
 
