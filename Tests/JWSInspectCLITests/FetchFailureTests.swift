@@ -198,6 +198,8 @@ struct FetchFailureTests {
             (["transaction", "1", "--since", "7d"], "--since is for fetch notifications, not fetch transaction"),
             (["order", "MQ7VL8L8FG", "--environment", "Sandbox"], "Apple's sandbox has no order IDs"),
             (["notifications"], "fetch notifications needs --since DATE"),
+            (["notifications", "--since", "2025-05-01", "--until", "2025-04-01"], "--since must be before --until"),
+            (["history", "1", "--start-date", "1d", "--end-date", "2d"], "--start-date must be before --end-date"),
             (["histroy", "1"], "'histroy' is not something to fetch (did you mean 'history'?)"),
             (["transaction"], "TRANSACTION_ID"),
         ])

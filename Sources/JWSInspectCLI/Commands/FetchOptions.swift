@@ -50,6 +50,16 @@ struct FetchOptions: HasKeyOptions {
         case fixed(Date)
         case ago(Double)
 
+        /// Whether this comes before `other`, when both are moments or both times ago (a moment
+        /// and a time ago are only compared at the run, by Apple).
+        func isBefore(_ other: DateValue) -> Bool {
+            switch (self, other) {
+            case (.fixed(let a), .fixed(let b)): a < b
+            case (.ago(let a), .ago(let b)): a > b
+            default: true
+            }
+        }
+
         func resolve(now: Date) -> Date {
             switch self {
             case .fixed(let date): date
@@ -187,6 +197,12 @@ struct FetchOptions: HasKeyOptions {
         }
         if options.notificationSubtype != nil, options.notificationType == nil {
             throw UsageError("--notification-subtype needs --notification-type")
+        }
+        for (start, end, names) in [
+            (options.since, options.until, "--since must be before --until"),
+            (options.startDate, options.endDate, "--start-date must be before --end-date"),
+        ] {
+            if let start, let end, !start.isBefore(end) { throw UsageError(names) }
         }
         if kind == .order, options.environment == .sandbox {
             throw UsageError("fetch order asks Production only: Apple's sandbox has no order IDs (Look Up Order ID)")
