@@ -13,9 +13,11 @@ struct FetchFailureTests {
     @Test("429 with Retry-After in UNIX milliseconds: the wait is honoured, then the retry succeeds")
     func rateLimited() throws {
         let harness = try FetchHarness()
+        // Retry-After is a moment, judged by this machine's clock: the run's clock starts at
+        // InProcess.now, so 1.5 s after it is a wait of 1.5 s (the mock's clock started earlier).
+        let retryAfter = Int64(InProcess.now.timeIntervalSince1970 * 1000) + 1500
         harness.production.enqueue(
-            .rateLimited(retryAfter: harness.production.retryAfterMilliseconds(fromNow: .milliseconds(1500))),
-            forPathPrefix: "/inApps/v1/transactions/")
+            .rateLimited(retryAfter: String(retryAfter)), forPathPrefix: "/inApps/v1/transactions/")
         let result = harness.run(["transaction", Seed.coins, "-q"])
         #expect(result.status == 0, "\(result.stderr)")
         let requests = harness.production.requests
