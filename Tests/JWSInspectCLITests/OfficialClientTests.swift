@@ -1,0 +1,68 @@
+import Foundation
+import JWSInspectCore
+import TestPKI
+import Testing
+
+/// Apple's own App Store Server API client (app-store-server-library, Python) against the mock:
+/// the mock must accept Apple's tokens and answer bodies Apple's models and verifier take
+/// (scripts/difftest/official_client.py says what is checked). The library is installed by
+/// `make difftest`, which runs this with JWSINSPECT_DIFFTEST_PYTHON set to its Python.
+@Suite(
+    "the mock API answers Apple's own client",
+    .enabled(if: ProcessInfo.processInfo.environment["JWSINSPECT_DIFFTEST_PYTHON"] != nil))
+struct OfficialClientTests {
+    @Test("every endpoint fetch uses, through Apple's client, models and verifier")
+    func officialClient() throws {
+        let python = try #require(ProcessInfo.processInfo.environment["JWSINSPECT_DIFFTEST_PYTHON"])
+        // Apple's client signs with this machine's clock: the mock keeps the same, and its leaf
+        // is valid around it.
+        let now = Date()
+        let chain = AppleShapedChain(
+            leafNotBefore: now.addingTimeInterval(-400 * 86_400), leafNotAfter: now.addingTimeInterval(400 * 86_400))
+        let key = MockAPIKey()
+        let server = try MockAppStoreServer(
+            environment: "Production", credentials: key.credentials, now: now, chain: chain)
+        defer { server.stop() }
+        // The seeded notifications are of 2025, beyond the 180 days history reaches back from now.
+        for (index, type) in ["SUBSCRIBED", "DID_RENEW", "REFUND"].enumerated() {
+            let sent = now.addingTimeInterval(Double(index - 3) * 86_400)
+            server.addNotification(
+                MockNotification(
+                    notificationType: type, subtype: nil, notificationUUID: UUID().uuidString.lowercased(),
+                    signedDate: sent, transactionId: MockAppStoreServer.Seed.subscriptionOriginal,
+                    sendAttempts: [.init(date: sent, result: index == 1 ? "TIMED_OUT" : "SUCCESS")]))
+        }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("official-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let keyPath = try key.writeKeyFile(in: directory)
+        let rootPath = directory.appendingPathComponent("root.der").path
+        try Data(chain.root.der).write(to: URL(fileURLWithPath: rootPath))
+
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("scripts/difftest/official_client.py").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = [
+            script, server.baseURL, keyPath, key.keyID, key.issuerID, key.bundleID, rootPath,
+            String(TestPayloads.appAppleId),
+        ]
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let printed = output.fileHandleForReading.readDataToEndOfFile()
+        let complaint = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(String(decoding: complaint, as: UTF8.self))")
+        let counts = try #require(try JSONSerialization.jsonObject(with: printed) as? [String: Int])
+        #expect(counts["history pages"] == 1 && counts["notification history pages"] == 1)
+        #expect((counts["transactions verified"] ?? 0) >= 12)
+        #expect(counts["renewal infos verified"] == 2 && counts["app transactions verified"] == 1)
+        #expect(counts["notifications verified"] == 4 && counts["test notifications verified"] == 1, "\(counts)")
+        #expect(counts["errors parsed"] == 1)
+        // Every token Apple's client made was accepted as Apple would.
+        #expect(server.requests.allSatisfy { $0.tokenVerdict == .accepted })
+    }
+}
