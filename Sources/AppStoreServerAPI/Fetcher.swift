@@ -65,7 +65,12 @@ public struct Fetcher: Sendable {
         var notFound: [String] = []
         for (index, environment) in environments.enumerated() {
             var unknownHere = true
-            let end = run(request, in: environment, unknownHere: &unknownHere, deliver: deliver)
+            let end: FetchEnd
+            if case .testNotification(let wait) = request {
+                end = testNotification(wait: wait, in: environment, note: note, deliver)
+            } else {
+                end = run(request, in: environment, unknownHere: &unknownHere, deliver: deliver)
+            }
             guard case .notFound(let reason) = end, unknownHere else {
                 if environments.count > 1, end == .done || end == .stopped { note(.answeredBy(environment)) }
                 return end
@@ -84,7 +89,6 @@ public struct Fetcher: Sendable {
         _ request: FetchRequest, in environment: ServerEnvironment, unknownHere: inout Bool,
         deliver: (FetchedPage) -> Bool
     ) -> FetchEnd {
-        if case .testNotification(let wait) = request { return testNotification(wait: wait, in: environment, deliver) }
         let name = "fetch \(request.name)" + (request.id.map { " \($0)" } ?? "") + " (\(environment.rawValue))"
         let stem = [request.name, request.id, environment.rawValue].compactMap { $0 }.joined(separator: "-")
         let paged: Bool
@@ -184,9 +188,9 @@ public struct Fetcher: Sendable {
 
     /// Requests a test notification, then checks its status until a send attempt is reported
     /// or `wait` seconds have passed.
-    private func testNotification(wait: Double, in environment: ServerEnvironment, _ deliver: (FetchedPage) -> Bool)
-        -> FetchEnd
-    {
+    private func testNotification(
+        wait: Double, in environment: ServerEnvironment, note: (FetchNote) -> Void, _ deliver: (FetchedPage) -> Bool
+    ) -> FetchEnd {
         let name = "fetch test-notification (\(environment.rawValue))"
         let request = FetchRequest.testNotification(wait: wait)
         let post = request.call(now: client.clock())
@@ -204,10 +208,17 @@ public struct Fetcher: Sendable {
         let deadline = client.clock().addingTimeInterval(wait)
         let status = APICall(method: "GET", path: "/inApps/v1/notifications/test/" + APICall.segment(token))
         var last: (HTTPResponse, [String: JSONValue])?
+        var told = false
         while true {
             switch fetch(status, in: environment) {
             case .failure(.refused(404, let code?, _)) where code == 4_040_008:
-                break
+                if !told {
+                    note(
+                        .polling(
+                            "test notification \(token) requested; waiting for Apple's send attempt (at most \(TransportError.seconds(wait)))"
+                        ))
+                    told = true
+                }
             case .failure(let failure):
                 return .failed(failure, request: "\(name): GET \(status.path)")
             case .success(let answer):

@@ -202,6 +202,7 @@ struct FetchCommandTests {
         let attempts = try #require(summary["sendAttempts"] as? [[String: Any]])
         #expect(attempts.first?["sendAttemptResult"] as? String == "SUCCESS")
         #expect(records.last?["type"] as? String == "notification" && records.last?["status"] as? String == "valid")
+        #expect(result.stderr.contains("requested; waiting for Apple's send attempt (at most 30 s)\n"))
         let requests = harness.production.requests.map { "\($0.method) \($0.path)" }
         #expect(requests.count == 3 && requests[0] == "POST /inApps/v1/notifications/test")
         #expect(requests[1] == requests[2] && requests[1].hasPrefix("GET /inApps/v1/notifications/test/"))
