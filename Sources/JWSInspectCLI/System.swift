@@ -71,11 +71,17 @@ enum System {
         while nanosleep(&request, &remaining) == -1, errno == EINTR { request = remaining }
     }
 
-    /// Creates a folder (and no parents) unless it exists: nil, or why not.
+    /// Creates a folder and any missing parents (mode 0700), as `mkdir -p`: nil, or why not.
     static func makeDirectory(_ path: String) -> String? {
-        if kind(ofPath: path) == .directory { return nil }
-        guard mkdir(path, 0o700) == 0 else { return errorText(errno) }
-        return nil
+        var prefix = path.hasPrefix("/") ? "/" : ""
+        for part in path.split(separator: "/") {
+            prefix += part
+            if kind(ofPath: prefix) != .directory, mkdir(prefix, 0o700) != 0, errno != EEXIST {
+                return errorText(errno)
+            }
+            prefix += "/"
+        }
+        return kind(ofPath: path) == .directory ? nil : errorText(ENOTDIR)
     }
 
     /// Writes `bytes` to a new or truncated file readable by its owner only: nil, or why not.

@@ -14,17 +14,18 @@ struct FetchFailureTests {
     func rateLimited() throws {
         let harness = try FetchHarness()
         // Retry-After is a moment, judged by this machine's clock: the run's clock starts at
-        // InProcess.now, so 1.5 s after it is a wait of 1.5 s (the mock's clock started earlier).
-        let retryAfter = Int64(InProcess.now.timeIntervalSince1970 * 1000) + 1500
+        // InProcess.now (the mock's clock started earlier, by the harness's setup), so 3 s after
+        // it leaves a wait of 3 s less the run's time to its first answer.
+        let retryAfter = Int64(InProcess.now.timeIntervalSince1970 * 1000) + 3000
         harness.production.enqueue(
             .rateLimited(retryAfter: String(retryAfter)), forPathPrefix: "/inApps/v1/transactions/")
         let result = harness.run(["transaction", Seed.coins, "-q"])
         #expect(result.status == 0, "\(result.stderr)")
         let requests = harness.production.requests
         #expect(requests.count == 2 && requests[0].status == 429 && requests[1].status == 200)
-        // The retry came no sooner than Retry-After said (the mock stamps both by its clock).
-        #expect(requests[1].receivedAt.timeIntervalSince(requests[0].receivedAt) >= 1.4)
-        #expect(result.stderr.contains("fetch: 429 rate limit exceeded; retry 1 of 3 in 1."))
+        // The retry waited for Retry-After, not a backoff (at most 1 s for the first retry).
+        #expect(requests[1].receivedAt.timeIntervalSince(requests[0].receivedAt) >= 1.5)
+        #expect(result.stderr.contains("fetch: 429 rate limit exceeded; retry 1 of 3 in "))
     }
 
     @Test("on a terminal the wait is one progress line, redrawn in place and cleared before output")
@@ -161,7 +162,8 @@ struct FetchFailureTests {
     func privacyAndSave() throws {
         let harness = try FetchHarness()
         harness.production.pageSize = 3
-        let folder = harness.directory.appendingPathComponent("answers").path
+        // Missing parents are created, as mkdir -p would.
+        let folder = harness.directory.appendingPathComponent("tickets/4711").path
         var outputs: [String] = []
         for format in ["table", "json", "jsonl"] {
             let result = harness.run(["history", Seed.subscriptionOriginal, "--format", format, "--save", folder])
@@ -170,6 +172,13 @@ struct FetchFailureTests {
         }
         let files = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
         #expect(files == (1...3).map { "history-\(Seed.subscriptionOriginal)-Production-page-\($0).json" })
+        // A --save that cannot be a folder: one line, exit 74, no request made.
+        let file = harness.directory.appendingPathComponent("a-file").path
+        FileManager.default.createFile(atPath: file, contents: Data())
+        let blocked = harness.run(["transaction", Seed.coins, "--save", file + "/answers"])
+        #expect(blocked.status == 74)
+        #expect(
+            blocked.stderr.hasPrefix("jwsinspect: --save: cannot create folder '\(file)/answers': Not a directory\n"))
         for file in files {
             let path = folder + "/" + file
             let attributes = try FileManager.default.attributesOfItem(atPath: path)

@@ -155,7 +155,8 @@ struct FetchOptions: HasKeyOptions {
         },
         OptionSpec(
             ["--save"], .value("DIR"), group: asking,
-            help: "Also write each answer's body as Apple sent it into DIR (created if missing; files readable by "
+            help:
+                "Also write each answer's body as Apple sent it into DIR (created with its parents if missing; files readable by "
                 + "you only), named by request and page: history-2000000000000010-Production-page-2.json.",
             completes: .files
         ) { options, value throws(UsageError) in
