@@ -91,6 +91,25 @@ struct FetchCommandTests {
         #expect(requests[0].queryValues("revision").isEmpty && requests[1].queryValues("revision").count == 1)
     }
 
+    @Test("every history filter Apple supports passes through, as Apple spells it")
+    func historyFilters() throws {
+        let harness = try FetchHarness()
+        let result = harness.run([
+            "history", Seed.subscriptionOriginal, "-q", "--product-id", "com.example.pro.monthly", "--product-id",
+            "com.example.lifetime", "--start-date", "2025-01-01", "--end-date", "2025-06-01", "--revoked", "false",
+            "--subscription-group-id", "21482312", "--ownership-type", "PURCHASED", "--sort", "ASCENDING",
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        let request = try #require(harness.production.requests.first)
+        #expect(request.queryValues("productId") == ["com.example.pro.monthly", "com.example.lifetime"])
+        #expect(request.queryValues("startDate") == ["1735689600000"])
+        #expect(request.queryValues("endDate") == ["1748736000000"])
+        #expect(request.queryValues("revoked") == ["false"])
+        #expect(request.queryValues("subscriptionGroupIdentifier") == ["21482312"])
+        #expect(request.queryValues("inAppOwnershipType") == ["PURCHASED"])
+        #expect(request.queryValues("sort") == ["ASCENDING"])
+    }
+
     @Test("--limit stops after N signed items, asking no further page")
     func limit() throws {
         let harness = try FetchHarness()

@@ -25,7 +25,8 @@ struct FetchFailureTests {
         #expect(requests.count == 2 && requests[0].status == 429 && requests[1].status == 200)
         // The retry waited for Retry-After, not a backoff (at most 1 s for the first retry).
         #expect(requests[1].receivedAt.timeIntervalSince(requests[0].receivedAt) >= 1.5)
-        #expect(result.stderr.contains("fetch: 429 rate limit exceeded; retry 1 of 3 in "))
+        // Not a terminal: no progress line, only which environment answered.
+        #expect(result.stderr == "jwsinspect: fetch: answered by Production\n")
     }
 
     @Test("on a terminal the wait is one progress line, redrawn in place and cleared before output")

@@ -222,8 +222,8 @@ private final class FetchRun {
     }
 }
 
-/// The line on standard error that says what a retry waits for: redrawn in place on a
-/// terminal, one line per retry elsewhere (a log).
+/// The line on standard error that says what a retry waits for, on a terminal only: drawn in
+/// place, and cleared before anything else is written (a pipe or a log gets no progress line).
 private final class ProgressLine: @unchecked Sendable {
     private let terminal: Bool
     private let write: (String) -> Void
@@ -240,12 +240,9 @@ private final class ProgressLine: @unchecked Sendable {
             let tenths = Int((seconds * 10).rounded())
             let wait = seconds < 9.95 ? "\(tenths / 10).\(tenths % 10) s" : "\(Int(seconds.rounded())) s"
             let text = "jwsinspect: fetch: \(TerminalText.safe(reason)); retry \(attempt) of \(retries) in \(wait)"
-            if terminal {
-                write("\r\u{1b}[K" + text + "…")
-                shown = true
-            } else {
-                write(text + "\n")
-            }
+            guard terminal else { return }
+            write("\r\u{1b}[K" + text + "…")
+            shown = true
         }
     }
 
