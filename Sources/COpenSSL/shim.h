@@ -6,6 +6,7 @@
 #include <openssl/asn1.h>
 #include <openssl/bio.h>
 #include <openssl/bn.h>
+#include <openssl/cms.h>
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
 #include <openssl/ec.h>
@@ -94,6 +95,26 @@ static inline void COpenSSL_EC_KEY_free(EC_KEY *key) {
     EC_KEY_free(key);
 #pragma clang diagnostic pop
 #endif
+}
+
+// CMS (receipts): the stack macros of CMS SignedData and of ASN.1 SETs/SEQUENCEs (ASN1_TYPE).
+
+static inline int COpenSSL_sk_CMS_SignerInfo_num(STACK_OF(CMS_SignerInfo) *stack) {
+    return sk_CMS_SignerInfo_num(stack);
+}
+static inline CMS_SignerInfo *COpenSSL_sk_CMS_SignerInfo_value(STACK_OF(CMS_SignerInfo) *stack, int index) {
+    return sk_CMS_SignerInfo_value(stack, index);
+}
+/// Frees the stack and every certificate in it (as CMS_get1_certs hands them over, one reference each).
+static inline void COpenSSL_sk_X509_pop_free(STACK_OF(X509) *stack) { sk_X509_pop_free(stack, X509_free); }
+
+static inline int COpenSSL_sk_ASN1_TYPE_num(const STACK_OF(ASN1_TYPE) *stack) { return sk_ASN1_TYPE_num(stack); }
+static inline ASN1_TYPE *COpenSSL_sk_ASN1_TYPE_value(const STACK_OF(ASN1_TYPE) *stack, int index) {
+    return sk_ASN1_TYPE_value(stack, index);
+}
+/// Frees a decoded ASN1_SEQUENCE_ANY or ASN1_SET_ANY with its elements.
+static inline void COpenSSL_sk_ASN1_TYPE_pop_free(STACK_OF(ASN1_TYPE) *stack) {
+    sk_ASN1_TYPE_pop_free(stack, ASN1_TYPE_free);
 }
 
 #endif

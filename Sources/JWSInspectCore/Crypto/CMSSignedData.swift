@@ -1,0 +1,209 @@
+internal import COpenSSL
+
+/// A CMS (PKCS#7) SignedData container parsed by OpenSSL, as a legacy App Store receipt is:
+/// its encapsulated content, its certificates, its one signer and whether the signature over
+/// the content verifies.
+///
+/// DER and BER (indefinite lengths, as StoreKit Testing in Xcode writes receipts) are read by
+/// `d2i_CMS_bio`. The signature is checked once, in init, with `CMS_verify` (which records the
+/// signer's certificate inside the container, a mutation), so the value is immutable afterwards.
+/// `@unchecked Sendable`: nothing is mutated after init, and OpenSSL only reads the container.
+public final class CMSSignedData: @unchecked Sendable {
+    /// The largest container read, in bytes (4 MiB): a receipt with thousands of in-app entries
+    /// is a few hundred kilobytes.
+    public static let maximumSize = 4 * 1024 * 1024
+
+    /// Why bytes are not a usable SignedData container.
+    public enum ParseError: Error, Sendable, Equatable, CustomStringConvertible {
+        /// Larger than `maximumSize` (size, limit, in bytes).
+        case tooLarge(size: Int, limit: Int)
+        /// OpenSSL could not decode a CMS ContentInfo; OpenSSL's reason.
+        case notCMS(String)
+        /// Bytes follow the container.
+        case trailingBytes(Int)
+        /// The ContentInfo is not signedData; its content type (short name or dotted OID).
+        case notSignedData(String)
+        /// The signed content is not `data`; its content type.
+        case notDataContent(String)
+        /// The container holds no encapsulated content (a detached signature).
+        case noContent
+        /// The number of signers is not one.
+        case signerCount(Int)
+        /// An embedded certificate OpenSSL cannot re-encode or parse.
+        case certificate(String)
+        /// None of the embedded certificates is the signer's.
+        case signerCertificateMissing
+
+        public var description: String {
+            switch self {
+            case .tooLarge(let size, let limit):
+                "not a receipt: \(size) bytes exceed the limit of \(limit) bytes for a PKCS#7 container"
+            case .notCMS(let detail): "not a valid receipt: not a PKCS#7 (CMS) container (\(detail))"
+            case .trailingBytes(let count): "not a valid receipt: \(count) bytes follow the PKCS#7 container"
+            case .notSignedData(let type): "not a valid receipt: a PKCS#7 container of type \(type), not signedData"
+            case .notDataContent(let type):
+                "not a valid receipt: the signed content is of type \(type), not data"
+            case .noContent: "not a valid receipt: the PKCS#7 container holds no content (detached signature)"
+            case .signerCount(let count): "not a valid receipt: \(count) signers, expected one"
+            case .certificate(let detail): "not a valid receipt: an embedded certificate is unreadable (\(detail))"
+            case .signerCertificateMissing:
+                "not a valid receipt: the signer's certificate is not among the embedded certificates"
+            }
+        }
+    }
+
+    /// Why the signature over the content does not verify.
+    public struct SignatureError: Error, Sendable, Equatable, CustomStringConvertible {
+        /// OpenSSL's reason, one line (its error queue, oldest first).
+        public let reason: String
+
+        public var description: String { "the PKCS#7 signature over the receipt does not verify (\(reason))" }
+    }
+
+    private let pointer: OpaquePointer
+    /// The encapsulated content (for a receipt: the DER of its SET of attributes).
+    public let content: [UInt8]
+    /// The embedded certificates, in container order.
+    public let certificates: [Certificate]
+    /// The signer's certificate (one of `certificates`).
+    public let signerCertificate: Certificate
+    /// The signer's digest algorithm as OpenSSL names it, lowercased ("sha1", "sha256").
+    public let digestAlgorithm: String
+    /// Nil when the signature verified; else why not.
+    private let signatureError: SignatureError?
+
+    /// Parses a DER or BER SignedData container with data content and one signer, and checks
+    /// its signature.
+    ///
+    /// - Throws: `ParseError` when the bytes are too large, not CMS, not signedData with data
+    ///   content, not one signer, or the signer's certificate is not embedded. A signature that
+    ///   does not verify is not thrown here: `verifySignature()` reports it.
+    public init(bytes: [UInt8]) throws(ParseError) {
+        guard bytes.count <= Self.maximumSize else { throw .tooLarge(size: bytes.count, limit: Self.maximumSize) }
+        guard !bytes.isEmpty else { throw .notCMS("no bytes") }
+        let decoded: (OpaquePointer?, Int) = bytes.withUnsafeBytes { buffer in
+            guard let bio = BIO_new_mem_buf(buffer.baseAddress, Int32(buffer.count)) else { return (nil, 0) }
+            defer { BIO_free(bio) }
+            let cms = d2i_CMS_bio(bio, nil)
+            return (cms, Int(BIO_ctrl_pending(bio)))
+        }
+        guard let cms = decoded.0 else { throw .notCMS(OpenSSLError.describe(or: "d2i_CMS_bio failed")) }
+        OpenSSLError.drain()
+        // From here on the container is owned by `self` once stored; free it on every early exit.
+        var owned: OpaquePointer? = cms
+        defer { if let owned { CMS_ContentInfo_free(owned) } }
+        guard decoded.1 == 0 else { throw .trailingBytes(decoded.1) }
+        let type = CMS_get0_type(cms)
+        guard OBJ_obj2nid(type) == NID_pkcs7_signed else { throw .notSignedData(Self.name(type)) }
+        let contentType = CMS_get0_eContentType(cms)
+        guard OBJ_obj2nid(contentType) == NID_pkcs7_data else { throw .notDataContent(Self.name(contentType)) }
+        guard let slot = CMS_get0_content(cms), let octets = slot.pointee else { throw .noContent }
+        let content = Self.bytes(of: UnsafePointer(octets))
+        let signers = CMS_get0_SignerInfos(cms)
+        let signerCount = signers.map { Int(COpenSSL_sk_CMS_SignerInfo_num($0)) } ?? 0
+        guard let signers, signerCount == 1, let signer = COpenSSL_sk_CMS_SignerInfo_value(signers, 0) else {
+            throw .signerCount(signerCount)
+        }
+        let certificates = try Self.embeddedCertificates(cms)
+        guard let signerCertificate = certificates.first(where: { CMS_SignerInfo_cert_cmp(signer, $0.pointer) == 0 })
+        else { throw .signerCertificateMissing }
+        self.digestAlgorithm = Self.digestName(signer)
+        self.content = content
+        self.certificates = certificates
+        self.signerCertificate = signerCertificate
+        self.signatureError = Self.verify(cms, signer: signerCertificate)
+        self.pointer = cms
+        owned = nil
+    }
+
+    deinit {
+        CMS_ContentInfo_free(pointer)
+    }
+
+    /// Checks the signature over the content with the signer's embedded certificate.
+    ///
+    /// Only the signature: the signer's certificate is not validated here (see
+    /// `ReceiptChain.validate`). Checked once, in init, with `CMS_verify` and
+    /// `CMS_NO_SIGNER_CERT_VERIFY | CMS_BINARY` (the content's bytes as they are, no MIME
+    /// canonicalisation).
+    ///
+    /// - Throws: `SignatureError` with OpenSSL's reason when a byte of the content or of the
+    ///   signature has changed, or the signer's key does not match.
+    public func verifySignature() throws(SignatureError) {
+        if let signatureError { throw signatureError }
+    }
+
+    /// Whether the signature over the content verifies.
+    public var signatureVerifies: Bool { signatureError == nil }
+
+    // MARK: Helpers
+
+    /// Runs `CMS_verify` with `signer` as the only certificate offered and no chain check.
+    private static func verify(_ cms: OpaquePointer, signer: Certificate) -> SignatureError? {
+        guard let certs = COpenSSL_sk_X509_new_null() else { preconditionFailure("sk_X509_new_null: out of memory") }
+        defer { COpenSSL_sk_X509_free(certs) }
+        return withExtendedLifetime(signer) {
+            // The stack borrows the pointer; the wrapper owns it.
+            _ = COpenSSL_sk_X509_push(certs, signer.pointer)
+            OpenSSLError.drain()
+            let flags = UInt32(CMS_NO_SIGNER_CERT_VERIFY | CMS_BINARY)
+            guard CMS_verify(cms, certs, nil, nil, nil, flags) == 1 else {
+                return SignatureError(reason: OpenSSLError.describe(or: "CMS_verify failed"))
+            }
+            OpenSSLError.drain()
+            return nil
+        }
+    }
+
+    /// The embedded certificates as `Certificate` values (re-encoded to DER, then parsed).
+    private static func embeddedCertificates(_ cms: OpaquePointer) throws(ParseError) -> [Certificate] {
+        guard let stack = CMS_get1_certs(cms) else {
+            OpenSSLError.drain()
+            return []
+        }
+        defer { COpenSSL_sk_X509_pop_free(stack) }
+        var certificates: [Certificate] = []
+        for index in 0..<COpenSSL_sk_X509_num(stack) {
+            guard let x509 = COpenSSL_sk_X509_value(stack, index) else { continue }
+            let length = i2d_X509(x509, nil)
+            guard length > 0 else { throw .certificate(OpenSSLError.describe(or: "i2d_X509 failed")) }
+            var der = [UInt8](repeating: 0, count: Int(length))
+            let written = der.withUnsafeMutableBufferPointer { buffer -> Int32 in
+                var cursor: UnsafeMutablePointer<UInt8>? = buffer.baseAddress
+                return i2d_X509(x509, &cursor)
+            }
+            guard written == length else { throw .certificate(OpenSSLError.describe(or: "i2d_X509 failed")) }
+            do {
+                certificates.append(try Certificate(derBytes: der))
+            } catch {
+                throw .certificate(error.description)
+            }
+        }
+        return certificates
+    }
+
+    /// The signer's digest algorithm's short name, lowercased ("sha1", "sha256"), or its OID.
+    private static func digestName(_ signer: OpaquePointer) -> String {
+        var digest: UnsafeMutablePointer<X509_ALGOR>?
+        CMS_SignerInfo_get0_algs(signer, nil, nil, &digest, nil)
+        guard let digest else { return "?" }
+        var object: OpaquePointer?
+        X509_ALGOR_get0(&object, nil, nil, digest)
+        return name(object).lowercased()
+    }
+
+    /// An object's short name ("SHA256", "pkcs7-data"), or its dotted OID when OpenSSL has none.
+    private static func name(_ object: OpaquePointer?) -> String {
+        guard let object else { return "?" }
+        let nid = OBJ_obj2nid(object)
+        if nid != NID_undef, let short = OBJ_nid2sn(nid) { return String(cString: short) }
+        return Certificate.dottedOID(object) ?? "?"
+    }
+
+    /// The bytes of an ASN1_STRING (OCTET STRING, UTF8String…).
+    static func bytes(of string: UnsafePointer<ASN1_STRING>) -> [UInt8] {
+        let length = Int(ASN1_STRING_length(string))
+        guard length > 0, let data = ASN1_STRING_get0_data(string) else { return [] }
+        return Array(UnsafeBufferPointer(start: data, count: length))
+    }
+}
