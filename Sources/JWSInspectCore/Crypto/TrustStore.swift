@@ -57,9 +57,14 @@ public final class TrustStore: @unchecked Sendable {
     /// - Parameters:
     ///   - time: the moment at which every certificate must be valid.
     ///   - checks: the structure checks beyond RFC 5280.
-    public func validate(leaf: Certificate, intermediates: [Certificate], at time: Date, checks: StructureChecks)
-        -> PathValidation
-    {
+    ///   - authLevel: OpenSSL's authentication security level for this one validation
+    ///     (`X509_VERIFY_PARAM_set_auth_level` on this context only), or nil for OpenSSL's default
+    ///     (-1, no minimum). Level 1 and above refuse SHA-1 certificate signatures
+    ///     (`X509_V_ERR_CA_MD_TOO_WEAK`); legacy receipts pass 0 (see `ReceiptChain`).
+    public func validate(
+        leaf: Certificate, intermediates: [Certificate], at time: Date, checks: StructureChecks,
+        authLevel: Int32? = nil
+    ) -> PathValidation {
         // The time may come from a payload: range-checked before it becomes a time_t.
         guard let seconds = Timestamp.seconds(time).flatMap({ time_t(exactly: $0) }) else {
             return PathValidation(
@@ -84,6 +89,9 @@ public final class TrustStore: @unchecked Sendable {
             }
             let param = X509_STORE_CTX_get0_param(context)
             X509_VERIFY_PARAM_set_time(param, seconds)
+            if let authLevel {
+                X509_VERIFY_PARAM_set_auth_level(param, authLevel)
+            }
             if checks != .rfc5280 {
                 X509_VERIFY_PARAM_set_flags(param, UInt(X509_V_FLAG_X509_STRICT))
             }

@@ -1,0 +1,182 @@
+internal import COpenSSL
+
+/// One `ReceiptAttribute ::= SEQUENCE { type INTEGER, version INTEGER, value OCTET STRING }`
+/// of a legacy receipt or of one of its in-app entries.
+public struct ReceiptAttribute: Sendable, Equatable {
+    /// The field type (2 = bundle ID, 17 = an in-app entry, 1702 = product ID…).
+    public let type: Int
+    /// The attribute's version (not shown by verifyReceipt).
+    public let version: Int64
+    /// The OCTET STRING's contents: the DER of the value's own type (raw bytes for the opaque
+    /// value and the SHA-1 hash).
+    public let bytes: [UInt8]
+
+    /// The value decoded as the ASN.1 it holds.
+    public var value: ReceiptValue { ReceiptValue(der: bytes) }
+}
+
+/// A receipt attribute's value, decoded with `d2i_ASN1_TYPE`.
+public enum ReceiptValue: Sendable, Equatable {
+    /// A UTF8String (names, versions, IDs).
+    case utf8String(String)
+    /// An IA5String (dates).
+    case ia5String(String)
+    /// An INTEGER that fits in 64 bits.
+    case integer(Int64)
+    /// Anything else (opaque bytes, SETs, integers beyond 64 bits, bytes that are not one
+    /// complete DER value): the attribute's bytes as they are.
+    case raw([UInt8])
+
+    /// Decodes one complete DER value; anything else is `.raw`.
+    init(der: [UInt8]) {
+        self = der.withUnsafeBufferPointer { buffer -> ReceiptValue in
+            var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
+            guard !buffer.isEmpty, let type = d2i_ASN1_TYPE(nil, &cursor, buffer.count) else {
+                OpenSSLError.drain()
+                return .raw(der)
+            }
+            defer { ASN1_TYPE_free(type) }
+            guard let cursor, cursor - buffer.baseAddress! == buffer.count else { return .raw(der) }
+            switch ASN1_TYPE_get(type) {
+            case V_ASN1_UTF8STRING:
+                return .utf8String(
+                    String(decoding: CMSSignedData.bytes(of: type.pointee.value.utf8string), as: UTF8.self))
+            case V_ASN1_IA5STRING:
+                return .ia5String(
+                    String(decoding: CMSSignedData.bytes(of: type.pointee.value.ia5string), as: UTF8.self))
+            case V_ASN1_INTEGER:
+                var number: Int64 = 0
+                guard ASN1_INTEGER_get_int64(&number, type.pointee.value.integer) == 1 else {
+                    OpenSSLError.drain()
+                    return .raw(der)
+                }
+                return .integer(number)
+            default:
+                return .raw(der)
+            }
+        }
+    }
+
+    /// The text of a UTF8String or IA5String.
+    public var string: String? {
+        switch self {
+        case .utf8String(let text), .ia5String(let text): text
+        default: nil
+        }
+    }
+
+    /// The number of an INTEGER.
+    public var integer: Int64? {
+        if case .integer(let number) = self { return number }
+        return nil
+    }
+}
+
+/// Decoding `SET OF ReceiptAttribute` with OpenSSL's ASN.1 API (`d2i_ASN1_SET_ANY`,
+/// `d2i_ASN1_SEQUENCE_ANY`, `ASN1_INTEGER_get_int64`).
+enum ReceiptAttributeSet {
+    /// Decodes the DER of a SET of attribute SEQUENCEs, refusing more than `limit` elements
+    /// before OpenSSL decodes them (counted with `ASN1_get_object`, OpenSSL's TLV header reader).
+    ///
+    /// - Parameter what: "the receipt" or "in-app entry 3", for messages.
+    static func decode(_ der: [UInt8], limit: Int, what: String) throws(ReceiptPayload.DecodingError)
+        -> [ReceiptAttribute]
+    {
+        try refuseMoreElements(than: limit, in: der, what: what)
+        return try der.withUnsafeBufferPointer { buffer throws(ReceiptPayload.DecodingError) -> [ReceiptAttribute] in
+            var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
+            guard !buffer.isEmpty, let set = d2i_ASN1_SET_ANY(nil, &cursor, buffer.count) else {
+                throw .notASet(what: what, reason: OpenSSLError.describe(or: "d2i_ASN1_SET_ANY failed"))
+            }
+            defer { COpenSSL_sk_ASN1_TYPE_pop_free(set) }
+            let consumed = cursor.map { $0 - buffer.baseAddress! } ?? 0
+            guard consumed == buffer.count else {
+                throw .notASet(what: what, reason: "\(buffer.count - consumed) bytes follow the SET")
+            }
+            let count = Int(COpenSSL_sk_ASN1_TYPE_num(set))
+            guard count <= limit else { throw .tooManyAttributes(what: what, count: count, limit: limit) }
+            var attributes: [ReceiptAttribute] = []
+            attributes.reserveCapacity(count)
+            for index in 0..<count {
+                guard let element = COpenSSL_sk_ASN1_TYPE_value(set, Int32(index)),
+                    ASN1_TYPE_get(element) == V_ASN1_SEQUENCE
+                else { throw .malformedAttribute(what: what, index: index, reason: "not a SEQUENCE") }
+                let sequence = CMSSignedData.bytes(of: element.pointee.value.sequence)
+                attributes.append(try attribute(sequence, what: what, index: index))
+            }
+            return attributes
+        }
+    }
+
+    /// Decodes one `SEQUENCE { INTEGER, INTEGER, OCTET STRING }` (its whole DER).
+    private static func attribute(_ der: [UInt8], what: String, index: Int) throws(ReceiptPayload.DecodingError)
+        -> ReceiptAttribute
+    {
+        try der.withUnsafeBufferPointer { buffer throws(ReceiptPayload.DecodingError) -> ReceiptAttribute in
+            func fail(_ reason: String) -> ReceiptPayload.DecodingError {
+                .malformedAttribute(what: what, index: index, reason: reason)
+            }
+            var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
+            guard let sequence = d2i_ASN1_SEQUENCE_ANY(nil, &cursor, buffer.count) else {
+                throw fail(OpenSSLError.describe(or: "d2i_ASN1_SEQUENCE_ANY failed"))
+            }
+            defer { COpenSSL_sk_ASN1_TYPE_pop_free(sequence) }
+            guard COpenSSL_sk_ASN1_TYPE_num(sequence) == 3,
+                let type = COpenSSL_sk_ASN1_TYPE_value(sequence, 0),
+                let version = COpenSSL_sk_ASN1_TYPE_value(sequence, 1),
+                let value = COpenSSL_sk_ASN1_TYPE_value(sequence, 2),
+                ASN1_TYPE_get(type) == V_ASN1_INTEGER, ASN1_TYPE_get(version) == V_ASN1_INTEGER,
+                ASN1_TYPE_get(value) == V_ASN1_OCTET_STRING
+            else { throw fail("not SEQUENCE { INTEGER, INTEGER, OCTET STRING }") }
+            var typeNumber: Int64 = 0
+            var versionNumber: Int64 = 0
+            guard ASN1_INTEGER_get_int64(&typeNumber, type.pointee.value.integer) == 1,
+                let fieldType = Int(exactly: typeNumber), fieldType >= 0
+            else {
+                OpenSSLError.drain()
+                throw fail("its type is not an integer from 0 to \(Int.max)")
+            }
+            guard ASN1_INTEGER_get_int64(&versionNumber, version.pointee.value.integer) == 1 else {
+                OpenSSLError.drain()
+                throw fail("its version does not fit in 64 bits")
+            }
+            return ReceiptAttribute(
+                type: fieldType, version: versionNumber,
+                bytes: CMSSignedData.bytes(of: value.pointee.value.octet_string))
+        }
+    }
+
+    /// Throws `.tooManyAttributes` when the outer SET of `der` has more than `limit` elements,
+    /// counting element headers with `ASN1_get_object` (stops at `limit + 1`). Indefinite
+    /// lengths and malformed headers end the count early: `d2i_ASN1_SET_ANY` then judges.
+    private static func refuseMoreElements(than limit: Int, in der: [UInt8], what: String)
+        throws(ReceiptPayload.DecodingError)
+    {
+        let count = der.withUnsafeBufferPointer { buffer -> Int in
+            guard let base = buffer.baseAddress else { return 0 }
+            var cursor: UnsafePointer<UInt8>? = base
+            var length = 0
+            var tag: Int32 = 0
+            var tagClass: Int32 = 0
+            let header = ASN1_get_object(&cursor, &length, &tag, &tagClass, buffer.count)
+            guard header & 0x80 == 0, header & 0x01 == 0, var position = cursor else {
+                OpenSSLError.drain()
+                return 0
+            }
+            let end = position + min(length, buffer.count - (position - base))
+            var count = 0
+            while position < end, count <= limit {
+                var element: UnsafePointer<UInt8>? = position
+                let result = ASN1_get_object(&element, &length, &tag, &tagClass, end - position)
+                guard result & 0x80 == 0, result & 0x01 == 0, let next = element, length <= end - next else {
+                    OpenSSLError.drain()
+                    break
+                }
+                position = next + length
+                count += 1
+            }
+            return count
+        }
+        if count > limit { throw .tooManyAttributes(what: what, count: count, limit: limit) }
+    }
+}

@@ -1,0 +1,121 @@
+public import FoundationEssentials
+
+/// Validation of a legacy receipt's signer chain: the signer's certificate (leaf), the other
+/// embedded certificates (untrusted intermediates), and trusted roots (Apple Inc. Root by
+/// default; receipts never chain to Apple Root CA G2 or G3).
+///
+/// **SHA-1 certificate signatures.** Apple's receipt chains up to 2025 are signed with SHA-1
+/// (the WWDR intermediates of 2008, 2013 and G7 and the leaves they issued). OpenSSL 3 refuses
+/// SHA-1 signatures from authentication security level 1 up (`X509_V_ERR_CA_MD_TOO_WEAK`).
+/// Receipt validation therefore sets the level to 0 with `X509_VERIFY_PARAM_set_auth_level`
+/// on its own verification context only (`TrustStore.validate(…, authLevel: 0)`); no other
+/// validation (JWS chains) is changed. The roots trusted are still only those configured, so
+/// a SHA-1 collision would have to be forged under Apple's own WWDR CA. (OpenSSL's library
+/// default is -1, no minimum, so the explicit 0 keeps receipts valid should the JWS paths ever
+/// ask for level 1.)
+public enum ReceiptChain {
+    /// SHA-256 fingerprint of Apple Inc. Root ("Apple Root CA", 2006 to 2035).
+    public static let appleIncRootFingerprint = "b0b1730ecbc7ff4505142c49f1295e6eda6bcaed7e2c68c5be91b5a11001f024"
+    /// SHA-256 fingerprint of the self-signed "StoreKit" certificate (2020 to 2040) that
+    /// StoreKit Testing in Xcode signs receipts with.
+    public static let storeKitFingerprint = "ff0ba36e721d2db741d2aa11e6112ef78bf7131b46c7f035b00891d045c864fe"
+    /// The authentication security level receipt chains are validated at (allows SHA-1).
+    public static let authLevel: Int32 = 0
+
+    /// The default trust anchor of receipts: the embedded Apple Inc. Root alone.
+    public static let appleIncRoot: TrustStore = TrustStore(
+        roots: AppleCertificates.embeddedRoots.filter { $0.sha256Fingerprint == appleIncRootFingerprint })
+
+    /// Who signed a receipt, judged from the embedded certificates before any validation.
+    public enum Signer: Sendable, Equatable {
+        /// A certificate chain as the App Store's (several certificates).
+        case appStore
+        /// One self-signed certificate named "StoreKit": StoreKit Testing in Xcode, not the
+        /// App Store. `knownCertificate` when it is the certificate Xcode ships
+        /// (`storeKitFingerprint`).
+        case storeKitTesting(knownCertificate: Bool)
+    }
+
+    /// One reason a receipt's chain is not valid.
+    public enum Failure: Sendable, Equatable, CustomStringConvertible {
+        /// OpenSSL did not validate a path to a trusted root; the error and its depth (0 = leaf).
+        case path(X509VerifyError, depth: Int32)
+        /// The signer's certificate lacks `AppleCertificates.leafMarkerOID`.
+        case leafMarkerMissing(subject: String)
+        /// No intermediate carries `AppleCertificates.intermediateMarkerOID`.
+        case intermediateMarkerMissing
+
+        public var description: String {
+            switch self {
+            case .path(let error, let depth):
+                let role = depth == 0 ? "the leaf" : depth < 0 ? "the chain" : "the certificate at depth \(depth)"
+                return "\(role): \(error)"
+            case .leafMarkerMissing(let subject):
+                return "the leaf \(subject) lacks Apple's receipt-signing marker \(AppleCertificates.leafMarkerOID)"
+            case .intermediateMarkerMissing:
+                return "no intermediate carries Apple's WWDR marker \(AppleCertificates.intermediateMarkerOID)"
+            }
+        }
+    }
+
+    /// The outcome of validating a receipt's chain.
+    public struct Validation: Sendable {
+        /// Who signed it (App Store chain or StoreKit Testing in Xcode).
+        public let signer: Signer
+        /// OpenSSL's path validation (the path, leaf first, when valid).
+        public let path: TrustStore.PathValidation
+        /// Every reason the chain is not valid; empty when valid.
+        public let failures: [Failure]
+        /// The time the chain was validated at.
+        public let time: Date
+
+        /// True when the path validated and, for App Store receipts, both marker OIDs are present.
+        public var isValid: Bool { failures.isEmpty }
+    }
+
+    /// Who signed `container`: StoreKit Testing when it embeds exactly one certificate, the
+    /// signer's, self-issued with common name "StoreKit"; the App Store otherwise.
+    public static func signer(of container: CMSSignedData) -> Signer {
+        let certificate = container.signerCertificate
+        guard container.certificates.count == 1, certificate.isSelfIssued, certificate.commonName == "StoreKit" else {
+            return .appStore
+        }
+        return .storeKitTesting(knownCertificate: certificate.sha256Fingerprint == storeKitFingerprint)
+    }
+
+    /// Validates the signer chain of `container` at `time` (normally the receipt's creation date).
+    ///
+    /// App Store receipts: the signer's certificate must chain through the other embedded
+    /// certificates to a root of `trustStore`, carry `AppleCertificates.leafMarkerOID`, and an
+    /// intermediate of the path must carry `AppleCertificates.intermediateMarkerOID`. StoreKit
+    /// Testing receipts: valid only when `trustStore` holds the StoreKit certificate itself (no
+    /// marker OIDs: it has none). Both at authentication level 0 (SHA-1 allowed, see above).
+    ///
+    /// - Parameters:
+    ///   - trustStore: the trusted roots; Apple Inc. Root by default.
+    ///   - time: the moment every certificate must be valid at.
+    public static func validate(_ container: CMSSignedData, trustStore: TrustStore = appleIncRoot, at time: Date)
+        -> Validation
+    {
+        let signer = signer(of: container)
+        let leaf = container.signerCertificate
+        let others = container.certificates.filter { $0 !== leaf }
+        let path = trustStore.validate(
+            leaf: leaf, intermediates: others, at: time, checks: .rfc5280, authLevel: authLevel)
+        var failures: [Failure] = []
+        if let error = path.error { failures.append(.path(error, depth: path.errorDepth)) }
+        if signer == .appStore {
+            if leaf.extensionValue(oid: AppleCertificates.leafMarkerOID) == nil {
+                failures.append(.leafMarkerMissing(subject: leaf.subject))
+            }
+            // The path's intermediates when it validated; else every embedded non-root certificate.
+            let intermediates =
+                path.isValid ? Array(path.path.dropFirst().dropLast()) : others.filter { !$0.isSelfIssued }
+            if !intermediates.contains(where: { $0.extensionValue(oid: AppleCertificates.intermediateMarkerOID) != nil }
+            ) {
+                failures.append(.intermediateMarkerMissing)
+            }
+        }
+        return Validation(signer: signer, path: path, failures: failures, time: time)
+    }
+}

@@ -1,0 +1,165 @@
+public import FoundationEssentials
+
+/// The content of a legacy App Store receipt: its `SET OF ReceiptAttribute`, decoded with
+/// OpenSSL's ASN.1 API, its fields as values and its in-app entries.
+///
+/// Every attribute is kept, in order, known or not (`attributes`); the typed properties read
+/// the first attribute of their type. Decoding is bounded: at most `maximumAttributes`
+/// attributes in the receipt and in each in-app entry, at most `maximumInAppEntries` in-app
+/// entries, and nesting is fixed at two levels (the receipt's SET and, inside type-17 values,
+/// an in-app entry's SET: nothing deeper is decoded, an in-app entry's own type 17 stays raw).
+public struct ReceiptPayload: Sendable {
+    /// The most attributes decoded from one SET (the receipt's, or an in-app entry's).
+    public static let maximumAttributes = 10_000
+    /// The most in-app entries decoded from one receipt.
+    public static let maximumInAppEntries = 10_000
+
+    /// Field types of the receipt (Apple's "Receipt Fields"), with verifyReceipt's names.
+    public enum Field {
+        public static let receiptType = 0
+        public static let bundleID = 2
+        public static let applicationVersion = 3
+        public static let opaqueValue = 4
+        public static let sha1Hash = 5
+        public static let creationDate = 12
+        public static let inApp = 17
+        public static let originalApplicationVersion = 19
+        public static let expirationDate = 21
+    }
+
+    /// Why a receipt's content cannot be decoded.
+    public enum DecodingError: Error, Sendable, Equatable, CustomStringConvertible {
+        /// The content (or an in-app entry's value) is not one DER SET.
+        case notASet(what: String, reason: String)
+        /// An element of a SET is not a well-formed attribute.
+        case malformedAttribute(what: String, index: Int, reason: String)
+        /// More attributes than the limit in one SET.
+        case tooManyAttributes(what: String, count: Int, limit: Int)
+        /// More in-app entries than the limit.
+        case tooManyInAppEntries(count: Int, limit: Int)
+
+        public var description: String {
+            switch self {
+            case .notASet(let what, let reason):
+                "not a valid receipt: \(what) is not a DER SET of attributes (\(reason))"
+            case .malformedAttribute(let what, let index, let reason):
+                "not a valid receipt: attribute \(index + 1) of \(what) is malformed (\(reason))"
+            case .tooManyAttributes(let what, let count, let limit):
+                "receipt refused: \(what) has \(count > limit ? "more than \(limit)" : "\(count)") attributes, "
+                    + "over the limit of \(limit) attributes per SET"
+            case .tooManyInAppEntries(let count, let limit):
+                "receipt refused: \(count) in-app entries, over the limit of \(limit) in-app entries"
+            }
+        }
+    }
+
+    /// Every attribute of the receipt, in order (type-17 in-app entries included, undecoded).
+    public let attributes: [ReceiptAttribute]
+    /// The in-app entries (type 17), in order.
+    public let inApp: [InAppPurchase]
+
+    /// Decodes the DER content of a receipt (`CMSSignedData.content`).
+    ///
+    /// - Throws: `DecodingError` when the content is not a SET of attributes, an in-app entry
+    ///   is not one, or a limit is exceeded.
+    public init(der: [UInt8]) throws(DecodingError) {
+        let attributes = try ReceiptAttributeSet.decode(der, limit: Self.maximumAttributes, what: "the receipt")
+        let entries = attributes.filter { $0.type == Field.inApp }
+        guard entries.count <= Self.maximumInAppEntries else {
+            throw .tooManyInAppEntries(count: entries.count, limit: Self.maximumInAppEntries)
+        }
+        var inApp: [InAppPurchase] = []
+        inApp.reserveCapacity(entries.count)
+        for (index, entry) in entries.enumerated() {
+            inApp.append(try InAppPurchase(der: entry.bytes, index: index))
+        }
+        self.attributes = attributes
+        self.inApp = inApp
+    }
+
+    /// The first attribute of `type`, if any.
+    public func attribute(_ type: Int) -> ReceiptAttribute? { attributes.first { $0.type == type } }
+
+    /// `receipt_type` (field 0): "Production", "ProductionSandbox" or "Xcode".
+    public var receiptType: String? { attribute(Field.receiptType)?.value.string }
+    /// `bundle_id` (field 2).
+    public var bundleID: String? { attribute(Field.bundleID)?.value.string }
+    /// Field 2's whole DER value (tag, length, UTF8String bytes): what the device hash covers.
+    public var bundleIDBytes: [UInt8]? { attribute(Field.bundleID)?.bytes }
+    /// `application_version` (field 3).
+    public var applicationVersion: String? { attribute(Field.applicationVersion)?.value.string }
+    /// `original_application_version` (field 19).
+    public var originalApplicationVersion: String? { attribute(Field.originalApplicationVersion)?.value.string }
+    /// `opaque_value` (field 4): the bytes as they are (16, or 8 in Xcode receipts).
+    public var opaqueValue: [UInt8]? { attribute(Field.opaqueValue)?.bytes }
+    /// `sha1_hash` (field 5): the device hash, 20 bytes.
+    public var sha1Hash: [UInt8]? { attribute(Field.sha1Hash)?.bytes }
+    /// `receipt_creation_date` (field 12) as signed.
+    public var creationDateText: String? { attribute(Field.creationDate)?.value.string }
+    /// `receipt_creation_date` (field 12) parsed; nil when absent or not an RFC 3339 date.
+    public var creationDate: Date? { creationDateText.flatMap(ReceiptDate.parse) }
+    /// `expiration_date` (field 21) as signed.
+    public var expirationDateText: String? { attribute(Field.expirationDate)?.value.string }
+    /// `expiration_date` (field 21) parsed.
+    public var expirationDate: Date? { expirationDateText.flatMap(ReceiptDate.parse) }
+}
+
+/// One in-app entry of a receipt (the DER SET held by a type-17 attribute).
+public struct InAppPurchase: Sendable {
+    /// In-app field types, with verifyReceipt's names.
+    public enum Field {
+        public static let quantity = 1701
+        public static let productID = 1702
+        public static let transactionID = 1703
+        public static let purchaseDate = 1704
+        public static let originalTransactionID = 1705
+        public static let originalPurchaseDate = 1706
+        public static let expiresDate = 1708
+        public static let webOrderLineItemID = 1711
+        public static let cancellationDate = 1712
+        public static let isTrialPeriod = 1713
+        public static let isInIntroOfferPeriod = 1719
+        /// Apple's "Receipt Fields" documents 1721 as the promotional offer identifier.
+        public static let promotionalOfferID = 1721
+    }
+
+    /// Every attribute of the entry, in order.
+    public let attributes: [ReceiptAttribute]
+
+    /// Decodes the DER SET of an in-app entry.
+    ///
+    /// - Parameter index: the entry's position (0-based), for messages.
+    init(der: [UInt8], index: Int) throws(ReceiptPayload.DecodingError) {
+        attributes = try ReceiptAttributeSet.decode(
+            der, limit: ReceiptPayload.maximumAttributes, what: "in-app entry \(index + 1)")
+    }
+
+    /// The first attribute of `type`, if any.
+    public func attribute(_ type: Int) -> ReceiptAttribute? { attributes.first { $0.type == type } }
+
+    /// `quantity` (1701).
+    public var quantity: Int64? { attribute(Field.quantity)?.value.integer }
+    /// `product_id` (1702).
+    public var productID: String? { attribute(Field.productID)?.value.string }
+    /// `transaction_id` (1703).
+    public var transactionID: String? { attribute(Field.transactionID)?.value.string }
+    /// `original_transaction_id` (1705).
+    public var originalTransactionID: String? { attribute(Field.originalTransactionID)?.value.string }
+    /// `purchase_date` (1704) as signed.
+    public var purchaseDateText: String? { attribute(Field.purchaseDate)?.value.string }
+    /// `purchase_date` (1704) parsed.
+    public var purchaseDate: Date? { date(Field.purchaseDate) }
+    /// `expires_date` (1708) parsed; nil when absent or empty (not a subscription).
+    public var expiresDate: Date? { date(Field.expiresDate) }
+    /// `cancellation_date` (1712) parsed; nil when absent or empty (not cancelled).
+    public var cancellationDate: Date? { date(Field.cancellationDate) }
+    /// `web_order_line_item_id` (1711).
+    public var webOrderLineItemID: Int64? { attribute(Field.webOrderLineItemID)?.value.integer }
+
+    /// Whether the entry holds a non-empty `expires_date`: a subscription.
+    public var isSubscription: Bool { attribute(Field.expiresDate)?.value.string.map { !$0.isEmpty } ?? false }
+    /// Whether the entry holds a non-empty `cancellation_date` (refunded or revoked).
+    public var isCancelled: Bool { attribute(Field.cancellationDate)?.value.string.map { !$0.isEmpty } ?? false }
+
+    private func date(_ type: Int) -> Date? { attribute(type)?.value.string.flatMap(ReceiptDate.parse) }
+}
