@@ -1,0 +1,63 @@
+internal import COpenSSL
+public import FoundationEssentials
+
+extension ReceiptPayload {
+    /// The device hash a receipt carries in `sha1_hash` (field 5) for the device with
+    /// `identifierForVendor`: SHA-1 of its 16 bytes ‖ `opaque_value` (field 4) ‖ field 2's
+    /// whole DER value (the UTF8String with its tag and length), computed with OpenSSL's EVP.
+    ///
+    /// - Returns: the 20 bytes, or nil when the receipt lacks field 4 or field 2.
+    public func deviceHash(identifierForVendor: UUID) -> [UInt8]? {
+        guard let opaque = opaqueValue, let bundle = bundleIDBytes else { return nil }
+        let uuid = identifierForVendor.uuid
+        let deviceBytes = withUnsafeBytes(of: uuid) { Array($0) }
+        return ReceiptDigest.sha1(deviceBytes + opaque + bundle)
+    }
+
+    /// Whether field 5 equals `deviceHash(identifierForVendor:)`; false when either is missing.
+    public func matchesDevice(identifierForVendor: UUID) -> Bool {
+        guard let expected = sha1Hash, let computed = deviceHash(identifierForVendor: identifierForVendor) else {
+            return false
+        }
+        return expected == computed
+    }
+
+    /// The in-app entries that grant access at `time`.
+    ///
+    /// A receipt cannot tell a consumable from a non-consumable: both are entries without
+    /// `expires_date`. The choice made here: an entry grants access when it is not cancelled
+    /// (no non-empty `cancellation_date`, Apple's mark of a refund or revocation) and either
+    /// has no `expires_date` (taken as a non-consumable, owned for good; a consumable would be
+    /// counted too, and receipts normally list consumables only until they are finished) or
+    /// has one that parses and is after `time` (an unexpired subscription). A purchase date
+    /// after `time` grants nothing yet. An `expires_date` that does not parse grants nothing.
+    public func activeEntries(at time: Date) -> [InAppPurchase] {
+        inApp.filter { $0.isActive(at: time) }
+    }
+
+    /// Whether any in-app entry grants access at `time` (see `activeEntries(at:)`).
+    public func isActive(at time: Date) -> Bool { inApp.contains { $0.isActive(at: time) } }
+}
+
+extension InAppPurchase {
+    /// Whether this entry grants access at `time`, by the rule of `ReceiptPayload.activeEntries(at:)`.
+    public func isActive(at time: Date) -> Bool {
+        guard !isCancelled else { return false }
+        if let purchased = purchaseDate, purchased > time { return false }
+        guard isSubscription else { return true }
+        guard let expires = expiresDate else { return false }
+        return expires > time
+    }
+}
+
+/// SHA-1 through OpenSSL's EVP, for receipts' device hash only (not a signature algorithm).
+enum ReceiptDigest {
+    static func sha1(_ bytes: [UInt8]) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+        var length: UInt32 = 0
+        let ok = bytes.withUnsafeBytes { EVP_Digest($0.baseAddress, $0.count, &out, &length, EVP_sha1(), nil) }
+        // EVP_Digest with a built-in algorithm fails only when memory runs out.
+        precondition(ok == 1 && length == 20, "EVP_Digest(SHA-1) failed: \(OpenSSLError.describe(or: "no detail"))")
+        return Array(out.prefix(20))
+    }
+}
