@@ -96,4 +96,24 @@ static inline void COpenSSL_EC_KEY_free(EC_KEY *key) {
 #endif
 }
 
+// CMS (receipt minting): the test PKI's receipt minter (Sources/TestPKI) builds receipt content
+// with the ASN.1 ANY stacks and signs it with the CMS API.
+#include <openssl/cms.h>
+
+static inline STACK_OF(ASN1_TYPE) *COpenSSL_sk_ASN1_TYPE_new_null(void) { return sk_ASN1_TYPE_new_null(); }
+/// On success the stack owns `value`; on failure (returns 0) the caller still does.
+static inline int COpenSSL_sk_ASN1_TYPE_push(STACK_OF(ASN1_TYPE) *stack, ASN1_TYPE *value) {
+    return sk_ASN1_TYPE_push(stack, value);
+}
+/// Frees the stack and every ASN1_TYPE in it.
+static inline void COpenSSL_sk_ASN1_TYPE_pop_free(STACK_OF(ASN1_TYPE) *stack) {
+    sk_ASN1_TYPE_pop_free(stack, ASN1_TYPE_free);
+}
+static inline int COpenSSL_sk_CMS_SignerInfo_num(STACK_OF(CMS_SignerInfo) *stack) {
+    return sk_CMS_SignerInfo_num(stack);
+}
+static inline CMS_SignerInfo *COpenSSL_sk_CMS_SignerInfo_value(STACK_OF(CMS_SignerInfo) *stack, int index) {
+    return sk_CMS_SignerInfo_value(stack, index);
+}
+
 #endif
