@@ -123,7 +123,9 @@ enum ReceiptASN1 {
     }
 
     /// A new `ASN1_TYPE` that owns `value` (an `ASN1_STRING` of the matching `tag`).
-    private static func wrap(_ tag: Int32, _ value: UnsafeMutablePointer<ASN1_STRING>) -> UnsafeMutablePointer<ASN1_TYPE> {
+    private static func wrap(_ tag: Int32, _ value: UnsafeMutablePointer<ASN1_STRING>) -> UnsafeMutablePointer<
+        ASN1_TYPE
+    > {
         guard let type = ASN1_TYPE_new() else {
             ASN1_STRING_free(value)
             OpenSSL.fail("ASN1_TYPE_new")

@@ -110,7 +110,8 @@ public struct ReceiptBuilder: Sendable {
             ReceiptAttribute(type: Field.appVersion, value: .utf8String(appVersion)),
             ReceiptAttribute(type: Field.opaqueValue, value: .raw(opaqueValue)),
             ReceiptAttribute(type: Field.sha1Hash, value: .raw(sha1Hash)),
-            ReceiptAttribute(type: Field.creationDate, value: .ia5String(creationDateText ?? Self.rfc3339(creationDate))),
+            ReceiptAttribute(
+                type: Field.creationDate, value: .ia5String(creationDateText ?? Self.rfc3339(creationDate))),
             ReceiptAttribute(type: Field.originalAppVersion, value: .utf8String(originalAppVersion)),
         ]
         if let expirationDate {

@@ -32,7 +32,8 @@ import Testing
 
     /// `openssl cms -verify` of `receipt` against `root` at `epoch`; the content goes to `content.bin`.
     static func verify(
-        _ receipt: [UInt8], root: TestCertificate, at epoch: String = creationEpoch, in openssl: borrowing OpenSSLCommand,
+        _ receipt: [UInt8], root: TestCertificate, at epoch: String = creationEpoch,
+        in openssl: borrowing OpenSSLCommand,
         extra: [String] = []
     ) throws -> OpenSSLCommand.Outcome {
         try openssl.write(receipt, to: "receipt.der")
@@ -148,7 +149,8 @@ import Testing
         let outcome = try Self.verify(chain.sign(ReceiptBuilder().der()), root: Self.chain.root, in: openssl)
         #expect(outcome.status == 0, "\(outcome.errors)")
         for (certificate, oid, present) in [
-            (chain.leaf, TestPKI.leafOID, leafHasOID), (chain.intermediate, TestPKI.intermediateOID, intermediateHasOID),
+            (chain.leaf, TestPKI.leafOID, leafHasOID),
+            (chain.intermediate, TestPKI.intermediateOID, intermediateHasOID),
         ] {
             try openssl.write(certificate.pem, to: "cert.pem")
             let text = try openssl.run("x509", "-in", "cert.pem", "-noout", "-text")
