@@ -36,8 +36,9 @@ public struct ReceiptBuilder: Sendable {
     public static let xcode = "Xcode"
     /// The default creation date: 2025-01-01T00:00:00Z, inside the default leaf validity.
     public static let defaultCreationDate = Date(timeIntervalSince1970: 1_735_689_600)
-    /// The default identifierForVendor.
-    public static let defaultDeviceID = UUID(uuidString: "3D9B5F2A-7C41-4E8B-9A0D-6F1E2C3B4A59")!
+    /// The default identifierForVendor: 3D9B5F2A-7C41-4E8B-9A0D-6F1E2C3B4A59.
+    public static let defaultDeviceID = UUID(
+        uuid: (0x3d, 0x9b, 0x5f, 0x2a, 0x7c, 0x41, 0x4e, 0x8b, 0x9a, 0x0d, 0x6f, 0x1e, 0x2c, 0x3b, 0x4a, 0x59))
 
     /// Field 0: `production`, `sandbox`, `xcode` or any other text.
     public var receiptType: String = ReceiptBuilder.sandbox
