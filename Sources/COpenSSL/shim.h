@@ -97,8 +97,8 @@ static inline void COpenSSL_EC_KEY_free(EC_KEY *key) {
 #endif
 }
 
-// CMS (receipts): the stack macros of CMS SignedData and of ASN.1 SETs/SEQUENCEs (ASN1_TYPE).
-
+// CMS (receipts): CMS SignedData and the ASN.1 SETs and SEQUENCEs (ASN1_TYPE stacks) of receipt
+// content, read by the core (Sources/JWSInspectCore/Receipt) and written by the test PKI's minter.
 static inline int COpenSSL_sk_CMS_SignerInfo_num(STACK_OF(CMS_SignerInfo) *stack) {
     return sk_CMS_SignerInfo_num(stack);
 }
@@ -108,11 +108,16 @@ static inline CMS_SignerInfo *COpenSSL_sk_CMS_SignerInfo_value(STACK_OF(CMS_Sign
 /// Frees the stack and every certificate in it (as CMS_get1_certs hands them over, one reference each).
 static inline void COpenSSL_sk_X509_pop_free(STACK_OF(X509) *stack) { sk_X509_pop_free(stack, X509_free); }
 
+static inline STACK_OF(ASN1_TYPE) *COpenSSL_sk_ASN1_TYPE_new_null(void) { return sk_ASN1_TYPE_new_null(); }
+/// On success the stack owns `value`; on failure (returns 0) the caller still does.
+static inline int COpenSSL_sk_ASN1_TYPE_push(STACK_OF(ASN1_TYPE) *stack, ASN1_TYPE *value) {
+    return sk_ASN1_TYPE_push(stack, value);
+}
 static inline int COpenSSL_sk_ASN1_TYPE_num(const STACK_OF(ASN1_TYPE) *stack) { return sk_ASN1_TYPE_num(stack); }
 static inline ASN1_TYPE *COpenSSL_sk_ASN1_TYPE_value(const STACK_OF(ASN1_TYPE) *stack, int index) {
     return sk_ASN1_TYPE_value(stack, index);
 }
-/// Frees a decoded ASN1_SEQUENCE_ANY or ASN1_SET_ANY with its elements.
+/// Frees the stack and every ASN1_TYPE in it (a decoded ASN1_SEQUENCE_ANY or ASN1_SET_ANY).
 static inline void COpenSSL_sk_ASN1_TYPE_pop_free(STACK_OF(ASN1_TYPE) *stack) {
     sk_ASN1_TYPE_pop_free(stack, ASN1_TYPE_free);
 }

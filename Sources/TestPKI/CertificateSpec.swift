@@ -20,6 +20,9 @@ public struct CertificateSpec: Sendable {
     /// The keyUsage extension as OpenSSL's configuration writes it ("critical,keyCertSign"),
     /// or "" for none; nil for the default that `isCA` implies.
     public var keyUsage: String?
+    /// The digest the issuer signs the certificate with (default SHA-256): with an RSA issuer key
+    /// `sha256WithRSAEncryption` or `sha1WithRSAEncryption`, with an EC key `ecdsa-with-SHA256` or `ecdsa-with-SHA1`.
+    public var signatureDigest: DigestAlgorithm = .sha256
 
     /// Creates a specification; see the properties for the meaning of each value.
     public init(
@@ -30,7 +33,8 @@ public struct CertificateSpec: Sendable {
         isCA: Bool,
         markerOIDs: [String] = [],
         keyIdentifiers: Bool = true,
-        keyUsage: String? = nil
+        keyUsage: String? = nil,
+        signatureDigest: DigestAlgorithm = .sha256
     ) {
         self.commonName = commonName
         self.serial = serial
@@ -40,5 +44,6 @@ public struct CertificateSpec: Sendable {
         self.markerOIDs = markerOIDs
         self.keyIdentifiers = keyIdentifiers
         self.keyUsage = keyUsage
+        self.signatureDigest = signatureDigest
     }
 }

@@ -1,9 +1,9 @@
 internal import COpenSSL
 
-/// An EC private key.
+/// A private key: EC (P-256, P-384) for the JWS chains, RSA for the legacy receipt chains.
 ///
 /// Keys are generated with OpenSSL's provider API (`EVP_PKEY_CTX_new_from_name`
-/// and `EVP_PKEY_keygen`); no deprecated `EC_KEY` functions are used.
+/// and `EVP_PKEY_keygen`); no deprecated `EC_KEY` or `RSA` functions are used.
 ///
 /// Immutable after `init`: the wrapped `EVP_PKEY` is only read afterwards
 /// (OpenSSL 3 allows concurrent signing with one key), which is why the class
@@ -25,8 +25,21 @@ public final class TestKey: @unchecked Sendable {
         }
     }
 
-    /// The curve this key lives on.
-    public let curve: Curve
+    /// The kind of key: EC on a curve, or RSA with a modulus size.
+    public enum Algorithm: Sendable, Equatable {
+        /// An EC key on the curve.
+        case ec(Curve)
+        /// An RSA key with a modulus of `bits` bits (public exponent 65537).
+        case rsa(bits: Int)
+    }
+
+    /// What kind of key this is.
+    public let algorithm: Algorithm
+
+    /// The curve of an EC key; nil for an RSA key.
+    public var curve: Curve? {
+        if case .ec(let curve) = algorithm { curve } else { nil }
+    }
 
     /// The key as a SubjectPublicKeyInfo DER (`i2d_PUBKEY`).
     public let publicKeyDER: [UInt8]
@@ -44,6 +57,11 @@ public final class TestKey: @unchecked Sendable {
         TestKey(generating: .p384)
     }
 
+    /// Generates a fresh RSA key of `bits` bits (default 2048, the size of Apple's receipt keys).
+    public static func rsa(bits: Int = 2048) -> TestKey {
+        TestKey(generatingRSA: bits)
+    }
+
     /// Generates a fresh key on `curve`.
     public convenience init(generating curve: Curve) {
         let context = OpenSSL.unwrap(EVP_PKEY_CTX_new_from_name(nil, "EC", nil), "EVP_PKEY_CTX_new_from_name(EC)")
@@ -53,13 +71,24 @@ public final class TestKey: @unchecked Sendable {
             EVP_PKEY_CTX_set_group_name(context, curve.rawValue), "EVP_PKEY_CTX_set_group_name(\(curve.rawValue))")
         var generated: OpaquePointer?
         OpenSSL.check(EVP_PKEY_keygen(context, &generated), "EVP_PKEY_keygen")
-        self.init(owning: OpenSSL.unwrap(generated, "EVP_PKEY_keygen"), curve: curve)
+        self.init(owning: OpenSSL.unwrap(generated, "EVP_PKEY_keygen"), algorithm: .ec(curve))
     }
 
-    /// Takes ownership of `pkey`, an EC key on `curve`.
-    private init(owning pkey: OpaquePointer, curve: Curve) {
+    /// Generates a fresh RSA key with a modulus of `bits` bits (`EVP_PKEY_CTX_set_rsa_keygen_bits`).
+    public convenience init(generatingRSA bits: Int) {
+        let context = OpenSSL.unwrap(EVP_PKEY_CTX_new_from_name(nil, "RSA", nil), "EVP_PKEY_CTX_new_from_name(RSA)")
+        defer { EVP_PKEY_CTX_free(context) }
+        OpenSSL.check(EVP_PKEY_keygen_init(context), "EVP_PKEY_keygen_init")
+        OpenSSL.check(EVP_PKEY_CTX_set_rsa_keygen_bits(context, Int32(bits)), "EVP_PKEY_CTX_set_rsa_keygen_bits")
+        var generated: OpaquePointer?
+        OpenSSL.check(EVP_PKEY_keygen(context, &generated), "EVP_PKEY_keygen(RSA)")
+        self.init(owning: OpenSSL.unwrap(generated, "EVP_PKEY_keygen(RSA)"), algorithm: .rsa(bits: bits))
+    }
+
+    /// Takes ownership of `pkey`, a key of kind `algorithm`.
+    private init(owning pkey: OpaquePointer, algorithm: Algorithm) {
         self.pkey = pkey
-        self.curve = curve
+        self.algorithm = algorithm
         self.publicKeyDER = OpenSSL.der("i2d_PUBKEY") { i2d_PUBKEY(pkey, $0) }
     }
 
@@ -77,7 +106,7 @@ public final class TestKey: @unchecked Sendable {
     ///
     /// The key must be a P-256 key.
     public func signES256(_ message: [UInt8]) -> [UInt8] {
-        precondition(curve == .p256, "TestPKI: signES256 needs a P-256 key, this key is \(curve.rawValue)")
+        precondition(curve == .p256, "TestPKI: signES256 needs a P-256 key, this key is \(algorithm)")
         return signRaw(message, digest: EVP_sha256())
     }
 
@@ -86,7 +115,7 @@ public final class TestKey: @unchecked Sendable {
     ///
     /// The key must be a P-384 key.
     public func signES384(_ message: [UInt8]) -> [UInt8] {
-        precondition(curve == .p384, "TestPKI: signES384 needs a P-384 key, this key is \(curve.rawValue)")
+        precondition(curve == .p384, "TestPKI: signES384 needs a P-384 key, this key is \(algorithm)")
         return signRaw(message, digest: EVP_sha384())
     }
 
@@ -105,7 +134,7 @@ public final class TestKey: @unchecked Sendable {
         var r: OpaquePointer?
         var s: OpaquePointer?
         ECDSA_SIG_get0(signature, &r, &s)
-        let size = curve.componentSize
+        guard let size = curve?.componentSize else { OpenSSL.fail("ECDSA with an RSA key") }
         var raw = [UInt8](repeating: 0, count: 2 * size)
         raw.withUnsafeMutableBufferPointer { buffer in
             guard let base = buffer.baseAddress else { OpenSSL.fail("signature buffer") }
@@ -159,15 +188,7 @@ extension TestPKI {
     /// A fresh RSA private key as PKCS#8 PEM (`-----BEGIN PRIVATE KEY-----`), for tests of keys
     /// that are not EC P-256.
     public static func rsaPrivateKeyPEM(bits: Int = 2048) -> String {
-        let context = OpenSSL.unwrap(EVP_PKEY_CTX_new_from_name(nil, "RSA", nil), "EVP_PKEY_CTX_new_from_name(RSA)")
-        defer { EVP_PKEY_CTX_free(context) }
-        OpenSSL.check(EVP_PKEY_keygen_init(context), "EVP_PKEY_keygen_init")
-        OpenSSL.check(EVP_PKEY_CTX_set_rsa_keygen_bits(context, Int32(bits)), "EVP_PKEY_CTX_set_rsa_keygen_bits")
-        var generated: OpaquePointer?
-        OpenSSL.check(EVP_PKEY_keygen(context, &generated), "EVP_PKEY_keygen(RSA)")
-        let key = OpenSSL.unwrap(generated, "EVP_PKEY_keygen(RSA)")
-        defer { EVP_PKEY_free(key) }
-        return pem("PEM_write_bio_PrivateKey") { PEM_write_bio_PrivateKey($0, key, nil, nil, 0, nil, nil) }
+        TestKey.rsa(bits: bits).privateKeyPEM
     }
 
     /// The text an OpenSSL `PEM_write_bio_*` call writes into a memory BIO.

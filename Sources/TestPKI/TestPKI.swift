@@ -16,7 +16,8 @@ public enum TestPKI {
     public static let country = "US"
 
     /// Issues a certificate for `key` (default: a fresh P-256 key) signed by `issuer`
-    /// (nil = self-signed with `key`), ecdsa-with-SHA256 (`X509_sign` with `EVP_sha256()`), X.509 v3.
+    /// (nil = self-signed with `key`), X.509 v3, signed with `X509_sign` and `spec.signatureDigest`
+    /// (default SHA-256: ecdsa-with-SHA256 with an EC issuer key, sha256WithRSAEncryption with an RSA one).
     ///
     /// The subject is `CN=<commonName>, O=jwsinspect test PKI, C=US` (RFC 4514 order;
     /// encoded as C, O, CN like Apple's certificates), the issuer is the issuer's subject.
@@ -68,7 +69,7 @@ public enum TestPKI {
         }
 
         // X509_sign returns the signature length, or 0 on failure.
-        guard X509_sign(x509, signingKey.pkey, EVP_sha256()) > 0 else {
+        guard X509_sign(x509, signingKey.pkey, spec.signatureDigest.md) > 0 else {
             OpenSSL.fail("X509_sign")
         }
         return TestCertificate(owning: x509, key: key, spec: spec)

@@ -1,0 +1,117 @@
+public import Foundation
+
+/// An RSA chain shaped like the one that signs App Store receipts, and the receipts it signs.
+///
+/// root (self-signed, like "Apple Root CA") -> intermediate (marker 1.2.840.113635.100.6.2.1, like
+/// "Apple Worldwide Developer Relations CA") -> leaf (marker 1.2.840.113635.100.6.11.1, like
+/// "Mac App Store and iTunes Store Receipt Signing"). Keys are RSA 2048; certificates are signed
+/// sha256WithRSAEncryption, or sha1WithRSAEncryption as Apple's chains were up to 2023.
+/// Subjects are `CN=jwsinspect Test ..., O=jwsinspect test PKI, C=US`: never mistakable for Apple's.
+/// Serial numbers are 1 (root), 2 (intermediate) and 3 (leaf); validity as `AppleShapedChain`'s.
+public struct TestReceiptChain: Sendable {
+    /// Common name of the default root.
+    public static let defaultRootCN = "jwsinspect Test Receipt Root CA"
+    /// Common name of the intermediate.
+    public static let intermediateCN = "jwsinspect Test Receipt WWDR Intermediate"
+    /// Common name of the leaf.
+    public static let leafCN = "jwsinspect Test App Store Receipt Signing"
+
+    /// The self-signed trust anchor (RSA, CA, no marker).
+    public let root: TestCertificate
+    /// The intermediate CA (RSA), issued by `root`.
+    public let intermediate: TestCertificate
+    /// The receipt signer (RSA, not a CA), issued by `intermediate`.
+    public let leaf: TestCertificate
+
+    /// Builds a fresh chain with a new root.
+    ///
+    /// - Parameters:
+    ///   - rootCN: The root's common name.
+    ///   - leafHasOID: Whether the leaf carries `TestPKI.leafOID`.
+    ///   - intermediateHasOID: Whether the intermediate carries `TestPKI.intermediateOID`.
+    ///   - leafNotBefore: Start of the leaf's validity (default 2024-01-01).
+    ///   - leafNotAfter: End of the leaf's validity (default 2026-01-01); before a receipt's creation
+    ///     date it makes that receipt "expired at creation".
+    ///   - certificateDigest: The digest every certificate is signed with (SHA-1 like Apple's chains to 2023).
+    public init(
+        rootCN: String = TestReceiptChain.defaultRootCN,
+        leafHasOID: Bool = true,
+        intermediateHasOID: Bool = true,
+        leafNotBefore: Date = AppleShapedChain.leafNotBefore,
+        leafNotAfter: Date = AppleShapedChain.leafNotAfter,
+        certificateDigest: DigestAlgorithm = .sha256
+    ) {
+        let rootSpec = CertificateSpec(
+            commonName: rootCN, serial: 1, notBefore: AppleShapedChain.caNotBefore,
+            notAfter: AppleShapedChain.caNotAfter, isCA: true, signatureDigest: certificateDigest)
+        self.init(
+            root: TestPKI.issue(rootSpec, key: .rsa(), issuer: nil), leafHasOID: leafHasOID,
+            intermediateHasOID: intermediateHasOID, leafNotBefore: leafNotBefore, leafNotAfter: leafNotAfter,
+            certificateDigest: certificateDigest)
+    }
+
+    /// Builds a chain under an existing root (so several chains share one trust anchor);
+    /// the intermediate and leaf get fresh keys. Parameters as in `init(rootCN:...)`.
+    public init(
+        root: TestCertificate,
+        leafHasOID: Bool = true,
+        intermediateHasOID: Bool = true,
+        leafNotBefore: Date = AppleShapedChain.leafNotBefore,
+        leafNotAfter: Date = AppleShapedChain.leafNotAfter,
+        certificateDigest: DigestAlgorithm = .sha256
+    ) {
+        let intermediateSpec = CertificateSpec(
+            commonName: Self.intermediateCN, serial: 2, notBefore: AppleShapedChain.caNotBefore,
+            notAfter: AppleShapedChain.caNotAfter, isCA: true,
+            markerOIDs: intermediateHasOID ? [TestPKI.intermediateOID] : [], signatureDigest: certificateDigest)
+        let intermediate = TestPKI.issue(intermediateSpec, key: .rsa(), issuer: root)
+        let leafSpec = CertificateSpec(
+            commonName: Self.leafCN, serial: 3, notBefore: leafNotBefore, notAfter: leafNotAfter, isCA: false,
+            markerOIDs: leafHasOID ? [TestPKI.leafOID] : [], signatureDigest: certificateDigest)
+        self.root = root
+        self.intermediate = intermediate
+        self.leaf = TestPKI.issue(leafSpec, key: .rsa(), issuer: intermediate)
+    }
+
+    /// An App Store-shaped receipt: `content` signed by the leaf with no signed attributes,
+    /// the leaf, intermediate and root embedded.
+    ///
+    /// - Parameters:
+    ///   - content: The receipt content, e.g. `ReceiptBuilder().der()`.
+    ///   - digest: The signer's digest (SHA-256 by default; SHA-1 as receipts up to 2023).
+    ///   - encoding: DER (App Store, default) or indefinite-length BER.
+    public func sign(
+        _ content: [UInt8], digest: DigestAlgorithm = .sha256, encoding: ReceiptMinter.Encoding = .der
+    ) -> [UInt8] {
+        ReceiptMinter.sign(
+            content: content, signer: leaf, certificates: [intermediate, root], digest: digest, encoding: encoding)
+    }
+}
+
+/// A StoreKit Testing in Xcode-shaped signer: one self-signed RSA certificate, receipts in BER.
+///
+/// Xcode's certificate is `CN=StoreKit, O=StoreKit`; this one is
+/// `CN=jwsinspect Test StoreKit, O=jwsinspect test PKI, C=US`, valid 2020-04-01 to 2040-03-27 like Xcode's.
+public struct StoreKitTestingSigner: Sendable {
+    /// Common name of the certificate.
+    public static let commonName = "jwsinspect Test StoreKit"
+
+    /// The self-signed certificate (RSA 2048, SHA-256), both signer and the only embedded certificate.
+    public let certificate: TestCertificate
+
+    /// Builds a fresh certificate with a new key.
+    public init() {
+        let spec = CertificateSpec(
+            commonName: Self.commonName, serial: 1,
+            notBefore: Date(timeIntervalSince1970: 1_585_699_200),  // 2020-04-01T00:00:00Z
+            notAfter: Date(timeIntervalSince1970: 2_216_332_800),  // 2040-03-27T00:00:00Z
+            isCA: true, keyUsage: "critical,digitalSignature,keyCertSign")
+        certificate = TestPKI.issue(spec, key: .rsa(), issuer: nil)
+    }
+
+    /// An Xcode-shaped receipt: `content` signed SHA-256 without signed attributes, written as
+    /// indefinite-length BER (`encoding: .der` for the DER form).
+    public func sign(_ content: [UInt8], encoding: ReceiptMinter.Encoding = .berIndefinite) -> [UInt8] {
+        ReceiptMinter.sign(content: content, signer: certificate, digest: .sha256, encoding: encoding)
+    }
+}
