@@ -23,6 +23,7 @@ deps:
 	@command -v $(SWIFT) >/dev/null 2>&1 || { echo "error: Swift 6 is required: install a Swift 6 toolchain from swift.org and put 'swift' on PATH" >&2; exit 1; }
 	@command -v pkg-config >/dev/null 2>&1 || { echo "error: pkg-config is missing: run 'apt-get install pkg-config' (Debian/Ubuntu)" >&2; exit 1; }
 	@pkg-config --exists 'libcrypto >= 3.0' || { echo "error: OpenSSL 3 development files are missing: run 'apt-get install libssl-dev' (Debian/Ubuntu) or 'brew install openssl@3' (macOS)" >&2; exit 1; }
+	@command -v openssl >/dev/null 2>&1 || { echo "error: the openssl command is missing (tests use it as an independent judge of the test PKI): run 'apt-get install openssl' (Debian/Ubuntu)" >&2; exit 1; }
 
 # The static release build links libcurl, which URLSession (jwsinspect fetch) sends requests with.
 curl-deps:
