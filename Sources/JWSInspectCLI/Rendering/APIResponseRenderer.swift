@@ -7,7 +7,14 @@ internal import JWSInspectCore
 struct APIResponseRenderer {
     let format: InspectOptions.Format
     let quiet: Bool
-    let color: Bool
+    /// Draws the section as the JWS tables are drawn (columns, headings, colour).
+    let tables: TableRenderer
+
+    init(format: InspectOptions.Format, quiet: Bool, color: Bool) {
+        self.format = format
+        self.quiet = quiet
+        self.tables = TableRenderer(color: color)
+    }
 
     /// The `status` of an answer that was read.
     static let answered = "answered"
@@ -21,7 +28,8 @@ struct APIResponseRenderer {
                 ("request", page.request), ("HTTP status", String(page.response.status)),
             ]
             for field in page.summary.fields { rows += Self.rows(field, indent: "") }
-            return heading("API RESPONSE") + "  " + TerminalText.safe(page.origin) + "\n" + table(rows) + "\n"
+            return tables.heading("API RESPONSE") + "  " + TerminalText.safe(page.origin) + "\n"
+                + tables.table(rows).joined(separator: "\n") + "\n"
         case .json, .jsonl:
             let object = OutputJSON.object([
                 ("type", .string("apiResponse")), ("source", .string(page.origin)), ("status", .string(Self.answered)),
@@ -94,15 +102,6 @@ struct APIResponseRenderer {
         case .object: "an object"
         }
     }
-
-    private func table(_ rows: [(String, String)]) -> String {
-        let safe = rows.map { (TerminalText.safe($0.0), TerminalText.safe($0.1)) }
-        let width = safe.map(\.0.count).max() ?? 0
-        return safe.map { "  " + $0.0 + String(repeating: " ", count: width - $0.0.count) + "  " + $0.1 }
-            .joined(separator: "\n")
-    }
-
-    private func heading(_ text: String) -> String { color ? "\u{1b}[1m\(text)\u{1b}[0m" : text }
 
     // MARK: JSON
 

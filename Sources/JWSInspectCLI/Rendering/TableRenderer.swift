@@ -190,8 +190,8 @@ struct TableRenderer {
 
     // MARK: Layout
 
-    /// Two aligned columns; both are made safe for the terminal (they come from the token).
-    private func table(_ rows: [(String, String)], indent: Int = 2) -> [String] {
+    /// Two aligned columns; both are made safe for the terminal (they come from the token or an answer).
+    func table(_ rows: [(String, String)], indent: Int = 2) -> [String] {
         let safeRows = rows.map { (TerminalText.safe($0.0), TerminalText.safe($0.1)) }
         let width = safeRows.map(\.0.count).max() ?? 0
         let space = String(repeating: " ", count: indent)
@@ -202,7 +202,7 @@ struct TableRenderer {
         text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
     }
 
-    private func heading(_ text: String) -> String { paint(text, .bold) }
+    func heading(_ text: String) -> String { paint(text, .bold) }
 
     enum Style: String {
         case red = "31;1"
