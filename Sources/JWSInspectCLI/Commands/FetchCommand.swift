@@ -77,7 +77,6 @@ private final class FetchRun {
     let progress: ProgressLine
     private var engines: [ServerEnvironment: BatchEngine] = [:]
     private var exitStatus = ExitStatus.success
-    private var printedTables = 0
     private var remaining: Int?
 
     init(options: FetchOptions, credentials: Credentials, trustStore: TrustStore?, io: CommandIO) {
@@ -132,11 +131,8 @@ private final class FetchRun {
                 fail(.ioError)
             }
         }
-        if var text = responses.page(page) {
-            if options.inspect.format == .table, printedTables > 0 { text = "\n" + text }
-            printedTables += 1
-            output.write(text)
-        }
+        let table = options.inspect.format == .table
+        if let text = responses.page(page) { output.writeResult(text, table: table) }
         // Only the members Apple documents as JWS are verified, each named by its path.
         var items = page.summary.signed.map { field -> InputScanner.Item in
             let source = "\(page.origin): \(field.path)"
@@ -153,11 +149,7 @@ private final class FetchRun {
         let engine = engine(for: page.environment)
         _ = engine.run(items.map { .item($0) }, outcome: render.outcome) { outcome in
             if let error = outcome.error { io.error(error) }
-            if var text = outcome.output {
-                if render.format == .table, printedTables > 0 { text = "\n" + text }
-                printedTables += 1
-                output.write(text)
-            }
+            if let text = outcome.output { output.writeResult(text, table: table) }
             fail(ExitStatus(outcome.status))
         }
         return !output.failed && remaining != 0

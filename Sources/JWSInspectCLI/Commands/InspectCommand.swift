@@ -50,7 +50,6 @@ enum InspectCommand {
         let io: CommandIO
         private(set) var exitStatus = ExitStatus.success
         private var counts: [String: Int] = [:]
-        private var printedTables = 0
         private var batch: [BatchEngine.Work] = []
         private var batchBytes = 0
         /// Results of the input being read, and why a JSON-looking record of it was not JSON.
@@ -101,13 +100,7 @@ enum InspectCommand {
             let problem = engine.run(work, outcome: render.outcome) { outcome in
                 found += 1
                 if let error = outcome.error { io.error(error) }
-                if var text = outcome.output {
-                    if render.format == .table {
-                        if printedTables > 0 { text = "\n" + text }
-                        printedTables += 1
-                    }
-                    output.write(text)
-                }
+                if let text = outcome.output { output.writeResult(text, table: render.format == .table) }
                 counts[outcome.status.rawValue, default: 0] += 1
                 if exitStatus == .success { exitStatus = ExitStatus(outcome.status) }
             }
@@ -149,6 +142,8 @@ enum InspectCommand {
 final class Output {
     private let sink: (String) -> Int32?
     private(set) var failure: Int32?
+    /// Tables written so far (`writeResult`).
+    private var tablesWritten = 0
 
     init(_ write: @escaping (String) -> Int32?) {
         self.sink = write
@@ -159,6 +154,12 @@ final class Output {
     func write(_ text: String) {
         guard failure == nil else { return }
         failure = sink(text)
+    }
+
+    /// Writes one result; tables after the first are set apart by a blank line.
+    func writeResult(_ text: String, table: Bool) {
+        write(table && tablesWritten > 0 ? "\n" + text : text)
+        if table { tablesWritten += 1 }
     }
 
     /// Writes one text (help, a script) and returns the exit status: 0, or that of a failed write.
