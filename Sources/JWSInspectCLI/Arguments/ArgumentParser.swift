@@ -105,6 +105,18 @@ enum ArgumentParser {
         return positional[0]
     }
 
+    /// A whole number of ASCII digits within `range` (no sign, no space, at most nine digits).
+    static func wholeNumber(_ value: String, option: String, in range: ClosedRange<Int>) throws(UsageError) -> Int {
+        guard !value.isEmpty, value.utf8.count <= 9, value.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }),
+            let number = Int(value), range.contains(number)
+        else {
+            throw UsageError(
+                "\(option) must be a whole number from \(range.lowerBound) to \(range.upperBound), "
+                    + "not '\(Excerpt.of(value))'")
+        }
+        return number
+    }
+
     /// "table, json or jsonl".
     static func list(_ values: [String]) -> String {
         values.count < 2

@@ -55,7 +55,7 @@ enum FetchFilters {
             ["--status"], .value("N"),
             "subscriptions: only this status (1 active, 2 expired, 3 billing retry, 4 grace period, 5 revoked); repeatable."
         ) { options, value throws(UsageError) in
-            options.statuses.append(try FetchOptions.number(value, option: "--status", in: 1...5))
+            options.statuses.append(try ArgumentParser.wholeNumber(value, option: "--status", in: 1...5))
         },
         filter(
             ["--since"], .value("DATE"),
@@ -98,7 +98,7 @@ enum FetchFilters {
             ["--wait"], .value("SECONDS"),
             "test-notification: how long to check for Apple's send attempt (0 to 600). Default: 30."
         ) { options, value throws(UsageError) in
-            options.wait = Double(try FetchOptions.number(value, option: "--wait", in: 0...600))
+            options.wait = Double(try ArgumentParser.wholeNumber(value, option: "--wait", in: 0...600))
         },
     ]
 

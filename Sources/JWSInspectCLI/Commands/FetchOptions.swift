@@ -139,19 +139,19 @@ struct FetchOptions: HasKeyOptions {
             ["--timeout"], .value("SECONDS"), group: asking,
             help: "How long one request may take (1 to 300). Default: 30."
         ) { options, value throws(UsageError) in
-            options.timeout = Double(try number(value, option: "--timeout", in: 1...300))
+            options.timeout = Double(try ArgumentParser.wholeNumber(value, option: "--timeout", in: 1...300))
         },
         OptionSpec(
             ["--retries"], .value("N"), group: asking,
             help: "Retries of a request after 429 (waiting until Retry-After), 5xx, a timeout or a connection error "
                 + "(backing off exponentially with jitter); 0 to 10, default 3. No wait is longer than 60 s."
         ) { options, value throws(UsageError) in
-            options.retries = try number(value, option: "--retries", in: 0...10)
+            options.retries = try ArgumentParser.wholeNumber(value, option: "--retries", in: 0...10)
         },
         OptionSpec(
             ["--limit"], .value("N"), group: asking, help: "Stop after N signed items (a history may have thousands)."
         ) { options, value throws(UsageError) in
-            options.limit = try number(value, option: "--limit", in: 1...10_000_000)
+            options.limit = try ArgumentParser.wholeNumber(value, option: "--limit", in: 1...10_000_000)
         },
         OptionSpec(
             ["--save"], .value("DIR"), group: asking,
@@ -235,18 +235,6 @@ struct FetchOptions: HasKeyOptions {
         case .success(let url): return url
         case .failure(let error): throw UsageError("\(option): \(error.message)")
         }
-    }
-
-    static func number(_ value: String, option: String, in range: ClosedRange<Int>) throws(UsageError) -> Int {
-        guard !value.isEmpty, value.utf8.count <= 9, value.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }),
-            let number = Int(value),
-            range.contains(number)
-        else {
-            throw UsageError(
-                "\(option) must be a whole number from \(range.lowerBound) to \(range.upperBound), not '\(Excerpt.of(value))'"
-            )
-        }
-        return number
     }
 
     /// An ISO-8601 date or date-time, milliseconds since 1970, or a time ago: `30d`, `12h`, `90m`.

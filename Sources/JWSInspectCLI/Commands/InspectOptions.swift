@@ -156,10 +156,7 @@ struct InspectOptions: HasKeyOptions {
             ["--jobs", "-j"], .value("N"), group: output,
             help: "Verification threads (default: one per core); output stays in input order."
         ) { options, value throws(UsageError) in
-            guard isDigits(value), let count = Int(value),
-                (1...256).contains(count)
-            else { throw UsageError("--jobs must be a whole number from 1 to 256, not '\(Excerpt.of(value))'") }
-            options.jobs = count
+            options.jobs = try ArgumentParser.wholeNumber(value, option: "--jobs", in: 1...256)
         },
         OptionSpec(
             ["--color"], .optionalChoice(ColorChoice.allCases.map(\.rawValue), implied: "always"), group: output,
