@@ -45,6 +45,14 @@ public enum FetchRequest: Sendable, Equatable {
         }
     }
 
+    /// Whether the answer comes in pages (`revision` or `paginationToken` while `hasMore`).
+    public var isPaged: Bool {
+        switch self {
+        case .history, .refunds, .notifications: true
+        default: false
+        }
+    }
+
     /// Whether the endpoint exists in Production only (Look Up Order ID).
     public var isProductionOnly: Bool {
         if case .order = self { return true }
@@ -151,7 +159,7 @@ public struct NotificationFilters: Sendable, Equatable {
 }
 
 /// One HTTP call to the API: method, path, query and JSON body (the base URL comes later).
-public struct APICall: Sendable, Equatable {
+public struct APICall: Sendable {
     public var method: String
     public var path: String
     public var query: [(String, String)] = []
@@ -162,10 +170,6 @@ public struct APICall: Sendable, Equatable {
         self.path = path
         self.query = query
         self.body = body
-    }
-
-    public static func == (a: APICall, b: APICall) -> Bool {
-        a.method == b.method && a.pathAndQuery == b.pathAndQuery && a.body == b.body
     }
 
     /// The path and query, percent-encoded: `/inApps/v2/history/1?revision=abc`.

@@ -1,5 +1,5 @@
 internal import FoundationEssentials
-public import JWSInspectCore
+internal import JWSInspectCore
 
 /// One answer of the API: which call in which environment answered, and its JSON.
 public struct FetchedPage: Sendable {
@@ -11,8 +11,6 @@ public struct FetchedPage: Sendable {
     /// 1 for the first page; nil for an endpoint without pages.
     public let page: Int?
     public let response: HTTPResponse
-    /// The body's members (a 2xx answer's body is a JSON object).
-    public let members: [String: JSONValue]
     /// The unsigned fields that matter, for display.
     public let summary: ResponseSummary
     /// A short name for the saved body: `history-2000000000000010-Production-page-2`.
@@ -91,11 +89,7 @@ public struct Fetcher: Sendable {
     ) -> FetchEnd {
         let name = "fetch \(request.name)" + (request.id.map { " \($0)" } ?? "") + " (\(environment.rawValue))"
         let stem = [request.name, request.id, environment.rawValue].compactMap { $0 }.joined(separator: "-")
-        let paged: Bool
-        switch request {
-        case .history, .refunds, .notifications: paged = true
-        default: paged = false
-        }
+        let paged = request.isPaged
         var call: APICall? = request.call(now: client.clock())
         var page = 1
         var signedItems = 0
@@ -123,7 +117,7 @@ public struct Fetcher: Sendable {
             let pageName = paged ? " page \(page)" : ""
             let fetched = FetchedPage(
                 origin: name + pageName, environment: environment, request: described, page: paged ? page : nil,
-                response: response, members: answer, summary: summary,
+                response: response, summary: summary,
                 fileStem: stem + (paged ? "-page-\(page)" : ""))
             guard deliver(fetched) else { return .stopped }
             call = request.nextCall(after: current, answer: answer)
@@ -238,7 +232,7 @@ public struct Fetcher: Sendable {
         }
         let page = FetchedPage(
             origin: name, environment: environment, request: "GET \(status.path)", page: nil, response: response,
-            members: members, summary: ResponseSummary(request: request, members: members, testToken: token),
+            summary: ResponseSummary(request: request, members: members, testToken: token),
             fileStem: "test-notification-\(environment.rawValue)")
         return deliver(page) ? .done : .stopped
     }

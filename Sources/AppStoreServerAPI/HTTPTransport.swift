@@ -7,7 +7,7 @@ internal import Synchronization
 #endif
 
 /// One HTTP request, as the client builds it.
-public struct HTTPRequest: Sendable, Equatable {
+public struct HTTPRequest: Sendable {
     public var method: String
     /// The whole URL: base, path and query.
     public var url: String
@@ -19,11 +19,6 @@ public struct HTTPRequest: Sendable, Equatable {
         self.url = url
         self.headers = headers
         self.body = body
-    }
-
-    public static func == (a: HTTPRequest, b: HTTPRequest) -> Bool {
-        a.method == b.method && a.url == b.url && a.body == b.body
-            && a.headers.map { "\($0.0): \($0.1)" } == b.headers.map { "\($0.0): \($0.1)" }
     }
 }
 

@@ -50,13 +50,15 @@ public struct RetryPolicy: Sendable {
         return min(max(date.timeIntervalSince(now), 0), longestWait)
     }
 
+    /// The month names of HTTP-dates, January first.
+    private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
     /// An RFC 9110 HTTP-date in its preferred form (`Sun, 06 Nov 1994 08:49:37 GMT`).
     public static func httpDate(_ text: String) -> Date? {
-        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
         let parts = text.split(separator: " ")
         guard parts.count == 6, parts[0].hasSuffix(","), parts[5] == "GMT",
             let day = Int(parts[1]), (1...31).contains(day),
-            let monthIndex = months.firstIndex(of: String(parts[2])),
+            let monthIndex = Self.months.firstIndex(of: String(parts[2])),
             parts[3].count == 4, let year = Int(parts[3]), (1970...9999).contains(year)
         else { return nil }
         let time = parts[4].split(separator: ":")
@@ -76,13 +78,12 @@ public struct RetryPolicy: Sendable {
         calendar.timeZone = .gmt
         let parts = calendar.dateComponents([.weekday, .day, .month, .year, .hour, .minute, .second], from: date)
         let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
-        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
         func two(_ value: Int?) -> String {
             let value = value ?? 0
             return value < 10 ? "0\(value)" : "\(value)"
         }
         return
-            "\(weekdays[((parts.weekday ?? 1) - 1) % 7]), \(two(parts.day)) \(months[((parts.month ?? 1) - 1) % 12]) "
+            "\(weekdays[((parts.weekday ?? 1) - 1) % 7]), \(two(parts.day)) \(Self.months[((parts.month ?? 1) - 1) % 12]) "
             + "\(parts.year ?? 1970) \(two(parts.hour)):\(two(parts.minute)):\(two(parts.second)) GMT"
     }
 }

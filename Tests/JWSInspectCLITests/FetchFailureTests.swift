@@ -175,7 +175,7 @@ struct FetchFailureTests {
         #expect(files == (1...3).map { "history-\(Seed.subscriptionOriginal)-Production-page-\($0).json" })
         // A --save that cannot be a folder: one line, exit 74, no request made.
         let file = harness.directory.appendingPathComponent("a-file").path
-        FileManager.default.createFile(atPath: file, contents: Data())
+        #expect(FileManager.default.createFile(atPath: file, contents: Data()))
         let blocked = harness.run(["transaction", Seed.coins, "--save", file + "/answers"])
         #expect(blocked.status == 74)
         #expect(
