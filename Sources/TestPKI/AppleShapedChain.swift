@@ -47,15 +47,7 @@ public struct AppleShapedChain: Sendable {
         leafNotAfter: Date = AppleShapedChain.leafNotAfter,
         keyIdentifiers: Bool = true
     ) {
-        let rootSpec = CertificateSpec(
-            commonName: rootCN,
-            serial: 1,
-            notBefore: Self.caNotBefore,
-            notAfter: Self.caNotAfter,
-            isCA: true,
-            keyIdentifiers: keyIdentifiers
-        )
-        let root = TestPKI.issue(rootSpec, key: .p384(), issuer: nil)
+        let root = TestPKI.markerRoot(commonName: rootCN, key: .p384(), keyIdentifiers: keyIdentifiers)
         self.init(
             root: root,
             leafHasOID: leafHasOID,
@@ -77,26 +69,10 @@ public struct AppleShapedChain: Sendable {
         leafNotAfter: Date = AppleShapedChain.leafNotAfter,
         keyIdentifiers: Bool = true
     ) {
-        let intermediateSpec = CertificateSpec(
-            commonName: Self.intermediateCN,
-            serial: 2,
-            notBefore: Self.caNotBefore,
-            notAfter: Self.caNotAfter,
-            isCA: true,
-            markerOIDs: intermediateHasOID ? [TestPKI.intermediateOID] : [],
-            keyIdentifiers: keyIdentifiers
-        )
-        let intermediate = TestPKI.issue(intermediateSpec, key: .p384(), issuer: root)
-        let leafSpec = CertificateSpec(
-            commonName: Self.leafCN,
-            serial: 3,
-            notBefore: leafNotBefore,
-            notAfter: leafNotAfter,
-            isCA: false,
-            markerOIDs: leafHasOID ? [TestPKI.leafOID] : [],
-            keyIdentifiers: keyIdentifiers
-        )
-        let leaf = TestPKI.issue(leafSpec, key: .p256(), issuer: intermediate)
+        let (intermediate, leaf) = TestPKI.markerChain(
+            under: root, intermediateCN: Self.intermediateCN, intermediateKey: .p384(), leafCN: Self.leafCN,
+            leafKey: .p256(), leafHasOID: leafHasOID, intermediateHasOID: intermediateHasOID,
+            leafNotBefore: leafNotBefore, leafNotAfter: leafNotAfter, keyIdentifiers: keyIdentifiers)
         self.root = root
         self.intermediate = intermediate
         self.leaf = leaf

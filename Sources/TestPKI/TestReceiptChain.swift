@@ -41,11 +41,9 @@ public struct TestReceiptChain: Sendable {
         leafNotAfter: Date = AppleShapedChain.leafNotAfter,
         certificateDigest: DigestAlgorithm = .sha256
     ) {
-        let rootSpec = CertificateSpec(
-            commonName: rootCN, serial: 1, notBefore: AppleShapedChain.caNotBefore,
-            notAfter: AppleShapedChain.caNotAfter, isCA: true, signatureDigest: certificateDigest)
         self.init(
-            root: TestPKI.issue(rootSpec, key: .rsa(), issuer: nil), leafHasOID: leafHasOID,
+            root: TestPKI.markerRoot(commonName: rootCN, key: .rsa(), digest: certificateDigest),
+            leafHasOID: leafHasOID,
             intermediateHasOID: intermediateHasOID, leafNotBefore: leafNotBefore, leafNotAfter: leafNotAfter,
             certificateDigest: certificateDigest)
     }
@@ -60,17 +58,11 @@ public struct TestReceiptChain: Sendable {
         leafNotAfter: Date = AppleShapedChain.leafNotAfter,
         certificateDigest: DigestAlgorithm = .sha256
     ) {
-        let intermediateSpec = CertificateSpec(
-            commonName: Self.intermediateCN, serial: 2, notBefore: AppleShapedChain.caNotBefore,
-            notAfter: AppleShapedChain.caNotAfter, isCA: true,
-            markerOIDs: intermediateHasOID ? [TestPKI.intermediateOID] : [], signatureDigest: certificateDigest)
-        let intermediate = TestPKI.issue(intermediateSpec, key: .rsa(), issuer: root)
-        let leafSpec = CertificateSpec(
-            commonName: Self.leafCN, serial: 3, notBefore: leafNotBefore, notAfter: leafNotAfter, isCA: false,
-            markerOIDs: leafHasOID ? [TestPKI.leafOID] : [], signatureDigest: certificateDigest)
+        (intermediate, leaf) = TestPKI.markerChain(
+            under: root, intermediateCN: Self.intermediateCN, intermediateKey: .rsa(), leafCN: Self.leafCN,
+            leafKey: .rsa(), leafHasOID: leafHasOID, intermediateHasOID: intermediateHasOID,
+            leafNotBefore: leafNotBefore, leafNotAfter: leafNotAfter, digest: certificateDigest)
         self.root = root
-        self.intermediate = intermediate
-        self.leaf = TestPKI.issue(leafSpec, key: .rsa(), issuer: intermediate)
     }
 
     /// An App Store-shaped receipt: `content` signed by the leaf with no signed attributes,

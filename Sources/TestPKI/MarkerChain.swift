@@ -1,0 +1,36 @@
+internal import Foundation
+
+/// The certificates of an Apple-shaped chain, built once for both of its shapes: the App Store
+/// JWS chain (`AppleShapedChain`, EC keys) and the receipt chain (`TestReceiptChain`, RSA keys).
+/// Serial numbers are 1 (root), 2 (intermediate) and 3 (leaf); the root and intermediate are
+/// valid from `AppleShapedChain.caNotBefore` to `caNotAfter`.
+extension TestPKI {
+    /// A self-signed root CA, without marker OIDs.
+    static func markerRoot(
+        commonName: String, key: TestKey, keyIdentifiers: Bool = true, digest: DigestAlgorithm = .sha256
+    ) -> TestCertificate {
+        let spec = CertificateSpec(
+            commonName: commonName, serial: 1, notBefore: AppleShapedChain.caNotBefore,
+            notAfter: AppleShapedChain.caNotAfter, isCA: true, keyIdentifiers: keyIdentifiers, signatureDigest: digest)
+        return issue(spec, key: key, issuer: nil)
+    }
+
+    /// The intermediate (marker `intermediateOID` when `intermediateHasOID`) issued by `root`, and
+    /// the leaf (marker `leafOID` when `leafHasOID`) issued by the intermediate.
+    static func markerChain(
+        under root: TestCertificate, intermediateCN: String, intermediateKey: TestKey, leafCN: String,
+        leafKey: TestKey, leafHasOID: Bool, intermediateHasOID: Bool, leafNotBefore: Date, leafNotAfter: Date,
+        keyIdentifiers: Bool = true, digest: DigestAlgorithm = .sha256
+    ) -> (intermediate: TestCertificate, leaf: TestCertificate) {
+        let intermediateSpec = CertificateSpec(
+            commonName: intermediateCN, serial: 2, notBefore: AppleShapedChain.caNotBefore,
+            notAfter: AppleShapedChain.caNotAfter, isCA: true,
+            markerOIDs: intermediateHasOID ? [intermediateOID] : [], keyIdentifiers: keyIdentifiers,
+            signatureDigest: digest)
+        let intermediate = issue(intermediateSpec, key: intermediateKey, issuer: root)
+        let leafSpec = CertificateSpec(
+            commonName: leafCN, serial: 3, notBefore: leafNotBefore, notAfter: leafNotAfter, isCA: false,
+            markerOIDs: leafHasOID ? [leafOID] : [], keyIdentifiers: keyIdentifiers, signatureDigest: digest)
+        return (intermediate, issue(leafSpec, key: leafKey, issuer: intermediate))
+    }
+}
