@@ -89,9 +89,6 @@ enum InputReader {
 
     /// What to report for an input in which the scanner found nothing.
     static func nothingFound(in stream: InputStream, origin: String) -> InputScanner.Item {
-        if LegacyReceipt.looksLike(stream.opening) {
-            return .malformed(source: origin, reason: LegacyReceipt.notYetSupported)
-        }
         if let record = stream.soleTextRecord, let token = soleBareToken(record) {
             // Dot-separated base64url that the scanner passed over: decode it for a precise reason.
             return .token(source: origin, token: token)

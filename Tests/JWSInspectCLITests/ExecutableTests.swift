@@ -131,7 +131,8 @@ import Testing
         }
         #expect(
             keys == [
-                "source", "type", "status", "reason", "verified", "xcode", "summary", "access", "checkTime", "validNow",
+                "source", "type", "envelope", "status", "reason", "verified", "xcode", "summary", "access", "checkTime",
+                "validNow",
                 "checks", "notes", "header", "chain", "payload", "display", "unknownFields", "unknownValues", "nested",
             ])
         let object = try #require(try result.jsonObjects().first)

@@ -89,6 +89,6 @@ import Testing
         let size = try FileManager.default.attributesOfItem(atPath: Self.notification)[.size] as? Int ?? 0
         #expect(size > 4096)
         #expect(result.status == 0)
-        #expect(result.stdout.contains("\"type\":\"notification\",\"status\":\"valid\""))
+        #expect(result.stdout.contains("\"type\":\"notification\",\"envelope\":\"compactJWS\",\"status\":\"valid\""))
     }
 }

@@ -3,7 +3,7 @@ internal import JWSInspectCore
 
 /// `--format json|jsonl`: one object per JWS with stable keys.
 ///
-/// Keys, in order: source, type, status, reason, verified, xcode, summary, access,
+/// Keys, in order: source, type, envelope, status, reason, verified, xcode, summary, access,
 /// checkTime, validNow, checks, notes, header, chain, payload, display, unknownFields,
 /// unknownValues, nested. `header` and `payload` are the decoded segments exactly as
 /// signed (only whitespace between tokens is re-indented); `display` mirrors the
@@ -41,6 +41,7 @@ enum JSONRenderer {
         var members: [(String, OutputJSON)] = [
             ("source", .string(inspection.source)),
             ("type", .string(inspection.kind.rawValue)),
+            ("envelope", inspection.envelope.map { .string($0.name) } ?? .null),
             ("status", .string(inspection.status.rawValue)),
             ("reason", .string(inspection.reason)),
             ("verified", .bool(inspection.status == .valid)),

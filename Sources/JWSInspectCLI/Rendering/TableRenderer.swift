@@ -17,7 +17,8 @@ struct TableRenderer {
         lines.append(verdict(inspection, access: presentation?.access))
         lines.append("  " + TerminalText.safe(inspection.reason))
         if inspection.isXcode {
-            let warning = "StoreKit Testing in Xcode token: NOT signed by the App Store; "
+            let warning =
+                "StoreKit Testing in Xcode \(inspection.kind == .receipt ? "receipt" : "token"): NOT signed by the App Store; "
             lines.append("  " + paint(warning + "it proves nothing about payment", .yellow))
         }
         let (shown, summary) = (presentation?.display, presentation?.summary)
@@ -48,8 +49,8 @@ struct TableRenderer {
         }
 
         lines.append("")
-        lines.append(heading("HEADER"))
-        lines += table(headerRows(sections.header.object, now: inspection.now))
+        lines.append(heading(sections.headerTitle))
+        lines += table(headerRows(sections.header.object, order: sections.headerOrder, now: inspection.now))
 
         if !inspection.chain.isEmpty {
             lines.append("")
@@ -62,6 +63,12 @@ struct TableRenderer {
         lines.append("")
         lines.append(heading("PAYLOAD") + "  (\(inspection.kind.displayName))")
         lines += table(payloadRows(shown))
+
+        if let receipt = inspection.envelope?.receipt {
+            lines.append("")
+            lines.append(heading("IN-APP PURCHASES") + "  (\(receipt.payload.inApp.count))")
+            lines += InAppTable.lines(receipt.payload, at: inspection.accessTime)
+        }
 
         for nested in inspection.nested {
             lines.append("")
@@ -113,7 +120,7 @@ struct TableRenderer {
         if inspection.isAuthentic {
             return "authentic \(kind) (trusted root, not a known Apple chain)"
         }
-        if !inspection.checks.contains(where: { $0.name == .alg }) {
+        if !inspection.checks.contains(where: { $0.name == .alg || $0.name == .signature }) {
             return "\(kind), " + paint("signature and chain NOT checked (--no-verify)", .yellow)
         }
         return "\(kind) " + paint("NOT proven authentic", .red)
@@ -131,8 +138,7 @@ struct TableRenderer {
         return decision.path == nil ? painted : "\(decision.kind.displayName) \(painted)"
     }
 
-    private func headerRows(_ header: [String: JSONValue], now: Date) -> [(String, String)] {
-        let order = ["alg", "kid", "typ", "x5c"]
+    private func headerRows(_ header: [String: JSONValue], order: [String], now: Date) -> [(String, String)] {
         let keys = order.filter { header[$0] != nil } + header.keys.filter { !order.contains($0) }.sorted()
         return keys.map { key in
             if key == "x5c", case .array(let entries) = header[key]! {

@@ -45,6 +45,12 @@ public struct AppIdentity: Sendable, Equatable {
                 location: "payload", bundleId: payload["bundleId"]?.stringValue, carriesBundleId: true,
                 appAppleId: int64(payload["appAppleId"]), carriesAppAppleId: true,
                 environment: payload["receiptType"]?.stringValue, environmentField: "receiptType")
+        case .receipt:
+            // A legacy receipt's JSON (verifyReceipt's names); its environment as field 0 says it.
+            self.init(
+                location: "receipt", bundleId: payload["bundle_id"]?.stringValue, carriesBundleId: true,
+                appAppleId: nil, carriesAppAppleId: false, environment: payload["receipt_type"]?.stringValue,
+                environmentField: "receipt_type")
         case .apiToken, .promotionalOffer, .introductoryOfferEligibility, .advancedCommerceRequest:
             // Developer-signed: the bundle ID is the `bid` claim; no app Apple ID, no environment.
             self.init(

@@ -28,7 +28,9 @@ public enum AppleCertificates {
     /// Apple's published SHA-256 fingerprints (lowercase hex of the DER bytes).
     ///
     /// Roots and WWDR G6 from Apple PKI (https://www.apple.com/certificateauthority/);
-    /// leaves as seen in real App Store tokens (they rotate about every two years).
+    /// leaves as seen in real App Store tokens (they rotate about every two years); the WWDR
+    /// intermediates and leaves of legacy receipts as embedded in the real receipts of
+    /// `Tests/Vectors/receipts/` (see its README).
     public static let known: [String: Known] = [
         "63343abfb89a6a03ebb57e9b3f5fa7be7c4f5c756f3017b3a8c488c3653e9179": Known(
             name: "Apple Root CA - G3", isDefaultRoot: true),
@@ -39,6 +41,26 @@ public enum AppleCertificates {
         "bdd4ed6e74691f0c2bfd01be0296197af1379e0418e2d300efa9c3bef642ca30": Known(
             name: "Apple Worldwide Developer Relations CA - G6 (intermediate, not a trust anchor)", isDefaultRoot: false
         ),
+        "64b302913f11ca1b6806093b76cade7f7b123be0c04924fda87f5f4e8647f051": Known(
+            name: "Apple Worldwide Developer Relations CA, 2008 to 2016 (receipts; intermediate)", isDefaultRoot: false),
+        "ce057691d730f89ca25e916f7335f4c8a15713dcd273a658c024023f8eb809c2": Known(
+            name: "Apple Worldwide Developer Relations CA, 2013 to 2023 (receipts; intermediate)", isDefaultRoot: false),
+        "0f570d7502373a2102e2106faaa8fa4844944a07ee676198484f4d6ce15bea47": Known(
+            name: "Apple Worldwide Developer Relations CA - G7, 2022 to 2023 (receipts; intermediate)",
+            isDefaultRoot: false),
+        "53fd008278e5a595fe1e908ae9c5e5675f26243264a5a6438c023e3ce2870760": Known(
+            name: "Apple Worldwide Developer Relations CA - G5, 2020 to 2030 (receipts; intermediate)",
+            isDefaultRoot: false),
+        "8e82c44d41989f8810a2a9fe4e5f78485a40f2d59743c98c7b540a63ed30c618": Known(
+            name: "Mac App Store receipt-signing leaf, 2010-11-11 to 2015-11-11", isDefaultRoot: false),
+        "fcfdfce9ac64e0fc3568ccff5d0c700c7be3ed4103dfd8b50f08408358fe937c": Known(
+            name: "App Store receipt-signing leaf, 2015-11-13 to 2023-02-07", isDefaultRoot: false),
+        "5eed9f4de7e2a24a811e309ff49f4952c75d2aa9ec92efae6efd442334ee1f68": Known(
+            name: "App Store receipt-signing leaf, 2022-12-02 to 2023-11-17", isDefaultRoot: false),
+        "be1d8364cec09e4468689f8cb3248b32837061306b1b351a349ca00b16a0cff7": Known(
+            name: "App Store receipt-signing leaf, 2022-09-02 to 2024-10-01", isDefaultRoot: false),
+        "f52e5e9e91a72e29a2a214806074a1164e9a1b968f445c27acd8c5692ef7c2e0": Known(
+            name: "App Store receipt-signing leaf, 2024-07-24 to 2026-08-23", isDefaultRoot: false),
         "87da61ce27a91db54a38618657dffec761f095047c90f59c09d9fd40589b4890": Known(
             name: "App Store receipt-signing leaf, 2021-08-25 to 2023-09-24", isDefaultRoot: false),
         "c164fa11f69fe14bc632e97cdcb7603870bd089492ba286d59d39f76f4d94c55": Known(

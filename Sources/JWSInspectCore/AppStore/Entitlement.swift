@@ -67,6 +67,9 @@ public enum Entitlement {
         case .notification:
             return .undecided(
                 "this notification carries no transaction to decide access", brief: "no transaction in it")
+        case .receipt:
+            // Decided on the receipt's in-app entries (`ReceiptPayload.access(at:)`), not on JSON.
+            return .undecided("a receipt's access is decided on its in-app entries", brief: "receipt")
         case .realtimeRequest, .unknown, .apiToken, .promotionalOffer, .introductoryOfferEligibility,
             .advancedCommerceRequest:
             return .undecided("a \(kind.displayName) does not say whether access is granted", brief: "not a purchase")
@@ -220,6 +223,10 @@ public enum Entitlement {
 
         case .apiToken, .promotionalOffer, .introductoryOfferEligibility, .advancedCommerceRequest:
             return DeveloperClaims.summary(kind: kind, payload: payload, now: now)
+
+        case .receipt:
+            // Summarised from the decoded receipt (`ReceiptPayload.summary(now:)`), not from JSON.
+            return "App receipt for \(string("bundle_id") ?? "(no bundle_id)")."
 
         case .unknown:
             return "Not a payload jwsinspect recognises (\(payload.count) field\(payload.count == 1 ? "" : "s"))."

@@ -44,7 +44,16 @@ public struct PayloadDisplay: Sendable {
         now: Date, into fields: inout [Field]
     ) {
         let known = documented.filter { object[$0] != nil }
-        let unknown = object.keys.filter { !documented.contains($0) }.sorted()
+        // A receipt's undocumented fields (`unknown_8`) by their type number, the others by name.
+        let unknown = object.keys.filter { !documented.contains($0) }.sorted {
+            let numbers = (
+                $0.split(separator: "_").last.flatMap { Int($0) }, $1.split(separator: "_").last.flatMap { Int($0) }
+            )
+            if $0.hasPrefix("unknown_"), $1.hasPrefix("unknown_"), let left = numbers.0, let right = numbers.1 {
+                return left < right
+            }
+            return $0 < $1
+        }
         for key in known + unknown {
             guard let value = object[key] else { continue }
             let fieldPath = path + [key]
@@ -109,6 +118,23 @@ public struct PayloadDisplay: Sendable {
         case .notEnumerated: break
         }
         switch (key, value) {
+        case ("in_app", .array(let entries)):
+            let text = "\(entries.count) in-app entr\(entries.count == 1 ? "y" : "ies") (see IN-APP PURCHASES)"
+            return Field(path: [], raw: text, rendered: nil, relative: nil, flag: nil)
+        case (_, .string(let hex)) where key.hasPrefix("unknown_"):
+            // An undocumented receipt field, its value's DER in hex: shown decoded when it is text or a number.
+            return field(ReceiptValue(hex: hex)?.shown)
+        case ("receipt_type", .string(let type)):
+            let meaning = [
+                "Production": "App Store", "ProductionSandbox": "Sandbox", "Xcode": "StoreKit Testing in Xcode",
+            ]
+            guard let environment = meaning[type] else { return field(nil, flag: unknownValueFlag) }
+            return field("\(type) — \(environment)")
+        case (_, .string(let text)) where key.hasSuffix("_date"):
+            // A receipt's dates are RFC 3339 text as signed; empty when not set.
+            guard !text.isEmpty else { return field("(empty: not set)") }
+            guard let date = ReceiptDate.parse(text) else { return field(nil, flag: "not an RFC 3339 date") }
+            return field(nil, relative: RelativeTime.phrase(date, now: now))
         case ("price", .integer(let milliunits)), ("renewalPrice", .integer(let milliunits)):
             return field(Money.format(milliunits: milliunits, currency: object["currency"]?.stringValue))
         case ("revocationPercentage", .integer(let milliPercent)):

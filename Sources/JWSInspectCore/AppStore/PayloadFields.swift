@@ -48,6 +48,8 @@ public enum PayloadFields {
             ["iss", "iat", "aud", "bid", "nonce", "productId", "allowIntroductoryOffer", "transactionId"]
         case .advancedCommerceRequest:
             ["iss", "iat", "aud", "bid", "nonce", "request"]
+        case .receipt:
+            ReceiptPayload.fieldOrder.map(\.name) + ["in_app"]
         case .unknown:
             []
         }

@@ -14,6 +14,8 @@ public enum PayloadKind: String, Sendable, CaseIterable {
     case introductoryOfferEligibility
     /// Developer-signed: an Advanced Commerce API in-app request, for StoreKit.
     case advancedCommerceRequest
+    /// A legacy App Store receipt (PKCS#7, as `appStoreReceiptURL` holds).
+    case receipt
     case unknown
 
     /// Recognises the kind from the payload's own fields.
@@ -88,6 +90,7 @@ public enum PayloadKind: String, Sendable, CaseIterable {
         case .promotionalOffer: "promotional offer signature"
         case .introductoryOfferEligibility: "introductory offer eligibility token"
         case .advancedCommerceRequest: "Advanced Commerce in-app request"
+        case .receipt: "app receipt"
         case .unknown: "unknown payload"
         }
     }

@@ -69,6 +69,8 @@ public final class CMSSignedData: @unchecked Sendable {
     public let signerCertificate: Certificate
     /// The signer's digest algorithm as OpenSSL names it, lowercased ("sha1", "sha256").
     public let digestAlgorithm: String
+    /// The signer's signature algorithm as OpenSSL names it ("rsaEncryption", "RSA-SHA256").
+    public let signatureAlgorithm: String
     /// Nil when the signature verified; else why not.
     private let signatureError: SignatureError?
 
@@ -107,7 +109,8 @@ public final class CMSSignedData: @unchecked Sendable {
         let certificates = try Self.embeddedCertificates(cms)
         guard let signerCertificate = certificates.first(where: { CMS_SignerInfo_cert_cmp(signer, $0.pointer) == 0 })
         else { throw .signerCertificateMissing }
-        self.digestAlgorithm = Self.digestName(signer)
+        self.digestAlgorithm = Self.algorithmName(signer, digest: true).lowercased()
+        self.signatureAlgorithm = Self.algorithmName(signer, digest: false)
         self.content = content
         self.certificates = certificates
         self.signerCertificate = signerCertificate
@@ -182,14 +185,19 @@ public final class CMSSignedData: @unchecked Sendable {
         return certificates
     }
 
-    /// The signer's digest algorithm's short name, lowercased ("sha1", "sha256"), or its OID.
-    private static func digestName(_ signer: OpaquePointer) -> String {
-        var digest: UnsafeMutablePointer<X509_ALGOR>?
-        CMS_SignerInfo_get0_algs(signer, nil, nil, &digest, nil)
-        guard let digest else { return "?" }
+    /// The short name of the signer's digest ("SHA256") or signature algorithm
+    /// ("rsaEncryption"), or its dotted OID.
+    private static func algorithmName(_ signer: OpaquePointer, digest: Bool) -> String {
+        var algorithm: UnsafeMutablePointer<X509_ALGOR>?
+        if digest {
+            CMS_SignerInfo_get0_algs(signer, nil, nil, &algorithm, nil)
+        } else {
+            CMS_SignerInfo_get0_algs(signer, nil, nil, nil, &algorithm)
+        }
+        guard let algorithm else { return "?" }
         var object: OpaquePointer?
-        X509_ALGOR_get0(&object, nil, nil, digest)
-        return name(object).lowercased()
+        X509_ALGOR_get0(&object, nil, nil, algorithm)
+        return name(object)
     }
 
     /// An object's short name ("SHA256", "pkcs7-data"), or its dotted OID when OpenSSL has none.

@@ -85,7 +85,11 @@ public final class BatchEngine: Sendable {
         }
         for item in scanned.lazy.flatMap(\.items) {
             group.append(item)
-            if case .token(_, let token) = item { groupBytes += token.utf8.count }
+            switch item {
+            case .token(_, let token): groupBytes += token.utf8.count
+            case .receipt(_, let der): groupBytes += der.count
+            case .malformed: break
+            }
             if group.count >= Self.groupSize || groupBytes >= Self.groupBytes { verifyGroup() }
         }
         verifyGroup()
@@ -149,6 +153,7 @@ public final class BatchEngine: Sendable {
         for item in items {
             switch item {
             case .token(let source, let token): batch.inspect(token, source: source)
+            case .receipt(let source, let der): batch.append(verifier.inspectReceipt(der, source: source))
             case .malformed(let source, let reason): batch.append(.malformed(source: source, reason: reason))
             }
         }

@@ -2,30 +2,43 @@
 /// laid out. An inspection carries one; renderers draw its header and payload sections
 /// through `sections`, and never the container itself, so a new envelope renders
 /// without touching JWS code.
-///
-/// A new envelope (a PKCS#7 receipt, `pkcs7(…)`) is one new case here, with its `Kind`
-/// (which the input scanner tags its candidates with) and its `sections`.
 public enum Envelope: Sendable {
     /// `header.payload.signature` in base64url (RFC 7515 §7.1): App Store and StoreKit data.
     case compactJWS(CompactJWS)
+    /// A PKCS#7 (CMS) SignedData container: a legacy App Store receipt.
+    case pkcs7(ReceiptEnvelope)
 
     /// What an input candidate is, before it is decoded (`InputScanner.Item.kind`).
     public enum Kind: String, Sendable, Equatable {
         case compactJWS = "compact JWS"
+        case pkcs7 = "PKCS#7"
     }
 
     /// The sections renderers draw, whatever the envelope.
     public struct Sections: Sendable {
-        /// What the signer says about the signature (a JWS's protected header): the HEADER
-        /// table and the JSON `header` member.
+        /// What the signer says about the signature (a JWS's protected header; a receipt's
+        /// container): the HEADER (or CONTAINER) table and the JSON `header` member.
         public let header: CompactJWS.DecodedSegment
         /// What was signed: the PAYLOAD table, the JSON `payload` member and the summary.
         public let payload: CompactJWS.DecodedSegment
+        /// The header table's title: "HEADER" for a JWS, "CONTAINER" for a receipt.
+        public let headerTitle: String
+        /// The header members in the order tables show them first (the rest follow, sorted).
+        public let headerOrder: [String]
     }
 
     public var kind: Kind {
         switch self {
         case .compactJWS: .compactJWS
+        case .pkcs7: .pkcs7
+        }
+    }
+
+    /// The envelope's name in JSON output (`envelope`): "compactJWS" or "pkcs7".
+    public var name: String {
+        switch self {
+        case .compactJWS: "compactJWS"
+        case .pkcs7: "pkcs7"
         }
     }
 
@@ -33,12 +46,28 @@ public enum Envelope: Sendable {
     public var compactJWS: CompactJWS? {
         switch self {
         case .compactJWS(let jws): jws
+        case .pkcs7: nil
+        }
+    }
+
+    /// The receipt, when that is the envelope.
+    public var receipt: ReceiptEnvelope? {
+        switch self {
+        case .compactJWS: nil
+        case .pkcs7(let receipt): receipt
         }
     }
 
     public var sections: Sections {
         switch self {
-        case .compactJWS(let jws): Sections(header: jws.header, payload: jws.payload)
+        case .compactJWS(let jws):
+            Sections(
+                header: jws.header, payload: jws.payload, headerTitle: "HEADER",
+                headerOrder: ["alg", "kid", "typ", "x5c"])
+        case .pkcs7(let receipt):
+            Sections(
+                header: receipt.header, payload: receipt.payloadSegment, headerTitle: "CONTAINER",
+                headerOrder: ReceiptEnvelope.headerOrder)
         }
     }
 }
@@ -48,6 +77,7 @@ extension InputScanner.Item {
     public var kind: Envelope.Kind? {
         switch self {
         case .token: .compactJWS
+        case .receipt: .pkcs7
         case .malformed: nil
         }
     }

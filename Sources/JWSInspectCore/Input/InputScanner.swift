@@ -6,7 +6,10 @@ public enum InputScanner {
     public enum Item: Sendable, Equatable {
         /// A string shaped like a compact JWS (three segments, a JSON-object header).
         case token(source: String, token: String)
-        /// Something that starts like a JWS but cannot be one.
+        /// A legacy App Store receipt (a PKCS#7 container): its DER or BER bytes, decoded from
+        /// base64 when it came as text.
+        case receipt(source: String, der: [UInt8])
+        /// Something that starts like a JWS (or a receipt) but cannot be one.
         case malformed(source: String, reason: String)
     }
 
@@ -39,6 +42,10 @@ public enum InputScanner {
                 while start < end, isWhitespace(bytes[start]) { start += 1 }
                 while end > start, isWhitespace(bytes[end - 1]) { end -= 1 }
                 let trimmed = UnsafeBufferPointer(rebasing: bytes[start..<end])
+                if trimmed.first == UInt8(ascii: "M"), LegacyReceipt.looksLike(trimmed) {
+                    // A receipt in base64, as a verifyReceipt request's `receipt-data` holds it.
+                    return [receipt(base64: trimmed, source: source)]
+                }
                 guard looksLikeJWSHeader(trimmed) else { return [] }
                 // The string itself is the token when nothing was trimmed: shared, not copied.
                 return classify(trimmed, source: source, token: start == 0 && end == bytes.count ? shared : nil)
@@ -51,6 +58,15 @@ public enum InputScanner {
             }
         default:
             return []
+        }
+    }
+
+    /// A receipt from its base64 text (whitespace ignored), or why the text is not one.
+    static func receipt(base64 text: some Collection<UInt8>, source: String) -> Item {
+        do {
+            return .receipt(source: source, der: try ReceiptBase64.decode(text))
+        } catch {
+            return .malformed(source: source, reason: error.description)
         }
     }
 

@@ -11,6 +11,12 @@ extension InputStream {
             case text([UInt8])
             /// A JSON-looking record: the bytes, and each line's number and range in them.
             case json([UInt8], lines: [(number: Int, start: Int, end: Int)], whole: Bool)
+            /// A whole input that is a raw receipt (DER or BER).
+            case receipt([UInt8])
+            /// A raw receipt over `CMSSignedData.maximumSize` (not kept), and its size.
+            case receiptOverLimit(Int)
+            /// A receipt in base64 text, its wrapped lines joined by newlines.
+            case receiptText([UInt8])
         }
 
         let origin: String
@@ -23,8 +29,8 @@ extension InputStream {
         /// The record's size in bytes (what it holds in memory).
         public var size: Int {
             switch content {
-            case .overLimit, .documentOverLimit: 0
-            case .text(let bytes), .json(let bytes, _, _): bytes.count
+            case .overLimit, .documentOverLimit, .receiptOverLimit: 0
+            case .text(let bytes), .json(let bytes, _, _), .receipt(let bytes), .receiptText(let bytes): bytes.count
             }
         }
 
@@ -52,6 +58,13 @@ extension InputStream {
                 )
             case .text(let bytes):
                 return (InputScanner.textTokens(bytes[...], source: source), nil)
+            case .receipt(let bytes):
+                return ([.receipt(source: source, der: bytes)], nil)
+            case .receiptOverLimit(let size):
+                let error = CMSSignedData.ParseError.tooLarge(size: size, limit: CMSSignedData.maximumSize)
+                return ([.malformed(source: source, reason: error.description)], nil)
+            case .receiptText(let text):
+                return ([InputScanner.receipt(base64: text[...], source: source)], nil)
             case .json(let record, let lines, let whole):
                 do {
                     let document = try JSONValue.decode(record)

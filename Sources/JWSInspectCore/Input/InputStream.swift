@@ -25,23 +25,23 @@ public struct InputStream {
     /// whole: 64 MiB. One byte more is refused.
     public static let maximumRecordSize = 64 << 20
 
-    private let origin: String
-    private let numberLines: Bool
+    let origin: String
+    let numberLines: Bool
     private let read: Reader
     /// For a live input (a pipe, a terminal): whether the next read would wait. Nothing is
     /// read ahead then, so that a record is handed over as soon as it is complete.
     private let wouldWait: (() -> Bool)?
     /// `maximumRecordSize`, or less (tests and the fuzzer reach the limit with small inputs).
-    private let limit: Int
-    private var buffer: [UInt8] = []
-    private var position = 0
+    let limit: Int
+    var buffer: [UInt8] = []
+    var position = 0
     private var atEnd = false
     private var lineNumber = 0
     private var recordCount = 0
     /// A line read and given back: it could not continue the JSON document before it, or it
     /// was read ahead to learn whether anything follows the first document. Its range stays
     /// valid because the buffer is not touched until it is taken again.
-    private var pending: Line?
+    var pending: Line?
     /// The first record's bytes, kept while it is the only one (for a lone bare token).
     private var onlyRecord: [UInt8]?
     /// Why the first JSON-looking record did not parse, for "no JWS found" messages.
@@ -100,6 +100,10 @@ public struct InputStream {
 
     /// The next record, read but not scanned; nil once the input is exhausted.
     public mutating func nextRecord() -> Record? {
+        if recordCount == 0, let receipt = binaryReceipt() {
+            recordCount += 1
+            return receipt
+        }
         guard let line = nextLine(skippingBlank: true) else { return nil }
         recordCount += 1
         guard let range = line.range else {
@@ -108,6 +112,10 @@ public struct InputStream {
         }
         let first = buffer[range].first { !InputScanner.isWhitespace($0) }
         guard first == UInt8(ascii: "{") || first == UInt8(ascii: "[") else {
+            if first == UInt8(ascii: "M"), LegacyReceipt.looksLike(buffer[range]) {
+                onlyRecord = nil
+                return receiptText(Array(buffer[range]), number: line.number)
+            }
             let bytes = joiningWrappedLines(Array(buffer[range]))
             onlyRecord = recordCount == 1 ? bytes : nil
             return Record(
@@ -215,7 +223,7 @@ public struct InputStream {
     // MARK: Lines
 
     /// A line in the buffer, without its newline.
-    private struct Line {
+    struct Line {
         let number: Int
         /// Where its bytes are in the buffer (until the buffer is next filled); nil for a line
         /// over the record limit, whose bytes were dropped as they were read.
@@ -229,8 +237,7 @@ public struct InputStream {
     /// - Parameters:
     ///   - skippingBlank: skip lines of whitespace (they are counted, never copied).
     ///   - dropped: sees the bytes of a line over the record limit as they are dropped.
-    private mutating func nextLine(skippingBlank: Bool, dropped: ((UnsafeBufferPointer<UInt8>) -> Void)? = nil) -> Line?
-    {
+    mutating func nextLine(skippingBlank: Bool, dropped: ((UnsafeBufferPointer<UInt8>) -> Void)? = nil) -> Line? {
         if let line = pending {
             pending = nil
             return line
@@ -280,7 +287,7 @@ public struct InputStream {
 
     /// A live input with no whole line buffered, whose next read would wait: nothing is read
     /// ahead of it.
-    private var liveInputWouldWait: Bool {
+    var liveInputWouldWait: Bool {
         guard let wouldWait else { return false }
         return Self.newline(in: buffer, from: position) == nil && wouldWait()
     }
@@ -308,7 +315,7 @@ public struct InputStream {
 
     /// Reads more, after dropping the consumed bytes (so a reader appends to the unconsumed
     /// rest, a partial line, rather than to everything read so far); false at the end of the input.
-    private mutating func fill() -> Bool {
+    mutating func fill() -> Bool {
         guard !atEnd else { return false }
         if position > 0 {
             buffer.removeSubrange(0..<position)

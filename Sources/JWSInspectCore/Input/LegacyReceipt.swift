@@ -1,17 +1,11 @@
 /// Recognises a legacy App Store receipt (the PKCS#7 `appStoreReceipt` of
-/// `verifyReceipt`), so that one handed over by mistake can be named rather than
-/// reported as "no JWS found".
+/// `verifyReceipt`) wherever inputs are scanned: a raw file, base64 text, a JSON string.
 ///
 /// A receipt is a CMS SignedData: DER or BER starting `30 80` (indefinite length, as
 /// StoreKit Testing in Xcode writes it) or `30 81`…`30 84` (definite length), then the
 /// OID 1.2.840.113549.1.7.2. Apps send it base64-encoded, so its text starts `MIA` or
 /// `MII`/`MIM`…, often wrapped at 64 or 76 columns.
 public enum LegacyReceipt {
-    /// What a receipt handed over is told, until receipts are read (exit 5, malformed).
-    public static let notYetSupported =
-        "a legacy App Store receipt (PKCS#7, as appStoreReceiptURL holds), not a JWS: "
-        + "receipts are not read yet; a purchase's JWS comes from StoreKit 2 (jwsRepresentation) or the App Store Server API"
-
     /// The DER of OID 1.2.840.113549.1.7.2 (pkcs7-signedData).
     static let signedDataOID: [UInt8] = [0x06, 0x09, 0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x07, 0x02]
 
@@ -84,6 +78,12 @@ public enum LegacyReceipt {
         case UInt8(ascii: "/"): 63
         default: nil
         }
+    }
+
+    /// Whether `byte` may appear in a receipt's base64 text: the standard alphabet, padding and
+    /// whitespace.
+    static func isBase64Text(_ byte: UInt8) -> Bool {
+        base64Value(byte) != nil || byte == UInt8(ascii: "=") || isWhitespace(byte)
     }
 
     /// Space, tab, line feed, vertical tab, form feed and carriage return.

@@ -57,6 +57,41 @@ public enum ReceiptValue: Sendable, Equatable {
         }
     }
 
+    /// The value of a DER value given in lowercase or uppercase hex (as JSON output shows an
+    /// undocumented field); nil when the text is not hex.
+    public init?(hex: String) {
+        let digits = Array(hex.utf8)
+        guard !digits.isEmpty, digits.count % 2 == 0, digits.count <= 2 * CMSSignedData.maximumSize else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(digits.count / 2)
+        var index = 0
+        while index < digits.count {
+            guard let high = Self.nibble(digits[index]), let low = Self.nibble(digits[index + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+            index += 2
+        }
+        self.init(der: bytes)
+    }
+
+    private static func nibble(_ digit: UInt8) -> UInt8? {
+        switch digit {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
+    /// The value as a reader sees it: `UTF8String "…"`, `IA5String "…"`, `INTEGER 42`; nil for raw bytes.
+    public var shown: String? {
+        switch self {
+        case .utf8String(let text): "UTF8String \"\(text)\""
+        case .ia5String(let text): "IA5String \"\(text)\""
+        case .integer(let number): "INTEGER \(number)"
+        case .raw: nil
+        }
+    }
+
     /// The text of a UTF8String or IA5String.
     public var string: String? {
         switch self {

@@ -1,14 +1,17 @@
 internal import FoundationEssentials
 
 extension ReceiptPayload {
-    /// verifyReceipt's names of the receipt's field types.
-    public static let fieldNames: [Int: String] = [
-        Field.receiptType: "receipt_type", Field.bundleID: "bundle_id",
-        Field.applicationVersion: "application_version", Field.opaqueValue: "opaque_value",
-        Field.sha1Hash: "sha1_hash", Field.creationDate: "receipt_creation_date",
-        Field.originalApplicationVersion: "original_application_version",
-        Field.expirationDate: "expiration_date",
+    /// verifyReceipt's names of the receipt's field types, in the order they are shown.
+    public static let fieldOrder: [(type: Int, name: String)] = [
+        (Field.receiptType, "receipt_type"), (Field.bundleID, "bundle_id"),
+        (Field.applicationVersion, "application_version"),
+        (Field.originalApplicationVersion, "original_application_version"),
+        (Field.creationDate, "receipt_creation_date"), (Field.expirationDate, "expiration_date"),
+        (Field.opaqueValue, "opaque_value"), (Field.sha1Hash, "sha1_hash"),
     ]
+
+    /// verifyReceipt's names of the receipt's field types.
+    public static let fieldNames = Dictionary(uniqueKeysWithValues: fieldOrder.map { ($0.type, $0.name) })
 
     /// The payload as a `JSONValue` object with verifyReceipt's field names, as support staff
     /// know them.
@@ -18,67 +21,146 @@ extension ReceiptPayload {
     /// base64; `in_app` always an array (empty when there is none). Unknown types are
     /// `unknown_<type>` with the attribute's bytes in lowercase hex, never dropped; a known type
     /// whose value is neither a string nor an integer shows its bytes in hex under its name.
-    /// A type present more than once
-    /// becomes an array of its values, in order. The receipt holds no `request_date` (a
-    /// verifyReceipt server field); it is not invented.
-    public var json: JSONValue {
-        var object = ReceiptJSON.members(
-            attributes.filter { $0.type != Field.inApp }, names: Self.fieldNames,
+    /// A type present more than once becomes an array of its values, in order. The receipt
+    /// holds no `request_date` (a verifyReceipt server field); it is not invented.
+    public var json: JSONValue { .object(Dictionary(uniqueKeysWithValues: orderedMembers)) }
+
+    /// The members of `json` in display order: the documented fields in `fieldOrder`, then
+    /// unknown ones by type, then `in_app`.
+    public var orderedMembers: [(String, JSONValue)] {
+        ReceiptJSON.members(
+            attributes.filter { $0.type != Field.inApp }, order: Self.fieldOrder,
+            base64: [Field.opaqueValue, Field.sha1Hash]) + [("in_app", .array(inApp.map(\.json)))]
+    }
+
+    /// `orderedMembers` as UTF-8 JSON text, in that order (an in-app entry's members in
+    /// `InAppPurchase.fieldOrder`): the receipt's `payload` as output shows it.
+    public var jsonBytes: [UInt8] {
+        let members = ReceiptJSON.members(
+            attributes.filter { $0.type != Field.inApp }, order: Self.fieldOrder,
             base64: [Field.opaqueValue, Field.sha1Hash])
-        object["in_app"] = .array(inApp.map(\.json))
-        return .object(object)
+        let inApp = inApp.map { entry in OrderedJSON.object(entry.orderedMembers.map { ($0, .value($1)) }) }
+        var out: [UInt8] = []
+        OrderedJSON.object(members.map { ($0, .value($1)) } + [("in_app", .array(inApp))]).write(into: &out)
+        return out
     }
 }
 
 extension InAppPurchase {
-    /// verifyReceipt's names of the in-app entry's field types.
-    public static let fieldNames: [Int: String] = [
-        Field.quantity: "quantity", Field.productID: "product_id", Field.transactionID: "transaction_id",
-        Field.purchaseDate: "purchase_date", Field.originalTransactionID: "original_transaction_id",
-        Field.originalPurchaseDate: "original_purchase_date", Field.expiresDate: "expires_date",
-        Field.webOrderLineItemID: "web_order_line_item_id", Field.cancellationDate: "cancellation_date",
-        Field.isTrialPeriod: "is_trial_period", Field.isInIntroOfferPeriod: "is_in_intro_offer_period",
-        Field.promotionalOfferID: "promotional_offer_id",
+    /// verifyReceipt's names of the in-app entry's field types, in the order they are shown.
+    public static let fieldOrder: [(type: Int, name: String)] = [
+        (Field.quantity, "quantity"), (Field.productID, "product_id"), (Field.transactionID, "transaction_id"),
+        (Field.originalTransactionID, "original_transaction_id"), (Field.purchaseDate, "purchase_date"),
+        (Field.originalPurchaseDate, "original_purchase_date"), (Field.expiresDate, "expires_date"),
+        (Field.cancellationDate, "cancellation_date"), (Field.webOrderLineItemID, "web_order_line_item_id"),
+        (Field.isTrialPeriod, "is_trial_period"), (Field.isInIntroOfferPeriod, "is_in_intro_offer_period"),
+        (Field.promotionalOfferID, "promotional_offer_id"),
     ]
 
+    /// verifyReceipt's names of the in-app entry's field types.
+    public static let fieldNames = Dictionary(uniqueKeysWithValues: fieldOrder.map { ($0.type, $0.name) })
+
     /// The entry as a `JSONValue` object, by the same rules as `ReceiptPayload.json`.
-    public var json: JSONValue {
-        .object(ReceiptJSON.members(attributes, names: Self.fieldNames, base64: []))
+    public var json: JSONValue { .object(Dictionary(uniqueKeysWithValues: orderedMembers)) }
+
+    /// The members of `json` in display order (documented fields, then unknown ones by type).
+    public var orderedMembers: [(String, JSONValue)] {
+        ReceiptJSON.members(attributes, order: Self.fieldOrder, base64: [])
     }
 }
 
-/// The rules `ReceiptPayload.json` and `InAppPurchase.json` share.
+/// The rules `ReceiptPayload.json` and `InAppPurchase.json` share, and their JSON text.
 enum ReceiptJSON {
-    /// One member per distinct type (an array when the type repeats).
-    static func members(_ attributes: [ReceiptAttribute], names: [Int: String], base64: Set<Int>)
-        -> [String: JSONValue]
+    /// One member per distinct type (an array when the type repeats): documented types in
+    /// `order`, then the others by type number.
+    static func members(_ attributes: [ReceiptAttribute], order: [(type: Int, name: String)], base64: Set<Int>)
+        -> [(String, JSONValue)]
     {
-        var grouped: [String: [JSONValue]] = [:]
-        var order: [String] = []
+        var grouped: [Int: [JSONValue]] = [:]
         for attribute in attributes {
-            let (key, value) = member(attribute, names: names, base64: base64)
-            if grouped[key] == nil { order.append(key) }
-            grouped[key, default: []].append(value)
+            grouped[attribute.type, default: []].append(value(attribute, known: order, base64: base64))
         }
-        var object: [String: JSONValue] = [:]
-        for key in order {
-            guard let values = grouped[key] else { continue }
-            object[key] = values.count == 1 ? values[0] : .array(values)
+        let documented = Set(order.map(\.type))
+        let types =
+            order.map(\.type).filter { grouped[$0] != nil } + grouped.keys.filter { !documented.contains($0) }.sorted()
+        let names = Dictionary(uniqueKeysWithValues: order.map { ($0.type, $0.name) })
+        return types.map { type in
+            let values = grouped[type] ?? []
+            return (names[type] ?? "unknown_\(type)", values.count == 1 ? values[0] : .array(values))
         }
-        return object
     }
 
-    /// An attribute's member name and value.
-    static func member(_ attribute: ReceiptAttribute, names: [Int: String], base64: Set<Int>) -> (String, JSONValue) {
-        let raw = ("unknown_\(attribute.type)", JSONValue.string(attribute.bytes.hexString()))
-        guard let name = names[attribute.type] else { return raw }
-        if base64.contains(attribute.type) {
-            return (name, .string(Data(attribute.bytes).base64EncodedString()))
+    /// An attribute's value: hex for unknown types and for values that are neither a string
+    /// nor an integer, base64 for `base64` types.
+    static func value(_ attribute: ReceiptAttribute, known: [(type: Int, name: String)], base64: Set<Int>)
+        -> JSONValue
+    {
+        guard known.contains(where: { $0.type == attribute.type }) else {
+            return .string(attribute.bytes.hexString())
         }
+        if base64.contains(attribute.type) { return .string(Data(attribute.bytes).base64EncodedString()) }
         switch attribute.value {
-        case .utf8String(let text), .ia5String(let text): return (name, .string(text))
-        case .integer(let number): return (name, .integer(number))
-        case .raw: return (name, .string(attribute.bytes.hexString()))
+        case .utf8String(let text), .ia5String(let text): return .string(text)
+        case .integer(let number): return .integer(number)
+        case .raw: return .string(attribute.bytes.hexString())
         }
+    }
+}
+
+/// JSON whose objects keep their members' order, written as UTF-8 text.
+indirect enum OrderedJSON {
+    case object([(String, OrderedJSON)])
+    case array([OrderedJSON])
+    case value(JSONValue)
+
+    /// Appends the JSON text (a `JSONValue` object's members sorted by key).
+    func write(into out: inout [UInt8]) {
+        switch self {
+        case .object(let members):
+            out.append(UInt8(ascii: "{"))
+            for (index, (key, value)) in members.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                Self.write(string: key, into: &out)
+                out.append(UInt8(ascii: ":"))
+                value.write(into: &out)
+            }
+            out.append(UInt8(ascii: "}"))
+        case .array(let values):
+            out.append(UInt8(ascii: "["))
+            for (index, value) in values.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                value.write(into: &out)
+            }
+            out.append(UInt8(ascii: "]"))
+        case .value(let value):
+            switch value {
+            case .string(let text): Self.write(string: text, into: &out)
+            case .integer(let number): out += Array(String(number).utf8)
+            case .double(let number): out += Array(String(number).utf8)
+            case .bool(let flag): out += Array((flag ? "true" : "false").utf8)
+            case .null: out += Array("null".utf8)
+            case .array(let values): OrderedJSON.array(values.map { .value($0) }).write(into: &out)
+            case .object(let object):
+                OrderedJSON.object(object.keys.sorted().map { ($0, .value(object[$0]!)) }).write(into: &out)
+            }
+        }
+    }
+
+    /// Writes a JSON string: quotes, backslashes and control characters escaped (RFC 8259 §7).
+    static func write(string: String, into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        for byte in string.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"): out += [UInt8(ascii: "\\"), byte]
+            case 0x0A: out += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
+            case 0x0D: out += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
+            case 0x09: out += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
+            case 0x00..<0x20, 0x7F:
+                let hex = Array("0123456789abcdef".utf8)
+                out += Array("\\u00".utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
+            default: out.append(byte)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
     }
 }

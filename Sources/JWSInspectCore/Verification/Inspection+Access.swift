@@ -28,6 +28,13 @@ extension Inspection {
     /// so `--quiet` runs never pay for it.
     public var fullPresentation: Presentation? {
         guard let envelope else { return nil }
+        if let receipt = envelope.receipt {
+            let access = receipt.payload.access(at: accessTime)
+            return Presentation(
+                display: PayloadDisplay(kind: kind, payload: envelope.sections.payload.object, now: now),
+                summary: receipt.payload.summary(at: accessTime),
+                access: AccessDecision(access: access, kind: kind, path: nil, time: accessTime))
+        }
         let payload = envelope.sections.payload.object
         let decision = accessDecision(payload)
         let nestedAccess = decision.path == nil ? nil : (decision.kind, decision.access)
@@ -40,7 +47,13 @@ extension Inspection {
 
     /// Whether the payload grants access at `accessTime` (nil when malformed).
     public var access: AccessDecision? {
-        envelope.map { envelope in accessDecision(Self.accessMembers(envelope.sections.payload)) }
+        envelope.map { envelope in
+            if let receipt = envelope.receipt {
+                return AccessDecision(
+                    access: receipt.payload.access(at: accessTime), kind: kind, path: nil, time: accessTime)
+            }
+            return accessDecision(Self.accessMembers(envelope.sections.payload))
+        }
     }
 
     /// Whether the signature and certificate chain verified, here and in every nested token,

@@ -40,6 +40,8 @@ enum ChainPolicy: VerifierPolicy {
         let roots: [Certificate]
         /// When the path was checked: "at signedDate …", "now (…)".
         let when: When
+        /// Said when the issuer is not a trusted root: which certificate is never trusted.
+        var untrustedNote = "x5c[2] is never trusted"
 
         enum When: Sendable {
             case checkTime(Inspection.CheckTime)
@@ -74,7 +76,7 @@ enum ChainPolicy: VerifierPolicy {
             case .unableToGetIssuerCert, .unableToGetIssuerCertLocally, .unableToVerifyLeafSignature:
                 let names = roots.map { Run.name($0) }.joined(separator: ", ")
                 let issuer = (subject ?? certificates[min(1, certificates.count - 1)]).issuer
-                text += ": issuer \"\(issuer)\" is not among the trusted roots (\(names)); x5c[2] is never trusted"
+                text += ": issuer \"\(issuer)\" is not among the trusted roots (\(names)); \(untrustedNote)"
             default:
                 text += ", checked \(when)"
             }

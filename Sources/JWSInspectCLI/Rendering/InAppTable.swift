@@ -1,0 +1,34 @@
+internal import FoundationEssentials
+internal import JWSInspectCore
+
+/// A receipt's in-app entries as a table: product, transaction ID, purchased, expires,
+/// cancelled, and whether each grants access at the access time.
+enum InAppTable {
+    static let columns = ["product", "transaction ID", "purchased", "expires", "cancelled", "access"]
+
+    /// The table's lines (a header row, then one row per entry), or a line saying there are none.
+    static func lines(_ receipt: ReceiptPayload, at time: Date) -> [String] {
+        guard !receipt.inApp.isEmpty else { return ["  none"] }
+        let rows = receipt.inApp.map { entry -> [String] in
+            [
+                entry.productID ?? "?", entry.transactionID ?? "?", text(entry, InAppPurchase.Field.purchaseDate),
+                text(entry, InAppPurchase.Field.expiresDate), text(entry, InAppPurchase.Field.cancellationDate),
+                entry.isActive(at: time) ? "active" : "-",
+            ].map(TerminalText.safe)
+        }
+        let all = [columns] + rows
+        let widths = columns.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
+        return all.map { row in
+            let cells = row.enumerated().map { column, cell in
+                column == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[column] - cell.count)
+            }
+            return "  " + cells.joined(separator: "  ")
+        }
+    }
+
+    /// A date field as signed, "-" when absent or empty.
+    private static func text(_ entry: InAppPurchase, _ type: Int) -> String {
+        guard let value = entry.attribute(type)?.value.string, !value.isEmpty else { return "-" }
+        return value
+    }
+}

@@ -1,0 +1,73 @@
+/// A legacy App Store receipt as an envelope: its PKCS#7 (CMS) SignedData container and the
+/// receipt decoded from the content, with the two sections renderers draw.
+///
+/// The CONTAINER section says how the receipt is signed (encoding, algorithms, certificates,
+/// signer); the PAYLOAD section is the receipt in verifyReceipt's field names
+/// (`ReceiptPayload.jsonBytes`).
+public struct ReceiptEnvelope: Sendable {
+    /// The container, parsed and its signature checked by OpenSSL.
+    public let container: CMSSignedData
+    /// The receipt's fields and in-app entries.
+    public let payload: ReceiptPayload
+    /// "DER", or "BER" (indefinite lengths, as StoreKit Testing in Xcode writes receipts).
+    public let encoding: String
+    /// The container's description as a JSON object (the `header` of JSON output).
+    let header: CompactJWS.DecodedSegment
+    /// The receipt as a JSON object (the `payload` of JSON output).
+    let payloadSegment: CompactJWS.DecodedSegment
+
+    /// The CONTAINER members in the order tables show them.
+    public static let headerOrder = [
+        "format", "encoding", "contentType", "digestAlgorithm", "signatureAlgorithm", "certificates", "signer",
+        "contentLength",
+    ]
+
+    /// Why bytes are not a readable receipt (always exit 5, malformed).
+    public enum DecodingError: Error, Sendable, Equatable, CustomStringConvertible {
+        case container(CMSSignedData.ParseError)
+        case content(ReceiptPayload.DecodingError)
+
+        public var description: String {
+            switch self {
+            case .container(let error): error.description
+            case .content(let error): error.description
+            }
+        }
+    }
+
+    /// Parses a receipt's DER or BER bytes: the container (its signature checked, see
+    /// `CMSSignedData`), then the content.
+    ///
+    /// - Throws: `DecodingError` when the container or the content cannot be read, or a limit
+    ///   is exceeded. A signature that does not verify is not thrown: the `signature` check says so.
+    public init(der: [UInt8]) throws(DecodingError) {
+        let container: CMSSignedData
+        do {
+            container = try CMSSignedData(bytes: der)
+        } catch {
+            throw .container(error)
+        }
+        do {
+            payload = try ReceiptPayload(der: container.content)
+        } catch {
+            throw .content(error)
+        }
+        self.container = container
+        encoding = der.count > 1 && der[1] == 0x80 ? "BER" : "DER"
+        let description: [(String, JSONValue)] = [
+            ("format", .string("PKCS#7 SignedData")), ("encoding", .string(encoding)),
+            ("contentType", .string("data")), ("digestAlgorithm", .string(container.digestAlgorithm)),
+            ("signatureAlgorithm", .string(container.signatureAlgorithm)),
+            ("certificates", .integer(Int64(container.certificates.count))),
+            ("signer", .string(container.signerCertificate.subject)),
+            ("contentLength", .integer(Int64(container.content.count))),
+        ]
+        var headerBytes: [UInt8] = []
+        OrderedJSON.object(description.map { ($0, .value($1)) }).write(into: &headerBytes)
+        header = CompactJWS.DecodedSegment(
+            bytes: headerBytes, essentials: Dictionary(uniqueKeysWithValues: description), isComplete: true)
+        payloadSegment = CompactJWS.DecodedSegment(
+            bytes: payload.jsonBytes, essentials: Dictionary(uniqueKeysWithValues: payload.orderedMembers),
+            isComplete: true, recognisedKind: .receipt)
+    }
+}

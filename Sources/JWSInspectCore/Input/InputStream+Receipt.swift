@@ -1,0 +1,59 @@
+internal import FoundationEssentials
+
+extension InputStream {
+    /// A whole input that is a raw PKCS#7 receipt (DER or BER, as a `.der` file or
+    /// `appStoreReceiptURL` holds it): read to its end, at most `CMSSignedData.maximumSize`
+    /// bytes kept. Nil, with nothing consumed, for any other input.
+    mutating func binaryReceipt() -> Record? {
+        // The longest SignedData start: 6 bytes of tag and length, 11 of OID.
+        let needed = 6 + LegacyReceipt.signedDataOID.count
+        while buffer.count - position < needed, fill() {}
+        let start = Array(buffer[position..<min(buffer.count, position + needed)])
+        guard LegacyReceipt.startsSignedData(start) else { return nil }
+        let limit = CMSSignedData.maximumSize
+        var size = buffer.count - position
+        var bytes: [UInt8] = Array(buffer[position...])
+        position = buffer.count
+        while fill() {
+            size += buffer.count - position
+            if size <= limit { bytes += buffer[position...] } else { bytes = [] }
+            position = buffer.count
+        }
+        guard size <= limit else {
+            return Record(origin: origin, numberLines: false, number: 1, content: .receiptOverLimit(size), limit: limit)
+        }
+        return Record(origin: origin, numberLines: false, number: 1, content: .receipt(bytes), limit: limit)
+    }
+
+    /// A receipt in base64 text starting on the line `first`, wrapped or not: the following
+    /// lines are joined while they hold base64 characters only, until one ends with padding,
+    /// the text would exceed what `CMSSignedData.maximumSize` bytes need, or a live input would
+    /// wait. The line that stops it starts the next record.
+    mutating func receiptText(_ first: [UInt8], number: Int) -> Record {
+        let maximumCharacters = (CMSSignedData.maximumSize + 2) / 3 * 4
+        var text = first
+        while !text.contains(UInt8(ascii: "=")), !liveInputWouldWait,
+            let next = nextLine(skippingBlank: false)
+        {
+            let joined =
+                next.range.map { range in
+                    buffer.withUnsafeBufferPointer { bytes -> Bool in
+                        let line = UnsafeBufferPointer(rebasing: bytes[range])
+                        guard text.count + 1 + line.count <= maximumCharacters + 1024,
+                            line.contains(where: { !InputScanner.isWhitespace($0) }),
+                            line.allSatisfy({ LegacyReceipt.isBase64Text($0) })
+                        else { return false }
+                        text.append(UInt8(ascii: "\n"))
+                        text.append(contentsOf: line)
+                        return true
+                    }
+                } ?? false
+            if !joined {
+                pending = next
+                break
+            }
+        }
+        return Record(
+            origin: origin, numberLines: numberLines, number: number, content: .receiptText(text), limit: limit)
+    }
+}

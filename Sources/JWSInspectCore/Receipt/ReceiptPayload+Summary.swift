@@ -1,0 +1,97 @@
+public import FoundationEssentials
+
+extension ReceiptPayload {
+    /// Whether the receipt grants access at `time`, in the words every report uses (the verdict,
+    /// the summary, the `active` check), by the rule of `activeEntries(at:)`.
+    ///
+    /// An unexpired, uncancelled subscription decides first (the one expiring last); then an
+    /// uncancelled entry without `expires_date` (a non-consumable); otherwise the receipt grants
+    /// nothing, and the reason names the latest subscription's expiry, a cancellation, or that
+    /// the receipt holds no in-app purchase.
+    public func access(at time: Date) -> Entitlement.Access {
+        let active = activeEntries(at: time)
+        if let subscription = active.filter(\.isSubscription).max(by: {
+            ($0.expiresDate ?? time) < ($1.expiresDate ?? time)
+        }),
+            let expires = subscription.expiresDate
+        {
+            return .granted(
+                " until \(ISO8601.string(expires)): subscription \(subscription.productText)",
+                brief: "until \(Entitlement.day(expires))", until: expires)
+        }
+        if let owned = active.first {
+            return .granted(
+                ": \(owned.productText) is not cancelled and has no expires_date (a non-consumable)",
+                brief: "\(owned.productText) owned")
+        }
+        guard !inApp.isEmpty else {
+            return .denied("the receipt holds no in-app purchase", brief: "no in-app purchase")
+        }
+        if let latest = latestSubscription {
+            if let cancelled = latest.cancellationDate {
+                return .denied(
+                    "latest subscription \(latest.productText) was cancelled \(ISO8601.string(cancelled))",
+                    brief: "cancelled \(Entitlement.day(cancelled))")
+            }
+            if let expires = latest.expiresDate {
+                return .denied(
+                    "latest subscription \(latest.productText) expired \(ISO8601.string(expires))",
+                    brief: "expired \(Entitlement.day(expires))")
+            }
+        }
+        if let cancelled = inApp.last(where: \.isCancelled) {
+            let day = cancelled.cancellationDate.map { " \(Entitlement.day($0))" } ?? ""
+            return .denied(
+                "every purchase was cancelled (\(cancelled.productText) cancelled\(day))", brief: "cancelled")
+        }
+        if let future = inApp.compactMap(\.purchaseDate).filter({ $0 > time }).min() {
+            return .denied("purchased after the access time (\(ISO8601.string(future)))", brief: "not yet purchased")
+        }
+        return .denied("no in-app entry has a readable expires_date", brief: "no readable expiry")
+    }
+
+    /// The subscription entry that expires last (by `expires_date`, cancelled or not).
+    public var latestSubscription: InAppPurchase? {
+        inApp.filter { $0.isSubscription && $0.expiresDate != nil }.max { $0.expiresDate! < $1.expiresDate! }
+    }
+
+    /// One plain-language line for support staff: "App receipt for com.example.app 1.2
+    /// (Production, created 2024-02-23), 4 in-app purchases; latest subscription
+    /// com.example.pro expired 2024-03-23: grants no access."
+    public func summary(at time: Date) -> String {
+        var text = "App receipt for \(bundleID ?? "(no bundle_id)")"
+        if let version = applicationVersion { text += " \(version)" }
+        var context: [String] = []
+        if let type = receiptType { context.append(type) }
+        if let created = creationDate { context.append("created \(Entitlement.day(created))") }
+        if !context.isEmpty { text += " (\(context.joined(separator: ", ")))" }
+        let count = inApp.count
+        text += ", \(count == 0 ? "no" : String(count)) in-app purchase\(count == 1 ? "" : "s")"
+        let access = access(at: time)
+        switch access.grantsAccess {
+        case true?:
+            if let until = access.until,
+                let subscription = activeEntries(at: time).first(where: { $0.expiresDate == until })
+            {
+                text += "; subscription \(subscription.productText) expires \(Entitlement.day(until)): grants access."
+            } else {
+                text += "; \(access.brief): grants access."
+            }
+        default:
+            if let latest = latestSubscription, let expires = latest.expiresDate {
+                let what =
+                    latest.cancellationDate.map { "cancelled \(Entitlement.day($0))" }
+                    ?? "expired \(Entitlement.day(expires))"
+                text += "; latest subscription \(latest.productText) \(what): grants no access."
+            } else {
+                text += "; \(access.brief): grants no access."
+            }
+        }
+        return text
+    }
+}
+
+extension InAppPurchase {
+    /// The product ID, or "(no product_id)".
+    var productText: String { productID ?? "(no product_id)" }
+}

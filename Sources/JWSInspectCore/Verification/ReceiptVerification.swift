@@ -1,0 +1,189 @@
+internal import FoundationEssentials
+
+extension Verifier {
+    /// Inspects a legacy App Store receipt (a PKCS#7 container, DER or BER) with the same
+    /// checks, statuses and expectations as a JWS.
+    ///
+    /// Checks, in order: `signature` (the CMS signature over the content, exit 1), `chain` (the
+    /// signer's certificate through the embedded ones to Apple Inc. Root, or the `--root`
+    /// certificates, at `receipt_creation_date` unless `--at`; exit 2), `leaf-oid` and
+    /// `intermediate-oid` (Apple's markers, App Store receipts only; exit 2), then the
+    /// expectations: `bundle-id` (exit 4), `environment` (exit 3), `device-verification`
+    /// (exit 4) and `active` (exit 6).
+    ///
+    /// - Parameters:
+    ///   - der: the container's bytes.
+    ///   - source: where it came from, carried into the result.
+    /// - Returns: the inspection; never throws: an unreadable receipt is a `malformed` result.
+    public func inspectReceipt(_ der: [UInt8], source: String) -> Inspection {
+        let receipt: ReceiptEnvelope
+        do {
+            receipt = try ReceiptEnvelope(der: der)
+        } catch {
+            return .malformed(source: source, reason: error.description)
+        }
+        var run = ReceiptRun(receipt: receipt, options: options, nowText: nowText)
+        run.verify()
+        run.compare()
+        return run.inspection(source: source)
+    }
+}
+
+/// The state of one receipt's verification while its checks run.
+struct ReceiptRun {
+    let receipt: ReceiptEnvelope
+    let options: VerificationOptions
+    let nowText: String
+    let checkTime: Inspection.CheckTime
+    let isXcode: Bool
+    var checks: [Check] = []
+    var notes: [String] = []
+    var chain: [CertificateSummary] = []
+    var validNow: Inspection.ValidityNow?
+    var expectationsChecked = false
+
+    init(receipt: ReceiptEnvelope, options: VerificationOptions, nowText: String) {
+        self.receipt = receipt
+        self.options = options
+        self.nowText = nowText
+        if case .storeKitTesting = ReceiptChain.signer(of: receipt.container) {
+            isXcode = true
+        } else {
+            isXcode = false
+        }
+        switch options.timePolicy {
+        case .fixed(let date):
+            checkTime = .init(date: date, basis: "--at")
+        case .now:
+            checkTime = .init(date: options.now, basis: "now")
+        case .signingTime:
+            if let created = receipt.payload.creationDate {
+                checkTime = .init(date: created, basis: "receipt_creation_date")
+            } else {
+                let text = receipt.payload.creationDateText.map { "is \"\($0)\", not an RFC 3339 date" }
+                checkTime = .init(
+                    date: options.now,
+                    basis: text == nil
+                        ? "now (no receipt_creation_date in the receipt)"
+                        : "now (receipt_creation_date is not a valid date)")
+                notes.append("receipt_creation_date \(text ?? "is absent"): certificates checked now")
+            }
+        }
+    }
+
+    /// The roots receipts are checked against: Apple Inc. Root unless `--root` gave others.
+    var trustStore: TrustStore {
+        let defaults = AppleCertificates.embeddedRoots.map(\.sha256Fingerprint)
+        return options.trustStore.roots.map(\.sha256Fingerprint) == defaults
+            ? ReceiptChain.appleIncRoot : options.trustStore
+    }
+
+    /// The signature, the chain at the check time (and now), and Apple's marker OIDs.
+    mutating func verify() {
+        let container = receipt.container
+        let signer = Run.name(container.signerCertificate)
+        let validation = ReceiptChain.validate(container, trustStore: trustStore, at: checkTime.date)
+        chain = summaries(validation.path.isValid ? validation.path.path : nil)
+        guard options.verifySignatures else { return }
+        let algorithm = "\(container.digestAlgorithm) with \(container.signatureAlgorithm)"
+        switch Result(catching: { () throws(CMSSignedData.SignatureError) in try container.verifySignature() }) {
+        case .success:
+            checks.append(
+                Check(
+                    SignaturePolicy.name, passed: true,
+                    "PKCS#7 signature (\(algorithm)) over the \(container.content.count)-byte receipt verifies "
+                        + "with the signer's certificate \(signer)"))
+        case .failure(let error):
+            checks.append(Check(SignaturePolicy.name, passed: false, error.description))
+        }
+        checks.append(chainCheck(validation))
+        if !isXcode {
+            let leafMissing = validation.failures.contains { if case .leafMarkerMissing = $0 { true } else { false } }
+            checks.append(
+                Check(
+                    LeafOIDPolicy.name, passed: !leafMissing,
+                    leafMissing
+                        ? "the leaf \(signer) lacks Apple's receipt-signing marker \(AppleCertificates.leafMarkerOID)"
+                        : "the leaf carries \(AppleCertificates.leafMarkerOID) (App Store receipt signing)"))
+            let intermediateMissing = validation.failures.contains(.intermediateMarkerMissing)
+            checks.append(
+                Check(
+                    IntermediateOIDPolicy.name, passed: !intermediateMissing,
+                    intermediateMissing
+                        ? "no intermediate carries Apple's WWDR marker \(AppleCertificates.intermediateMarkerOID)"
+                        : "the intermediate carries \(AppleCertificates.intermediateMarkerOID) (Apple WWDR CA)"))
+        }
+        recordValidityNow(validatedAtCheckTime: validation.isValid)
+    }
+
+    /// The `chain` check of a validation at the check time.
+    private func chainCheck(_ validation: ReceiptChain.Validation) -> Check {
+        let path = validation.path
+        guard let error = path.error else {
+            let root = path.path.last.map(Run.name) ?? "?"
+            let detail =
+                isXcode
+                ? "the StoreKit certificate \(root) is itself a trusted root (--root), valid \(checkTime.phrase)"
+                : "leaf -> intermediate -> trusted root \(root), valid \(checkTime.phrase)"
+            return Check(ChainPolicy.name, passed: true, detail)
+        }
+        let signer = receipt.container.signerCertificate
+        if isXcode, !trustStore.roots.contains(where: { $0.derBytes == signer.derBytes }) {
+            return Check(
+                ChainPolicy.name, passed: false,
+                "a StoreKit Testing in Xcode receipt, signed by Xcode's self-signed \"StoreKit\" certificate, "
+                    + "not by the App Store: valid only with that certificate given as --root (\(error.text))")
+        }
+        return Check(
+            ChainPolicy.name, passed: false,
+            ChainPolicy.Failure(
+                result: path, certificates: orderedCertificates, roots: trustStore.roots, when: .checkTime(checkTime),
+                untrustedNote: "the receipt's own root certificate is never trusted"))
+    }
+
+    /// The signer's certificate first, then the other embedded certificates in container order.
+    private var orderedCertificates: [Certificate] {
+        let leaf = receipt.container.signerCertificate
+        return [leaf] + receipt.container.certificates.filter { $0 !== leaf }
+    }
+
+    /// One summary per certificate: along the validated path when there is one, else the signer
+    /// first and the others in container order.
+    private func summaries(_ path: [Certificate]?) -> [CertificateSummary] {
+        let roots = trustStore.roots
+        let certificates = orderedCertificates
+        let ordered: [Certificate]
+        if let path {
+            // The path ends at the trusted root: the embedded copy, when there is one, is shown instead.
+            let embedded = path.map { step in certificates.first { $0.derBytes == step.derBytes } ?? step }
+            ordered = embedded + certificates.filter { certificate in !embedded.contains { $0 === certificate } }
+        } else {
+            ordered = certificates
+        }
+        return ordered.enumerated().map { index, certificate in
+            let role: String
+            if index == 0 {
+                role = isXcode ? "signer (StoreKit Testing in Xcode)" : "leaf"
+            } else if certificate.isSelfIssued {
+                role = "root (not used for trust)"
+            } else {
+                role = index < (path?.count ?? ordered.count) ? "intermediate" : "extra"
+            }
+            return CertificateSummary(index: index, role: role, certificate: certificate, trustedRoots: roots)
+        }
+    }
+
+    /// Whether the chain is valid now too, when it was checked at another moment.
+    private mutating func recordValidityNow(validatedAtCheckTime: Bool) {
+        guard !checkTime.basis.hasPrefix("now"), validatedAtCheckTime else { return }
+        let now = ReceiptChain.validate(receipt.container, trustStore: trustStore, at: options.now)
+        let detail =
+            now.path.isValid
+            ? Inspection.ValidityNow.alsoValid(isXcode ? "certificate" : "chain", now: nowText)
+            : ChainPolicy.Failure(
+                result: now.path, certificates: orderedCertificates, roots: trustStore.roots, when: .phrase(nowText),
+                untrustedNote: "the receipt's own root certificate is never trusted"
+            ).text
+        validNow = .init(date: options.now, valid: now.path.isValid, detail: detail)
+    }
+}
