@@ -42,6 +42,10 @@ enum Commands {
                 + "offline: nothing leaves this machine.",
             "StoreKit Testing in Xcode tokens (one self-signed certificate) are labelled as NOT signed by the App Store and fail "
                 + "the chain check unless the certificate Xcode exports is given: --root StoreKitTestCertificate.cer.",
+            "Legacy App Store receipts (PKCS#7, as appStoreReceiptURL holds them) are read wherever JWS are: a DER or BER "
+                + "file, base64 text (wrapped or not), a JSON string such as a verifyReceipt body's receipt-data. Their "
+                + "signature is checked, their chain to Apple Inc. Root at receipt_creation_date, and the same expectations "
+                + "apply (bundle_id, receipt_type, the device hash, active in-app entries).",
         ],
         options: InspectOptions.table.map(\.doc),
         positional: .files,
@@ -57,6 +61,7 @@ enum Commands {
             ("--at now -q transaction.jws && echo \"valid right now\"", "certificates checked at this moment"),
             ("--require-active --account-token \"$UUID\" transaction.jws", "does this customer have access now?"),
             ("--no-verify token.jws", "just decode"),
+            ("--bundle-id com.example.app receipt.der", "a legacy App Store receipt"),
             ("--root StoreKitTestCertificate.cer xcode-transaction.jws", "a StoreKit Testing in Xcode token"),
         ])
 

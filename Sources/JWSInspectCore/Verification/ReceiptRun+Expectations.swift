@@ -26,7 +26,9 @@ extension ReceiptRun {
         if let expected = options.expectedEnvironment {
             expectationsChecked = true
             let actual = Self.environment(receiptType: payload.receiptType)
-            let shown = payload.receiptType.map { type in actual.map { "\(type) (\($0.rawValue))" } ?? type }
+            let shown = payload.receiptType.map { type in
+                actual.map { $0.rawValue == type ? type : "\(type) (\($0.rawValue))" } ?? type
+            }
             let detail: String
             if let shown {
                 detail =

@@ -181,7 +181,8 @@ struct ReceiptRun {
             now.path.isValid
             ? Inspection.ValidityNow.alsoValid(isXcode ? "certificate" : "chain", now: nowText)
             : ChainPolicy.Failure(
-                result: now.path, certificates: orderedCertificates, roots: trustStore.roots, when: .phrase(nowText),
+                result: now.path, certificates: orderedCertificates, roots: trustStore.roots,
+                when: .phrase(nowText, options.now),
                 untrustedNote: "the receipt's own root certificate is never trusted"
             ).text
         validNow = .init(date: options.now, valid: now.path.isValid, detail: detail)

@@ -141,7 +141,8 @@ struct Run: ~Copyable {
             detail: result.isValid
                 ? validText
                 : ChainPolicy.Failure(
-                    result: result, certificates: certificates, roots: options.trustStore.roots, when: .phrase(nowText)
+                    result: result, certificates: certificates, roots: options.trustStore.roots,
+                    when: .phrase(nowText, options.now)
                 ).text)
     }
 

@@ -45,7 +45,15 @@ enum ChainPolicy: VerifierPolicy {
 
         enum When: Sendable {
             case checkTime(Inspection.CheckTime)
-            case phrase(String)
+            /// Another moment (now), and how messages name it ("now (2026-…)").
+            case phrase(String, Date)
+
+            var date: Date {
+                switch self {
+                case .checkTime(let time): time.date
+                case .phrase(_, let date): date
+                }
+            }
         }
 
         var text: String {
@@ -53,7 +61,7 @@ enum ChainPolicy: VerifierPolicy {
             let when =
                 switch self.when {
                 case .checkTime(let time): time.phrase
-                case .phrase(let phrase): phrase
+                case .phrase(let phrase, _): phrase
                 }
             let depth = Int(result.errorDepth)
             let subject: Certificate? = depth >= 0 && depth < certificates.count ? certificates[depth] : nil
@@ -72,6 +80,21 @@ enum ChainPolicy: VerifierPolicy {
                         + "checked \(when)"
                 } else {
                     text += ", checked \(when)"
+                }
+                // OpenSSL names one certificate; the others out of date then are named too (an old
+                // receipt's leaf and intermediate have both expired).
+                let moment = self.when.date
+                let others = certificates.enumerated().filter { index, certificate in
+                    guard index != depth, let from = certificate.notBefore, let to = certificate.notAfter else {
+                        return false
+                    }
+                    return !(from <= moment && moment <= to)
+                }
+                for (index, certificate) in others {
+                    let role = index == 0 ? "leaf" : index == 1 ? "intermediate" : "root"
+                    text +=
+                        "; the \(role) \(Run.name(certificate)) too (valid \(ISO8601.string(certificate.notBefore)) "
+                        + "to \(ISO8601.string(certificate.notAfter)))"
                 }
             case .unableToGetIssuerCert, .unableToGetIssuerCertLocally, .unableToVerifyLeafSignature:
                 let names = roots.map { Run.name($0) }.joined(separator: ", ")
