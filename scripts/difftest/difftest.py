@@ -21,6 +21,7 @@ from cryptography.x509.oid import NameOID
 from appstoreserverlibrary.signed_data_verifier import SignedDataVerifier, VerificationException
 from appstoreserverlibrary.models.Environment import Environment
 import developer
+import receipts
 
 LEAF_OID, INTERMEDIATE_OID = "1.2.840.113635.100.6.11.1", "1.2.840.113635.100.6.2.1"
 BUNDLE = "com.example.app"
@@ -330,6 +331,12 @@ def main():
           f"{len(developer_failures)} failed")
     for failure in developer_failures:
         print(f"  sign: {failure}")
+    # Legacy receipts: decoded fields against python-asn1, transaction IDs against Apple's ReceiptUtility.
+    receipt_checks, receipt_failures = receipts.run(binary)
+    print(f"difftest: receipts: {receipt_checks} checks against python-asn1 and Apple's ReceiptUtility, "
+          f"{len(receipt_failures)} failed")
+    for failure in receipt_failures:
+        print(f"  receipts: {failure}")
     if unexpected:
         for cls in unexpected:
             e = by_class[cls]
@@ -339,6 +346,8 @@ def main():
         raise SystemExit(f"difftest: unexplained disagreements in: {', '.join(unexpected)}")
     if developer_failures:
         raise SystemExit(f"difftest: sign: {len(developer_failures)} checks failed")
+    if receipt_failures:
+        raise SystemExit(f"difftest: receipts: {len(receipt_failures)} checks failed")
     print("difftest: every disagreement is a documented difference (scripts/difftest/DIFFERENCES.md)")
 
 

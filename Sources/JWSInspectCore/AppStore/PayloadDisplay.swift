@@ -119,7 +119,7 @@ public struct PayloadDisplay: Sendable {
         }
         switch (key, value) {
         case ("in_app", .array(let entries)):
-            let text = "\(entries.count) in-app entr\(entries.count == 1 ? "y" : "ies") (see IN-APP PURCHASES)"
+            let text = "\(entries.count) in-app entr\(entries.count == 1 ? "y" : "ies")"
             return Field(path: [], raw: text, rendered: nil, relative: nil, flag: nil)
         case (_, .string(let hex)) where key.hasPrefix("unknown_"):
             // An undocumented receipt field, its value's DER in hex: shown decoded when it is text or a number.
