@@ -32,9 +32,9 @@ extension InputStream {
     mutating func receiptText(_ first: [UInt8], number: Int) -> Record {
         let maximumCharacters = (CMSSignedData.maximumSize + 2) / 3 * 4
         var text = first
-        while !text.contains(UInt8(ascii: "=")), !liveInputWouldWait,
-            let next = nextLine(skippingBlank: false)
-        {
+        // Padding ends the text: only the line just joined is searched for it (linear overall).
+        var padded = first.contains(UInt8(ascii: "="))
+        while !padded, !liveInputWouldWait, let next = nextLine(skippingBlank: false) {
             let joined =
                 next.range.map { range in
                     buffer.withUnsafeBufferPointer { bytes -> Bool in
@@ -45,6 +45,7 @@ extension InputStream {
                         else { return false }
                         text.append(UInt8(ascii: "\n"))
                         text.append(contentsOf: line)
+                        padded = line.contains(UInt8(ascii: "="))
                         return true
                     }
                 } ?? false
