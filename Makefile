@@ -4,8 +4,9 @@
 #   make lint     swift format lint --strict (the rules are in .swift-format)
 #   make format   swift format, in place
 #   make install  PREFIX=/usr/local (DESTDIR supported)
-#   make bench    throughput and single-token timing (release build);
+#   make bench    throughput and single-token timing (release build), then receipts;
 #                 BENCH_BASELINE=old/jwsinspect compares with another build, alternately
+#   make bench-receipts  the receipt figures of make bench alone
 #   make roots    regenerate the embedded roots from Certificates/
 
 SWIFT   ?= swift
@@ -14,7 +15,7 @@ BINDIR  ?= $(PREFIX)/bin
 RELEASE := .build/release/jwsinspect
 SAMPLE  := Samples/transaction-sandbox-2022.jws
 
-.PHONY: all curl-deps build run test lint format install uninstall bench roots clean deps sanitize fuzz leakcheck difftest
+.PHONY: all curl-deps build run test lint format install uninstall bench bench-receipts roots clean deps sanitize fuzz leakcheck difftest
 
 all: build
 
@@ -69,6 +70,9 @@ uninstall:
 
 bench: build
 	./scripts/bench.sh
+
+bench-receipts: build
+	./scripts/bench-receipts.sh
 
 roots:
 	./scripts/embed-roots.sh

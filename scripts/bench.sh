@@ -9,6 +9,8 @@
 #   - with BENCH_BASELINE=path/to/another/jwsinspect: that binary and this one timed
 #     alternately (--jobs 1, -q and --format jsonl, BENCH_ROUNDS rounds, default 11: best and median),
 #     in the same run on the same tokens, with the ratio: how a change is shown not slower
+#   - then legacy receipts (scripts/bench-receipts.sh): receipts/second on a real App Store
+#     receipt, and the milliseconds one receipt of 200 in-app entries and about 100 KB takes
 # Timings only: no test asserts on them. BENCH_TOKENS and BENCH_LINES change the sizes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -141,3 +143,5 @@ printf '\n| hostile input (--jobs 1 -q) | smaller: time, peak RSS | larger: time
 row "one line of minimal tokens glued together, 4 / 16 MiB" "$work/glued-4" "$work/glued-16" 4
 row "a notification body, then 16 / 64 MiB of newlines" "$work/blank-16" "$work/blank-64" 4
 row "50 / 200 distinct 920 KB headers" "$work/headers-50" "$work/headers-200" 4
+
+./scripts/bench-receipts.sh

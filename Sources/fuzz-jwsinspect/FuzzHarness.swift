@@ -1,5 +1,5 @@
-// The fuzz target over the input scanner, the decode/verify/display path and the whole
-// command.
+// The fuzz target over the input scanner, the decode/verify/display path (JWS and legacy
+// receipts, ReceiptHarness.swift) and the whole command.
 //
 // Built by `make fuzz` with `-sanitize=fuzzer,address -DFUZZING`: libFuzzer calls
 // `LLVMFuzzerTestOneInput` with mutated inputs. Built normally (as `swift build` and
@@ -41,16 +41,24 @@ enum Harness {
 
     static func run(_ bytes: [UInt8]) {
         let verifier = verifier()
-        // As a whole input: scanned for JWS, each inspected and rendered for reading.
+        // As a whole input: scanned for JWS and receipts, each inspected and rendered for reading.
         for item in InputScanner.scan(bytes, origin: "fuzz") {
-            guard case .token(let source, let token) = item else { continue }
-            inspect(token, source: source, verifier: verifier)
+            switch item {
+            case .token(let source, let token): inspect(token, source: source, verifier: verifier)
+            case .receipt(let source, let der): inspectReceipt(der, source: source, verifier: verifier)
+            case .malformed: continue
+            }
         }
-        // As one token, whatever it holds.
+        // As one token, whatever it holds; as one receipt too (a raw receipt already was, as
+        // the scanner's one item).
         inspect(String(decoding: bytes, as: UTF8.self), source: "raw", verifier: verifier)
+        let rawReceipt = startsRawReceipt(bytes)
+        if !rawReceipt { inspectReceipt(bytes, source: "raw", verifier: verifier) }
         // Through the whole command, between two lines of known outcome: with a record limit
-        // small inputs reach, and one that holds App Store tokens.
+        // small inputs reach, and one that holds App Store tokens. A raw receipt, which is one
+        // only as a whole input, also alone.
         for limit in recordLimits { checkCommand(bytes, recordLimit: limit) }
+        if rawReceipt { checkReceiptCommand(bytes, recordLimit: recordLimits[1]) }
     }
 
     private static func inspect(_ token: String, source: String, verifier: Verifier) {
@@ -99,7 +107,9 @@ enum Harness {
     static func checkCommand(_ bytes: [UInt8], recordLimit: Int) {
         let input = Array((sentinel + "\n").utf8) + bytes + Array(("\n" + sentinel + "\n").utf8)
         let lastLine = input.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
-        var stream = InputStream(bytes: bytes, origin: "fuzz", recordLimit: recordLimit)
+        // After the first sentinel line, a raw receipt's bytes are lines of text, as after a newline.
+        let scanned = startsRawReceipt(bytes) ? [0x0A] + bytes : bytes
+        var stream = InputStream(bytes: scanned, origin: "fuzz", recordLimit: recordLimit)
         var expected = 2
         while let items = stream.next() { expected += items.count }
 

@@ -1,23 +1,45 @@
-// Mints signed App Store-shaped tokens with the test PKI, for `make bench`.
+// Mints signed App Store-shaped data with the test PKI, for `make bench` (and fuzz seeds).
 //
 //   mint-test-tokens COUNT OUT_DIR
+//   mint-test-tokens receipt ENTRIES SIZE OUT_DIR
 //
-// Writes OUT_DIR/root.pem (the test root to pass with --root) and
+// The first writes OUT_DIR/root.pem (the test root to pass with --root) and
 // OUT_DIR/tokens.jws (COUNT tokens, one per line, all from one chain, every
 // payload distinct, a quarter of them renewal info), signed now by a leaf valid now.
+//
+// The second writes OUT_DIR/receipt-root.pem (the test receipt root, for --root) and
+// OUT_DIR/receipt.der: a legacy App Store receipt (`MintedReceipt`) with ENTRIES in-app
+// entries, padded to about SIZE bytes (0: no padding), created now by a leaf valid now.
 import Foundation
 import TestPKI
 
-let arguments = CommandLine.arguments
-guard arguments.count == 3, let count = Int(arguments[1]), count > 0 else {
-    FileHandle.standardError.write(Data("usage: mint-test-tokens COUNT OUT_DIR\n".utf8))
+func usage() -> Never {
+    FileHandle.standardError.write(
+        Data("usage: mint-test-tokens COUNT OUT_DIR\n       mint-test-tokens receipt ENTRIES SIZE OUT_DIR\n".utf8))
     exit(64)
 }
-let folder = URL(fileURLWithPath: arguments[2])
-try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-// A leaf valid around the current time, and tokens signed now, like live App Store traffic.
+
+let arguments = CommandLine.arguments
+// A leaf valid around the current time, and data signed now, like live App Store traffic.
 let now = Date()
 let year: TimeInterval = 365 * 24 * 3600
+
+if arguments.count == 5, arguments[1] == "receipt" {
+    guard let entries = Int(arguments[2]), entries >= 0, let size = Int(arguments[3]), size >= 0 else { usage() }
+    let folder = URL(fileURLWithPath: arguments[4])
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let chain = TestReceiptChain(
+        leafNotBefore: now.addingTimeInterval(-year), leafNotAfter: now.addingTimeInterval(year))
+    let receipt = MintedReceipt.sign(entries: entries, size: size, createdAt: now, chain: chain)
+    try Data(chain.root.pem.utf8).write(to: folder.appendingPathComponent("receipt-root.pem"))
+    try Data(receipt).write(to: folder.appendingPathComponent("receipt.der"))
+    print("minted a receipt of \(entries) in-app entries, \(receipt.count) bytes, into \(folder.path)")
+    exit(0)
+}
+
+guard arguments.count == 3, let count = Int(arguments[1]), count > 0 else { usage() }
+let folder = URL(fileURLWithPath: arguments[2])
+try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
 let chain = AppleShapedChain(leafNotBefore: now.addingTimeInterval(-year), leafNotAfter: now.addingTimeInterval(year))
 let signedDate = Int64(now.timeIntervalSince1970 * 1000)
 try Data(chain.root.pem.utf8).write(to: folder.appendingPathComponent("root.pem"))

@@ -66,6 +66,22 @@ import Testing
         #expect(throws: ReceiptBase64.DecodingError.notBase64) { try ReceiptBase64.decode(Array("MII*".utf8)) }
     }
 
+    @Test func aWrappedReceiptAfterATokenWithoutWholeSignatureIsItsOwnRecord() throws {
+        // A line ending in a token without a whole signature (unsigned, truncated) takes the lines
+        // of token characters after it as its wrapped pieces; a receipt's base64 lines never are.
+        let der = try Self.receipt("01-xcode-apple-backyardbirds-empty.der")
+        let wrapped = Data(der).base64EncodedString(options: [.lineLength76Characters, .endLineWithLineFeed])
+        for token in ["eyJhbGciOiJub25lIn0.eyJhIjoxfQ.", "eyJhbGciOiJFUzI1NiJ9.e30.AA"] {
+            let items = InputScanner.scan(Array((token + "\n\n" + wrapped + "\n").utf8), origin: "in")
+            guard items.count == 2, case .receipt(let source, let bytes) = items[1] else {
+                Issue.record("a token and a receipt expected: \(items.map(\.kind))")
+                continue
+            }
+            #expect(source == "in:3")
+            #expect(bytes.count == der.count && bytes == der)
+        }
+    }
+
     @Test func jsonUsesVerifyReceiptNamesAndKeepsUnknownTypes() throws {
         let container = try CMSSignedData(bytes: Self.receipt("01-xcode-apple-backyardbirds-empty.der"))
         let json = try ReceiptPayload(der: container.content).json

@@ -192,9 +192,12 @@ public struct InputStream {
             let joined =
                 next.range.map { range in
                     buffer.withUnsafeBufferPointer { bytes -> Bool in
+                        // A line that starts a receipt in base64 is its own record (see `nextRecord`),
+                        // never a token's piece, though standard base64 may be all token characters.
                         guard record.count + 1 + next.length <= limit,
                             let piece = WrappedToken.soleRun(UnsafeBufferPointer(rebasing: bytes[range])),
-                            !WrappedToken.isTokenByItself(piece)
+                            !WrappedToken.isTokenByItself(piece),
+                            piece.first != UInt8(ascii: "M") || !LegacyReceipt.looksLike(piece)
                         else { return false }
                         progress.add(piece)
                         record.append(UInt8(ascii: "\n"))

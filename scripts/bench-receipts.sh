@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# The receipt figures of make bench (scripts/bench.sh runs this last; alone: make bench-receipts,
+# after make build):
+#   - receipts/second verifying one real App Store receipt (Tests/Vectors/receipts, 5.5 KB,
+#     SHA-256, chain to Apple Inc. Root at its creation date) repeated on BENCH_RECEIPTS lines
+#     of base64 (default 2,000): -q with --jobs 1 and --jobs <all cores>, --format jsonl --jobs 1
+#   - one receipt of 200 in-app entries padded to about 100 KB (BENCH_RECEIPT_ENTRIES,
+#     BENCH_RECEIPT_BYTES), minted by the test PKI (mint-test-tokens receipt): decoded and
+#     verified per receipt in a batch of BENCH_BIG_RECEIPTS copies (default 100, no process
+#     start), quiet, in JSON Lines and in tables; and one from the command line, wall time with
+#     the process start, mean of 20 runs. In milliseconds: such receipts must decode in milliseconds.
+# Timings only (best of three): no test asserts on them.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=.build/release/jwsinspect
+count=${BENCH_RECEIPTS:-2000}
+entries=${BENCH_RECEIPT_ENTRIES:-200}
+bytes=${BENCH_RECEIPT_BYTES:-100000}
+copies=${BENCH_BIG_RECEIPTS:-100}
+cores=$(nproc)
+real=Tests/Vectors/receipts/38-sandbox-weeka-2025-g5.der
+[ -x "$bin" ] && [ -x .build/release/mint-test-tokens ] || {
+    echo "error: $bin is missing: run make build first" >&2
+    exit 1
+}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+calc() { awk "BEGIN { printf \"%.${2:-0}f\", $1 }"; }
+# Best of three wall times, in seconds; the exit status must be `expected` (0 unless given).
+best_seconds() {
+    local expected=0
+    if [ "$1" = --status ]; then expected=$2; shift 2; fi
+    local best="" start end t status
+    for _ in 1 2 3; do
+        start=$(date +%s%N)
+        status=0
+        "$@" >/dev/null || status=$?
+        end=$(date +%s%N)
+        [ "$status" = "$expected" ] || { echo "error: '$*' exited $status, not $expected" >&2; exit 1; }
+        t=$(calc "($end - $start) / 1000000000" 4)
+        if [ -z "$best" ] || awk "BEGIN { exit !($t < $best) }"; then best=$t; fi
+    done
+    echo "$best"
+}
+# The receipt `der` in base64, one line, repeated `n` times into `file`.
+repeat_base64() {
+    local der=$1 n=$2 file=$3
+    base64 -w0 "$der" | awk -v n="$n" '{ for (i = 0; i < n; i++) print }' > "$file"
+}
+
+receipts="$work/receipts.b64"
+repeat_base64 "$real" "$count" "$receipts"
+.build/release/mint-test-tokens receipt "$entries" "$bytes" "$work" >/dev/null
+big="$work/receipt.der"
+root="$work/receipt-root.pem"
+bigs="$work/big.b64"
+repeat_base64 "$big" "$copies" "$bigs"
+
+printf '\n| receipt measurement | value |\n|---|---|\n'
+declare -A rate
+for run in "-q 1" "-q $cores" "--format jsonl 1"; do
+    mode=${run% *} jobs=${run##* }
+    # shellcheck disable=SC2086
+    t=$(best_seconds "$bin" $mode --jobs "$jobs" "$receipts")
+    rate["$run"]=$(calc "$count / $t")
+    printf '| real App Store receipt (%s bytes, SHA-256, Apple chain) × %s lines of base64, %s --jobs %s, receipts/s | %s (%s ms/receipt) |\n' \
+        "$(stat -c %s "$real")" "$count" "$mode" "$jobs" "${rate[$run]}" "$(calc "$t * 1000 / $count" 3)"
+done
+printf '| receipts: --jobs %s -q ÷ --jobs 1 -q | %s |\n' "$cores" "$(calc "${rate[-q $cores]} / ${rate[-q 1]}" 2)"
+
+label="minted receipt, $entries in-app entries, $(stat -c %s "$big") bytes"
+for mode in "-q" "--format jsonl" "--format table"; do
+    # shellcheck disable=SC2086
+    t=$(best_seconds "$bin" $mode --jobs 1 --root "$root" "$bigs")
+    printf '| %s: decode and verify in a batch of %s (%s --jobs 1), per receipt | %s ms |\n' \
+        "$label" "$copies" "$mode" "$(calc "$t * 1000 / $copies" 2)"
+done
+runs=20
+for mode in "-q" "--format table"; do
+    start=$(date +%s%N)
+    # shellcheck disable=SC2086
+    for _ in $(seq "$runs"); do "$bin" $mode --root "$root" "$big" >/dev/null; done
+    end=$(date +%s%N)
+    printf '| %s: one from the command line (%s), wall with process start, mean of %s runs | %s ms |\n' \
+        "$label" "$mode" "$runs" "$(calc "($end - $start) / 1000000 / $runs" 1)"
+done
