@@ -158,7 +158,8 @@ public final class CMSSignedData: @unchecked Sendable {
         }
     }
 
-    /// The embedded certificates as `Certificate` values (re-encoded to DER, then parsed).
+    /// The embedded certificates as `Certificate` values, sharing OpenSSL's parsed `X509`
+    /// objects (each decoded once, by `d2i_CMS_bio`).
     private static func embeddedCertificates(_ cms: OpaquePointer) throws(ParseError) -> [Certificate] {
         guard let stack = CMS_get1_certs(cms) else {
             OpenSSLError.drain()
@@ -168,19 +169,10 @@ public final class CMSSignedData: @unchecked Sendable {
         var certificates: [Certificate] = []
         for index in 0..<COpenSSL_sk_X509_num(stack) {
             guard let x509 = COpenSSL_sk_X509_value(stack, index) else { continue }
-            let length = i2d_X509(x509, nil)
-            guard length > 0 else { throw .certificate(OpenSSLError.describe(or: "i2d_X509 failed")) }
-            var der = [UInt8](repeating: 0, count: Int(length))
-            let written = der.withUnsafeMutableBufferPointer { buffer -> Int32 in
-                var cursor: UnsafeMutablePointer<UInt8>? = buffer.baseAddress
-                return i2d_X509(x509, &cursor)
+            guard let certificate = Certificate(sharing: x509) else {
+                throw .certificate(OpenSSLError.describe(or: "i2d_X509 failed"))
             }
-            guard written == length else { throw .certificate(OpenSSLError.describe(or: "i2d_X509 failed")) }
-            do {
-                certificates.append(try Certificate(derBytes: der))
-            } catch {
-                throw .certificate(error.description)
-            }
+            certificates.append(certificate)
         }
         return certificates
     }

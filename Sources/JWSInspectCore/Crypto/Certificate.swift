@@ -45,6 +45,16 @@ public final class Certificate: @unchecked Sendable {
         self.derBytes = derBytes
     }
 
+    /// A certificate OpenSSL has already parsed (one embedded in a CMS container): its own
+    /// reference to `x509` (`X509_up_ref`) and its DER, without parsing it a second time.
+    ///
+    /// - Returns: nil when OpenSSL cannot re-encode it.
+    init?(sharing x509: OpaquePointer) {
+        guard let der = Self.der(of: x509), X509_up_ref(x509) == 1 else { return nil }
+        self.pointer = x509
+        self.derBytes = der
+    }
+
     /// Every certificate of a `.cer`/`.pem` file: one DER certificate, or each `CERTIFICATE`
     /// block of a PEM file, in order (Apple ships roots one per file; people concatenate them).
     /// A PEM file whose blocks are not all certificates OpenSSL reads, or that has none, is refused.

@@ -11,10 +11,13 @@ public struct ReceiptEnvelope: Sendable {
     public let payload: ReceiptPayload
     /// "DER", or "BER" (indefinite lengths, as StoreKit Testing in Xcode writes receipts).
     public let encoding: String
+    /// The two sections, made when first drawn (a `--quiet` run never makes them) and kept.
+    private let sections = Locked<(header: CompactJWS.DecodedSegment, payload: CompactJWS.DecodedSegment)?>(nil)
+
     /// The container's description as a JSON object (the `header` of JSON output).
-    let header: CompactJWS.DecodedSegment
+    var header: CompactJWS.DecodedSegment { madeSections.header }
     /// The receipt as a JSON object (the `payload` of JSON output).
-    let payloadSegment: CompactJWS.DecodedSegment
+    var payloadSegment: CompactJWS.DecodedSegment { madeSections.payload }
 
     /// The CONTAINER members in the order tables show them.
     public static let headerOrder = [
@@ -54,6 +57,18 @@ public struct ReceiptEnvelope: Sendable {
         }
         self.container = container
         encoding = der.count > 1 && der[1] == 0x80 ? "BER" : "DER"
+    }
+
+    private var madeSections: (header: CompactJWS.DecodedSegment, payload: CompactJWS.DecodedSegment) {
+        sections.withLock { made in
+            if let made { return made }
+            let new = (header: makeHeader(), payload: makePayload())
+            made = new
+            return new
+        }
+    }
+
+    private func makeHeader() -> CompactJWS.DecodedSegment {
         let description: [(String, JSONValue)] = [
             ("format", .string("PKCS#7 SignedData")), ("encoding", .string(encoding)),
             ("contentType", .string("data")), ("digestAlgorithm", .string(container.digestAlgorithm)),
@@ -64,9 +79,12 @@ public struct ReceiptEnvelope: Sendable {
         ]
         var headerBytes: [UInt8] = []
         OrderedJSON.object(description.map { ($0, .value($1)) }).write(into: &headerBytes)
-        header = CompactJWS.DecodedSegment(
+        return CompactJWS.DecodedSegment(
             bytes: headerBytes, essentials: Dictionary(uniqueKeysWithValues: description), isComplete: true)
-        payloadSegment = CompactJWS.DecodedSegment(
+    }
+
+    private func makePayload() -> CompactJWS.DecodedSegment {
+        CompactJWS.DecodedSegment(
             bytes: payload.jsonBytes, essentials: Dictionary(uniqueKeysWithValues: payload.orderedMembers),
             isComplete: true, recognisedKind: .receipt)
     }

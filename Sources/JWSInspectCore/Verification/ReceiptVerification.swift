@@ -46,6 +46,10 @@ struct ReceiptRun {
         self.receipt = receipt
         self.options = options
         self.nowText = nowText
+        let isDefault = options.trustStore.roots.elementsEqual(AppleCertificates.embeddedRoots) {
+            $0 === $1 || $0.derBytes == $1.derBytes
+        }
+        trustStore = isDefault ? ReceiptChain.appleIncRoot : options.trustStore
         if case .storeKitTesting = ReceiptChain.signer(of: receipt.container) {
             isXcode = true
         } else {
@@ -72,11 +76,7 @@ struct ReceiptRun {
     }
 
     /// The roots receipts are checked against: Apple Inc. Root unless `--root` gave others.
-    var trustStore: TrustStore {
-        let defaults = AppleCertificates.embeddedRoots.map(\.sha256Fingerprint)
-        return options.trustStore.roots.map(\.sha256Fingerprint) == defaults
-            ? ReceiptChain.appleIncRoot : options.trustStore
-    }
+    let trustStore: TrustStore
 
     /// The signature, the chain at the check time (and now), and Apple's marker OIDs.
     mutating func verify() {
