@@ -26,26 +26,31 @@ extension InputStream {
     }
 
     /// A receipt in base64 text starting on the line `first`, wrapped or not: the following
-    /// lines are joined while they hold base64 characters only, until one ends with padding,
-    /// the text would exceed what `CMSSignedData.maximumSize` bytes need, or a live input would
-    /// wait. The line that stops it starts the next record.
+    /// lines are joined while they hold base64 characters only, until one holds padding or a
+    /// live input would wait. The line that stops it starts the next record. Past what
+    /// `CMSSignedData.maximumSize` bytes need (base64 characters counted, not line breaks), the
+    /// lines are still read but no longer kept: decoding then refuses the text by its size.
     mutating func receiptText(_ first: [UInt8], number: Int) -> Record {
         let maximumCharacters = (CMSSignedData.maximumSize + 2) / 3 * 4
         var text = first
-        // Padding ends the text: only the line just joined is searched for it (linear overall).
+        var characters = first.count { !InputScanner.isWhitespace($0) }
+        // Padding ends base64: each line is looked at once (the whole text again would be quadratic).
         var padded = first.contains(UInt8(ascii: "="))
-        while !padded, !liveInputWouldWait, let next = nextLine(skippingBlank: false) {
+        while !padded, !liveInputWouldWait,
+            let next = nextLine(skippingBlank: false)
+        {
             let joined =
                 next.range.map { range in
                     buffer.withUnsafeBufferPointer { bytes -> Bool in
                         let line = UnsafeBufferPointer(rebasing: bytes[range])
-                        guard text.count + 1 + line.count <= maximumCharacters + 1024,
-                            line.contains(where: { !InputScanner.isWhitespace($0) }),
+                        guard line.contains(where: { !InputScanner.isWhitespace($0) }),
                             line.allSatisfy({ LegacyReceipt.isBase64Text($0) })
                         else { return false }
+                        padded = line.contains(UInt8(ascii: "="))
+                        guard characters <= maximumCharacters else { return true }
+                        characters += line.count { !InputScanner.isWhitespace($0) }
                         text.append(UInt8(ascii: "\n"))
                         text.append(contentsOf: line)
-                        padded = line.contains(UInt8(ascii: "="))
                         return true
                     }
                 } ?? false
