@@ -122,9 +122,13 @@ struct ReceiptRun {
         guard let error = path.error else {
             let root = path.path.last.map(Run.name) ?? "?"
             let detail =
-                isXcode
-                ? "the StoreKit certificate \(root) is itself a trusted root (--root), valid \(checkTime.phrase)"
-                : "leaf -> intermediate -> trusted root \(root), valid \(checkTime.phrase)"
+                if isXcode {
+                    "the StoreKit certificate \(root) is itself a trusted root (--root), valid \(checkTime.phrase)"
+                } else if path.path.count == 1 {
+                    "the signer's certificate \(root) is itself a trusted root (--root), valid \(checkTime.phrase)"
+                } else {
+                    "leaf -> \(path.path.count > 2 ? "intermediate -> " : "")trusted root \(root), valid \(checkTime.phrase)"
+                }
             return Check(ChainPolicy.name, passed: true, detail)
         }
         let signer = receipt.container.signerCertificate
