@@ -147,14 +147,12 @@ import Testing
         }
     }
 
-    @Test func the187EntryReceiptDecodesQuickly() throws {
+    /// Every entry of the largest real receipt decodes (how fast is `make bench-receipts`'s to say).
+    @Test func the187EntryReceiptDecodesEveryEntry() throws {
         let container = try CMSSignedData(bytes: Self.receipt("25-sandbox-nutcall-alert-2020-187iap.der"))
-        let start = ContinuousClock.now
         let payload = try ReceiptPayload(der: container.content)
-        let elapsed = ContinuousClock.now - start
         #expect(payload.inApp.count == 187)
         #expect(payload.inApp.allSatisfy { $0.productID != nil && $0.transactionID != nil })
-        #expect(elapsed < .milliseconds(500), "\(elapsed)")
     }
 
     @Test func anInAppEntryHasTheFieldsOpenSSLShows() throws {
