@@ -26,9 +26,10 @@ let package = Package(
         .target(name: "AppStoreServerAPI", dependencies: ["JWSInspectCore"], swiftSettings: strictSettings),
         // Arguments, rendering and exit codes; no cryptography.
         .target(
-            name: "JWSInspectCLI", dependencies: ["JWSInspectCore", "AppStoreServerAPI"], swiftSettings: strictSettings),
+            name: "JWSInspectCLI", dependencies: ["JWSInspectCore", "AppStoreServerAPI", "TestPKI"],
+            swiftSettings: strictSettings),
         .executableTarget(name: "jwsinspect", dependencies: ["JWSInspectCLI"]),
-        // An Apple-shaped test PKI minted with OpenSSL, for tests and benchmarks.
+        // An Apple-shaped test PKI minted with OpenSSL: tests, benchmarks and `jwsinspect mint`.
         .target(name: "TestPKI", dependencies: ["COpenSSL"], swiftSettings: strictSettings),
         .executableTarget(name: "mint-test-tokens", dependencies: ["TestPKI"]),
         // A strict JSON parser independent of the code under test: the judge of JSON output.

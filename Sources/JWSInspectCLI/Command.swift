@@ -30,6 +30,8 @@ public enum Command {
                 return SignCommand.run(try SignOptions.parse(rest), io: io)
             case Commands.fetch.name:
                 return FetchCommand.run(try FetchOptions.parse(rest), io: io)
+            case Commands.mint.name:
+                return MintCommand.run(try MintOptions.parse(rest), io: io)
             case Commands.verifyOfferV1.name:
                 return VerifyOfferV1Command.run(try VerifyOfferV1Options.parse(rest), io: io)
             default:

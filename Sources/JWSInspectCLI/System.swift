@@ -84,10 +84,29 @@ enum System {
         return kind(ofPath: path) == .directory ? nil : errorText(ENOTDIR)
     }
 
-    /// Writes `bytes` to a new or truncated file readable by its owner only: nil, or why not.
-    static func writeFile(_ path: String, _ bytes: [UInt8]) -> String? {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+    /// Whether the folder holds nothing but `.` and `..`; nil when it cannot be read.
+    static func isEmptyDirectory(_ path: String) -> Bool? {
+        guard let directory = opendir(path) else { return nil }
+        defer { closedir(directory) }
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                Array(raw.prefix { $0 != 0 })
+            }
+            if name != [0x2E] && name != [0x2E, 0x2E] { return false }
+        }
+        return true
+    }
+
+    /// Writes `bytes` to a new or truncated file, readable by its owner only unless `mode` says
+    /// otherwise (an existing file gets `mode` too): nil, or why not.
+    static func writeFile(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o600) -> String? {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
         guard descriptor >= 0 else { return errorText(errno) }
+        if fchmod(descriptor, mode) != 0 {
+            let reason = errorText(errno)
+            close(descriptor)
+            return reason
+        }
         var offset = 0
         var failure: String?
         bytes.withUnsafeBytes { buffer in

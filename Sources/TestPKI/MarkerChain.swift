@@ -7,11 +7,12 @@ internal import Foundation
 extension TestPKI {
     /// A self-signed root CA, without marker OIDs.
     static func markerRoot(
-        commonName: String, key: TestKey, keyIdentifiers: Bool = true, digest: DigestAlgorithm = .sha256
+        commonName: String, key: TestKey, keyIdentifiers: Bool = true, digest: DigestAlgorithm = .sha256,
+        validity: (notBefore: Date, notAfter: Date) = (AppleShapedChain.caNotBefore, AppleShapedChain.caNotAfter)
     ) -> TestCertificate {
         let spec = CertificateSpec(
-            commonName: commonName, serial: 1, notBefore: AppleShapedChain.caNotBefore,
-            notAfter: AppleShapedChain.caNotAfter, isCA: true, keyIdentifiers: keyIdentifiers, signatureDigest: digest)
+            commonName: commonName, serial: 1, notBefore: validity.notBefore, notAfter: validity.notAfter, isCA: true,
+            keyIdentifiers: keyIdentifiers, signatureDigest: digest)
         return issue(spec, key: key, issuer: nil)
     }
 
@@ -20,11 +21,12 @@ extension TestPKI {
     static func markerChain(
         under root: TestCertificate, intermediateCN: String, intermediateKey: TestKey, leafCN: String,
         leafKey: TestKey, leafHasOID: Bool, intermediateHasOID: Bool, leafNotBefore: Date, leafNotAfter: Date,
-        keyIdentifiers: Bool = true, digest: DigestAlgorithm = .sha256
+        keyIdentifiers: Bool = true, digest: DigestAlgorithm = .sha256,
+        caValidity: (notBefore: Date, notAfter: Date) = (AppleShapedChain.caNotBefore, AppleShapedChain.caNotAfter)
     ) -> (intermediate: TestCertificate, leaf: TestCertificate) {
         let intermediateSpec = CertificateSpec(
-            commonName: intermediateCN, serial: 2, notBefore: AppleShapedChain.caNotBefore,
-            notAfter: AppleShapedChain.caNotAfter, isCA: true,
+            commonName: intermediateCN, serial: 2, notBefore: caValidity.notBefore, notAfter: caValidity.notAfter,
+            isCA: true,
             markerOIDs: intermediateHasOID ? [intermediateOID] : [], keyIdentifiers: keyIdentifiers,
             signatureDigest: digest)
         let intermediate = issue(intermediateSpec, key: intermediateKey, issuer: root)

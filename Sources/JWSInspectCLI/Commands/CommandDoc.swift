@@ -21,7 +21,7 @@ struct CommandDoc {
 /// Every subcommand of `jwsinspect`. `inspect` is the default: `jwsinspect FILE` is
 /// `jwsinspect inspect FILE`.
 enum Commands {
-    static let all = [inspect, fetch, sign, verifyOfferV1, completion, help]
+    static let all = [inspect, fetch, sign, mint, verifyOfferV1, completion, help]
 
     static func named(_ name: String) -> CommandDoc? {
         all.first { $0.name == name }
@@ -107,6 +107,26 @@ enum Commands {
             ("fetch notifications --since 7d --only-failures", "the last week's notifications that did not arrive"),
             ("fetch test-notification --environment Sandbox", "does my server receive Apple's notifications?"),
         ])
+
+    static let mint = CommandDoc(
+        name: "mint",
+        abstract: "make signed App Store test data of one's own (NOT Apple's): a test CA",
+        usage: ["mint ca --out DIR [--valid-days N] [--root-curve P-384|P-256] [--force]"],
+        discussion: [
+            "mint ca writes an Apple-shaped test PKI to DIR: root.der and root.pem (self-signed, P-384 as Apple Root CA "
+                + "- G3, or P-256), intermediate.der (carrying 1.2.840.113635.100.6.2.1), leaf.der (carrying "
+                + "1.2.840.113635.100.6.11.1, a P-256 key), leaf-key.p8 (the leaf's key, PKCS#8 PEM, mode 0600) and "
+                + "README.txt saying how to trust root.der (jwsinspect --root; the root certificates argument of "
+                + "Apple's libraries). Every subject says \"jwsinspect test\" and \"not Apple\". A folder that is not "
+                + "empty is refused (exit 74) unless --force is given.",
+            "Exit status: 0, 64 for a usage error, 74 when the folder cannot be created or a file cannot be written.",
+        ],
+        options: MintOptions.table.map(\.doc),
+        positional: .values(MintOptions.Kind.allCases.map(\.rawValue)),
+        examples: [
+            ("mint ca --out test-ca", "a test CA; then: jwsinspect --root test-ca/root.der TOKEN")
+        ]
+    )
 
     static let sign = CommandDoc(
         name: "sign",

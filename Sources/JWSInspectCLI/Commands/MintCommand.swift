@@ -1,0 +1,52 @@
+internal import FoundationEssentials
+internal import JWSInspectCore
+internal import TestPKI
+
+/// `jwsinspect mint ca`: writes an Apple-shaped test PKI of one's own, for testing backends
+/// with App Store-shaped data they control. Nothing it makes is Apple's, and says so.
+enum MintCommand {
+    static func run(_ options: MintOptions, io: CommandIO) -> Int32 {
+        guard !options.showHelp, let kind = options.kind, let folder = options.out else {
+            return Output.print(HelpText.of(Commands.mint), io: io)
+        }
+        switch kind {
+        case .ca: return writeCA(to: folder, options, io: io)
+        }
+    }
+
+    /// Creates `folder` (refusing one that is not empty without `--force`), writes the CA's
+    /// files (the leaf's key readable by its owner only), and says what it wrote.
+    private static func writeCA(to folder: String, _ options: MintOptions, io: CommandIO) -> Int32 {
+        switch System.kind(ofPath: folder) {
+        case .directory?:
+            guard options.force || System.isEmptyDirectory(folder) == true else {
+                io.error("mint ca: '\(Excerpt.of(folder))' is not empty; use --force to write the CA into it")
+                return ExitStatus.ioError.rawValue
+            }
+        case nil:
+            if let reason = System.makeDirectory(folder) {
+                io.error("mint ca: cannot create folder '\(Excerpt.of(folder))': \(reason)")
+                return ExitStatus.ioError.rawValue
+            }
+        default:
+            io.error("mint ca: '\(Excerpt.of(folder))' exists and is not a folder")
+            return ExitStatus.ioError.rawValue
+        }
+        let ca = MintedCA(validDays: options.validDays, rootCurve: options.rootCurve, now: io.now)
+        for file in ca.files {
+            let path = folder.hasSuffix("/") ? folder + file.name : folder + "/" + file.name
+            if let reason = System.writeFile(path, file.bytes, mode: file.isSecret ? 0o600 : 0o644) {
+                io.error("mint ca: cannot write '\(Excerpt.of(path))': \(reason)")
+                return ExitStatus.ioError.rawValue
+            }
+        }
+        let root = folder.hasSuffix("/") ? folder + "root.der" : folder + "/root.der"
+        let validity = "\(ISO8601.string(ca.leaf.spec.notBefore)) to \(ISO8601.string(ca.leaf.spec.notAfter))"
+        return Output.print(
+            """
+            a jwsinspect test CA (NOT Apple's) in \(folder): \(ca.files.map(\.name).joined(separator: ", "))
+            valid \(validity); trust it with --root \(root)
+
+            """, io: io)
+    }
+}

@@ -1,0 +1,82 @@
+public import Foundation
+
+/// The test PKI `jwsinspect mint ca` writes: an Apple-shaped chain of its own (root,
+/// intermediate with 1.2.840.113635.100.6.2.1, leaf with 1.2.840.113635.100.6.11.1 and a P-256
+/// key), every subject saying "jwsinspect test" and "not Apple".
+public struct MintedCA: Sendable {
+    public static let rootCN = "jwsinspect test Root CA (not Apple)"
+    public static let intermediateCN = "jwsinspect test WWDR intermediate (not Apple)"
+    public static let leafCN = "jwsinspect test App Store signing (not Apple)"
+
+    public let root: TestCertificate
+    public let intermediate: TestCertificate
+    public let leaf: TestCertificate
+
+    /// A fresh CA whose three certificates are valid from a day before `now` for `validDays` days.
+    ///
+    /// - Parameters:
+    ///   - validDays: how long the certificates stay valid (1 to 36,500).
+    ///   - rootCurve: the root's key, P-384 (as Apple Root CA - G3) or P-256.
+    public init(validDays: Int, rootCurve: TestKey.Curve = .p384, now: Date = Date()) {
+        let now = Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down))  // as certificates hold it
+        let start = now.addingTimeInterval(-86_400)
+        let end = now.addingTimeInterval(Double(max(1, min(validDays, 36_500))) * 86_400)
+        root = TestPKI.markerRoot(
+            commonName: Self.rootCN, key: TestKey(generating: rootCurve), validity: (start, end))
+        (intermediate, leaf) = TestPKI.markerChain(
+            under: root, intermediateCN: Self.intermediateCN, intermediateKey: .p384(), leafCN: Self.leafCN,
+            leafKey: .p256(), leafHasOID: true, intermediateHasOID: true, leafNotBefore: start, leafNotAfter: end,
+            caValidity: (start, end))
+    }
+
+    /// One file of the CA folder.
+    public struct File: Sendable {
+        public let name: String
+        public let bytes: [UInt8]
+        /// Readable by its owner only (the leaf's private key).
+        public let isSecret: Bool
+    }
+
+    /// The folder's files: `root.der`, `root.pem`, `intermediate.der`, `leaf.der`, `leaf-key.p8`
+    /// (secret) and `README.txt`.
+    public var files: [File] {
+        [
+            File(name: "root.der", bytes: root.der, isSecret: false),
+            File(name: "root.pem", bytes: Array(root.pem.utf8), isSecret: false),
+            File(name: "intermediate.der", bytes: intermediate.der, isSecret: false),
+            File(name: "leaf.der", bytes: leaf.der, isSecret: false),
+            File(name: "leaf-key.p8", bytes: Array(leaf.key.privateKeyPEM.utf8), isSecret: true),
+            File(name: "README.txt", bytes: Array(readme.utf8), isSecret: false),
+        ]
+    }
+
+    /// What the folder is and how to trust it.
+    public var readme: String {
+        """
+        jwsinspect test CA: NOTHING HERE IS APPLE'S.
+
+        An Apple-shaped chain made by `jwsinspect mint ca` for testing App Store backends:
+          root.der, root.pem   "\(Self.rootCN)", self-signed (\(root.key.curve?.rawValue ?? "EC"))
+          intermediate.der     "\(Self.intermediateCN)", carries 1.2.840.113635.100.6.2.1
+          leaf.der             "\(Self.leafCN)", carries 1.2.840.113635.100.6.11.1
+          leaf-key.p8          the leaf's P-256 private key (PKCS#8 PEM, readable by you only)
+        Valid \(Self.day(leaf.spec.notBefore)) to \(Self.day(leaf.spec.notAfter)).
+
+        Tokens signed with it (jwsinspect mint transaction --ca THIS-FOLDER, ...) verify only where
+        root.der is trusted:
+          jwsinspect:        jwsinspect --root root.der TOKEN
+          Apple's libraries: pass root.der's bytes as the root certificates argument of
+                             SignedDataVerifier (Python, Java, Node.js, Swift), e.g.
+                             SignedDataVerifier([open("root.der","rb").read()], True, Environment.SANDBOX,
+                                                "com.example.app", 1234567890)
+        Never trust root.der in production: anyone holding leaf-key.p8 can sign anything.
+
+        """
+    }
+
+    private static func day(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withFullDate]
+        return formatter.string(from: date)
+    }
+}
