@@ -1,0 +1,172 @@
+public import Foundation
+
+/// The kinds `jwsinspect mint` signs, named as on its command line.
+public enum MintKind: String, Sendable, CaseIterable {
+    case transaction
+    case renewalInfo = "renewal-info"
+    case notification
+    case appTransaction = "app-transaction"
+    case realtimeRequest = "realtime-request"
+}
+
+/// What a minted payload is about: app, environment, the moment it is signed, and for notifications the type.
+///
+/// The notification type also shapes the transaction and renewal info minted for it (an `EXPIRED`
+/// notification nests an expired transaction and renewal info that will not renew), so that a
+/// notification and the payloads nested in it, minted with one context, agree.
+public struct MintContext: Sendable {
+    /// The app's bundle ID (`bundleId`).
+    public var bundleID: String
+    /// "Sandbox" (default), "Production", "Xcode" or "LocalTesting".
+    public var environment: String
+    /// `signedDate` (for an app transaction `receiptCreationDate`); the other dates are placed around it.
+    public var now: Date
+    /// The notification's `notificationType` ("SUBSCRIBED").
+    public var notificationType: String
+    /// The notification's `subtype`; nil for `MintPayloads.defaultSubtype(notificationType:)`.
+    public var subtype: String?
+
+    public init(
+        bundleID: String = "com.example.app", environment: String = "Sandbox", now: Date = Date(),
+        notificationType: String = "SUBSCRIBED", subtype: String? = nil
+    ) {
+        self.bundleID = bundleID
+        self.environment = environment
+        self.now = now
+        self.notificationType = notificationType
+        self.subtype = subtype
+    }
+
+    /// The subtype the notification carries: the one given, else the type's default.
+    public var effectiveSubtype: String? {
+        subtype ?? MintPayloads.defaultSubtype(notificationType: notificationType)
+    }
+}
+
+/// A JSON object whose members keep their order (Apple's documented order), as minted payloads are written.
+public struct MintObject: Sendable, Equatable {
+    /// The members, in order; keys are unique.
+    public private(set) var members: [(key: String, value: MintValue)]
+
+    /// An object with these members; a key repeated keeps its first place and its last value.
+    public init(_ members: [(key: String, value: MintValue)] = []) {
+        self.members = []
+        for (key, value) in members { self[key] = value }
+    }
+
+    /// The member's value; setting replaces it in place, adds a new key at the end, and removes it when nil.
+    public subscript(key: String) -> MintValue? {
+        get { members.first { $0.key == key }?.value }
+        set {
+            let index = members.firstIndex { $0.key == key }
+            switch (index, newValue) {
+            case (let index?, let value?): members[index].value = value
+            case (let index?, nil): members.remove(at: index)
+            case (nil, let value?): members.append((key, value))
+            case (nil, nil): break
+            }
+        }
+    }
+
+    /// The keys, in order.
+    public var keys: [String] { members.map(\.key) }
+
+    public static func == (lhs: MintObject, rhs: MintObject) -> Bool {
+        lhs.members.count == rhs.members.count
+            && zip(lhs.members, rhs.members).allSatisfy { $0.key == $1.key && $0.value == $1.value }
+    }
+
+    /// Adds `value` under `key` when there is one (optional fields of a scenario).
+    mutating func add(_ key: String, _ value: MintValue?) {
+        if let value { self[key] = value }
+    }
+}
+
+/// A JSON value of a minted payload.
+public indirect enum MintValue: Sendable, Equatable {
+    case string(String)
+    case integer(Int64)
+    /// A finite number that is not an integer (written as `null` if not finite).
+    case double(Double)
+    case bool(Bool)
+    case null
+    case array([MintValue])
+    case object(MintObject)
+}
+
+/// Why an assignment, a template or its JSON was refused: one line.
+public struct MintError: Error, Sendable, Equatable, CustomStringConvertible {
+    public let description: String
+
+    public init(_ description: String) {
+        self.description = description
+    }
+}
+
+public enum MintPayloads {
+    /// The device `AppStore.deviceVerificationID` minted app transactions' `deviceVerification`
+    /// is computed for (`jwsinspect --device-id` checks it).
+    public static let deviceVerificationID = MintPayloadBuilder.deviceVerificationID
+
+    /// A realistic, complete payload of `kind` (see `MintPayloadBuilder` for the values): every
+    /// field Apple documents for it, but those that only apply in special cases (revocation
+    /// fields outside refunds, offer fields, preorder, Advanced Commerce and commitment plans),
+    /// with IDs and dates consistent across kinds and with the context's notification type.
+    ///
+    /// A notification's `data` (or `appData`) lacks the signed members: the caller signs the
+    /// payloads `nestedKinds(notificationType:subtype:)` lists and inserts them.
+    public static func payload(_ kind: MintKind, context: MintContext) -> MintObject {
+        let builder = MintPayloadBuilder(context: context)
+        switch kind {
+        case .transaction: return builder.transaction()
+        case .renewalInfo: return builder.renewalInfo()
+        case .notification: return builder.notification()
+        case .appTransaction: return builder.appTransaction()
+        case .realtimeRequest: return builder.realtimeRequest()
+        }
+    }
+
+    /// The subtype a notification type gets when none is given: Apple always sends one for these types.
+    public static func defaultSubtype(notificationType: String) -> String? {
+        switch notificationType {
+        case "SUBSCRIBED": "INITIAL_BUY"
+        case "DID_CHANGE_RENEWAL_STATUS": "AUTO_RENEW_DISABLED"
+        case "EXPIRED": "VOLUNTARY"
+        case "PRICE_INCREASE": "PENDING"
+        case "RENEWAL_EXTENSION": "SUMMARY"
+        case "EXTERNAL_PURCHASE_TOKEN": "UNREPORTED"
+        default: nil
+        }
+    }
+
+    /// The body member a notification of this type carries: "data", "summary",
+    /// "externalPurchaseToken" or "appData" (`subtype` nil: the type's default).
+    public static func body(notificationType: String, subtype: String? = nil) -> String {
+        switch (notificationType, subtype ?? defaultSubtype(notificationType: notificationType)) {
+        case ("RENEWAL_EXTENSION", "SUMMARY"): "summary"
+        case ("EXTERNAL_PURCHASE_TOKEN", _): "externalPurchaseToken"
+        case ("RESCIND_CONSENT", _): "appData"
+        default: "data"
+        }
+    }
+
+    /// The signed payloads a notification of this type nests, where, and of which kind, in
+    /// Apple's order: `[(["data", "signedTransactionInfo"], .transaction), (["data",
+    /// "signedRenewalInfo"], .renewalInfo)]` for subscription types, the transaction alone for
+    /// one-time purchases, `appData.signedAppTransactionInfo` for `RESCIND_CONSENT`, and none for
+    /// `TEST`, a `RENEWAL_EXTENSION` summary or an external purchase token.
+    public static func nestedKinds(notificationType: String, subtype: String? = nil) -> [(
+        path: [String], kind: MintKind
+    )] {
+        switch body(notificationType: notificationType, subtype: subtype) {
+        case "appData": return [(["appData", "signedAppTransactionInfo"], .appTransaction)]
+        case "data":
+            let scenario = MintScenario(notificationType: notificationType, subtype: subtype)
+            if notificationType == "TEST" { return [] }
+            let transaction: (path: [String], kind: MintKind) = (["data", "signedTransactionInfo"], .transaction)
+            if scenario.consumable { return [transaction] }
+            return [transaction, (["data", "signedRenewalInfo"], .renewalInfo)]
+        default: return []
+        }
+    }
+}
