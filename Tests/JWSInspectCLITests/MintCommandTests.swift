@@ -92,7 +92,7 @@ import Testing
 
     @Test(arguments: [
         (["mint", "ca"], "--out DIR is required"),
-        (["mint", "cert", "--out", "x"], "the kind must be ca, not 'cert'"),
+        (["mint", "cert", "--out", "x"], "or realtime-request, not 'cert'"),
         (["mint", "ca", "--out", "x", "--valid-days", "0"], "--valid-days"),
         (["mint", "ca", "--out", "x", "--root-curve", "P-521"], "--root-curve"),
     ])

@@ -110,8 +110,11 @@ enum Commands {
 
     static let mint = CommandDoc(
         name: "mint",
-        abstract: "make signed App Store test data of one's own (NOT Apple's): a test CA",
-        usage: ["mint ca --out DIR [--valid-days N] [--root-curve P-384|P-256] [--force]"],
+        abstract: "make signed App Store test data of one's own (NOT Apple's): a test CA and tokens signed with it",
+        usage: [
+            "mint ca --out DIR [--valid-days N] [--root-curve P-384|P-256] [--force]",
+            "mint transaction|renewal-info|notification|app-transaction|realtime-request --ca DIR [options]",
+        ],
         discussion: [
             "mint ca writes an Apple-shaped test PKI to DIR: root.der and root.pem (self-signed, P-384 as Apple Root CA "
                 + "- G3, or P-256), intermediate.der (carrying 1.2.840.113635.100.6.2.1), leaf.der (carrying "
@@ -119,12 +122,24 @@ enum Commands {
                 + "README.txt saying how to trust root.der (jwsinspect --root; the root certificates argument of "
                 + "Apple's libraries). Every subject says \"jwsinspect test\" and \"not Apple\". A folder that is not "
                 + "empty is refused (exit 74) unless --force is given.",
-            "Exit status: 0, 64 for a usage error, 74 when the folder cannot be created or a file cannot be written.",
+            "mint transaction, renewal-info, notification, app-transaction and realtime-request print one JWS signed "
+                + "by DIR's leaf (x5c: leaf, intermediate, root), its payload complete for its kind: every field Apple "
+                + "documents with a plausible value, IDs and dates consistent, signedDate now. --set PATH=VALUE and "
+                + "--from TEMPLATE.json change it. A notification nests its signedTransactionInfo and "
+                + "signedRenewalInfo (or appData.signedAppTransactionInfo), minted the same way and consistent with "
+                + "its type; --set transaction.expiresDate=… reaches them.",
+            "Exit status: 0, 64 for a usage error or an unusable CA folder or template, 66 when a file cannot be "
+                + "read, 74 when the folder cannot be created or a file or the output cannot be written.",
         ],
         options: MintOptions.table.map(\.doc),
-        positional: .values(MintOptions.Kind.allCases.map(\.rawValue)),
+        positional: .values(MintOptions.Kind.names),
         examples: [
-            ("mint ca --out test-ca", "a test CA; then: jwsinspect --root test-ca/root.der TOKEN")
+            ("mint ca --out test-ca", "a test CA; then: jwsinspect --root test-ca/root.der TOKEN"),
+            ("mint transaction --ca test-ca --bundle-id com.example.app --set price=4990", "a transaction"),
+            (
+                "mint notification --ca test-ca --notification-type DID_RENEW --set transaction.expiresDate=1767225600000",
+                "a notification, its nested transaction changed"
+            ),
         ]
     )
 

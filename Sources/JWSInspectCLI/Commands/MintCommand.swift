@@ -2,15 +2,17 @@ internal import FoundationEssentials
 internal import JWSInspectCore
 internal import TestPKI
 
-/// `jwsinspect mint ca`: writes an Apple-shaped test PKI of one's own, for testing backends
-/// with App Store-shaped data they control. Nothing it makes is Apple's, and says so.
+/// `jwsinspect mint`: an Apple-shaped test PKI of one's own (`mint ca`), and App Store-shaped
+/// data signed with it (`MintCommand+Token.swift`), for testing backends with data they
+/// control. Nothing it makes is Apple's, and says so.
 enum MintCommand {
     static func run(_ options: MintOptions, io: CommandIO) -> Int32 {
-        guard !options.showHelp, let kind = options.kind, let folder = options.out else {
+        guard !options.showHelp, let kind = options.kind else {
             return Output.print(HelpText.of(Commands.mint), io: io)
         }
         switch kind {
-        case .ca: return writeCA(to: folder, options, io: io)
+        case .ca: return writeCA(to: options.out ?? ".", options, io: io)
+        case .token(let kind): return mintToken(kind, options, io: io)
         }
     }
 

@@ -3,10 +3,16 @@ internal import TestPKI
 
 /// `jwsinspect mint KIND`'s options.
 struct MintOptions {
-    /// What `mint` makes.
-    enum Kind: String, CaseIterable {
-        /// An Apple-shaped test PKI of one's own, written to a folder.
+    /// What `mint` makes: a test CA, or one signed payload of an App Store kind.
+    enum Kind: Equatable {
         case ca
+        case token(MintKind)
+
+        static let names = ["ca"] + MintKind.allCases.map(\.rawValue)
+    }
+
+    enum Format: String, CaseIterable {
+        case text, json
     }
 
     var kind: Kind?
@@ -14,40 +20,96 @@ struct MintOptions {
     var validDays = 3650
     var rootCurve: TestKey.Curve = .p384
     var force = false
+    var ca: String?
+    var bundleID: String?
+    var environment: String?
+    var assignments: [String] = []
+    var template: String?
+    var notificationType = "SUBSCRIBED"
+    var subtype: String?
+    var format = Format.text
     var showHelp = false
 
-    static let table: [OptionSpec<MintOptions>] = [
+    static let table: [OptionSpec<MintOptions>] =
+        caOptions + tokenOptions + [
+            OptionSpec(["--help", "-h"], group: "Options", help: "This help.") { options, _ in options.showHelp = true }
+        ]
+
+    static let caOptions: [OptionSpec<MintOptions>] = [
         OptionSpec(
-            ["--out", "-o"], .value("DIR"), group: "Options",
+            ["--out", "-o"], .value("DIR"), group: "mint ca",
             help: "The folder to write the CA to (created, mode 0700, with its parents).", completes: .files
         ) { options, value in options.out = value },
         OptionSpec(
-            ["--valid-days"], .value("N"), group: "Options",
+            ["--valid-days"], .value("N"), group: "mint ca",
             help: "How long the three certificates are valid, from a day ago (1 to 36500; default 3650)."
         ) { options, value throws(UsageError) in
             options.validDays = try ArgumentParser.wholeNumber(value, option: "--valid-days", in: 1...36_500)
         },
         OptionSpec(
-            ["--root-curve"], .choice(["P-384", "P-256"]), group: "Options",
+            ["--root-curve"], .choice(["P-384", "P-256"]), group: "mint ca",
             help: "The root's key: P-384 as Apple Root CA - G3 (default), or P-256."
         ) { options, value in options.rootCurve = value == "P-256" ? .p256 : .p384 },
         OptionSpec(
-            ["--force"], group: "Options", help: "Write into a folder that is not empty (its CA files are replaced)."
+            ["--force"], group: "mint ca", help: "Write into a folder that is not empty (its CA files are replaced)."
         ) { options, _ in options.force = true },
-        OptionSpec(["--help", "-h"], group: "Options", help: "This help.") { options, _ in options.showHelp = true },
+    ]
+
+    static let tokenOptions: [OptionSpec<MintOptions>] = [
+        OptionSpec(
+            ["--ca"], .value("DIR"), group: "minting a token",
+            help: "The CA folder mint ca wrote: its leaf key signs, its certificates are the x5c.", completes: .files
+        ) { options, value in options.ca = value },
+        OptionSpec(
+            ["--bundle-id"], .value("ID"), group: "minting a token",
+            help: "The app's bundle ID in the payload (default com.example.app)."
+        ) { options, value in options.bundleID = value },
+        OptionSpec(
+            ["--environment"], .choice(Environment.allCases.map(\.rawValue)), group: "minting a token",
+            help: "The environment in the payload (default Sandbox)."
+        ) { options, value in options.environment = value },
+        OptionSpec(
+            ["--set"], .value("PATH=VALUE"), group: "minting a token",
+            help: "Set a payload member, dotted for nested ones (data.status=1); VALUE is JSON when it parses as JSON, "
+                + "else a string. For a notification, transaction., renewalInfo. and appTransaction. set the nested "
+                + "payloads. Repeatable; applied in order, after --from."
+        ) { options, value in options.assignments.append(value) },
+        OptionSpec(
+            ["--from"], .value("TEMPLATE.json"), group: "minting a token",
+            help: "A JSON object whose members replace or add to the minted payload's.", completes: .files
+        ) { options, value in options.template = value },
+        OptionSpec(
+            ["--notification-type"], .value("TYPE"), group: "minting a token",
+            help: "The notification's notificationType (default SUBSCRIBED)."
+        ) { options, value in options.notificationType = value },
+        OptionSpec(
+            ["--subtype"], .value("SUBTYPE"), group: "minting a token",
+            help: "The notification's subtype (default: the one Apple sends with the type, if any)."
+        ) { options, value in options.subtype = value },
+        OptionSpec(
+            ["--format"], .choice(Format.allCases.map(\.rawValue)), group: "minting a token",
+            help: "text: the JWS alone, one line; json: {\"jws\", \"payload\"}."
+        ) { options, value in options.format = Format(rawValue: value) ?? .text },
     ]
 
     static func parse(_ arguments: [String]) throws(UsageError) -> MintOptions {
         var (options, positional) = try ArgumentParser.parse(arguments, options: table, into: MintOptions())
         if options.showHelp || positional.isEmpty { return options }
-        let kinds = Kind.allCases.map(\.rawValue)
         let given = try ArgumentParser.single(
-            positional, command: "mint", needs: "what to mint: \(ArgumentParser.list(kinds))", noun: "kind")
-        guard let kind = Kind(rawValue: given.lowercased()) else {
-            throw UsageError("mint: the kind must be \(ArgumentParser.list(kinds)), not '\(Excerpt.of(given))'")
+            positional, command: "mint", needs: "what to mint: \(ArgumentParser.list(Kind.names))", noun: "kind")
+        if given.lowercased() == "ca" {
+            options.kind = .ca
+            guard options.out != nil else {
+                throw UsageError("mint ca: --out DIR is required (the folder to write to)")
+            }
+        } else if let kind = MintKind(rawValue: given.lowercased()) {
+            options.kind = .token(kind)
+            guard options.ca != nil else {
+                throw UsageError("mint \(kind.rawValue): --ca DIR is required (a folder mint ca wrote)")
+            }
+        } else {
+            throw UsageError("mint: the kind must be \(ArgumentParser.list(Kind.names)), not '\(Excerpt.of(given))'")
         }
-        options.kind = kind
-        guard options.out != nil else { throw UsageError("mint ca: --out DIR is required (the folder to write to)") }
         return options
     }
 }

@@ -1,0 +1,153 @@
+internal import FoundationEssentials
+internal import JWSInspectCore
+internal import TestPKI
+
+/// `jwsinspect mint transaction|renewal-info|notification|app-transaction|realtime-request`:
+/// one App Store-shaped JWS signed by a `mint ca` folder's leaf, its `x5c` that folder's chain.
+extension MintCommand {
+    /// Why a token cannot be minted: the message and the exit status.
+    struct Failure: Error {
+        let message: String
+        let status: ExitStatus
+    }
+
+    /// The prefixes of `--set` that reach a notification's nested payloads.
+    static let nestedPrefixes: [(prefix: String, kind: MintKind)] = [
+        ("transaction.", .transaction), ("renewalInfo.", .renewalInfo), ("renewal-info.", .renewalInfo),
+        ("appTransaction.", .appTransaction), ("app-transaction.", .appTransaction),
+    ]
+
+    static func mintToken(_ kind: MintKind, _ options: MintOptions, io: CommandIO) -> Int32 {
+        do throws(Failure) {
+            let signer = try Signer(folder: options.ca ?? ".")
+            let context = MintContext(
+                bundleID: options.bundleID ?? "com.example.app", environment: options.environment ?? "Sandbox",
+                now: io.now, notificationType: options.notificationType, subtype: options.subtype)
+            var (own, nested) = try assignments(options.assignments, kind: kind)
+            var payload = MintPayloads.payload(kind, context: context)
+            if let template = options.template { try merge(template: template, into: &payload) }
+            if kind == .notification {
+                for (path, nestedKind) in MintPayloads.nestedKinds(
+                    notificationType: options.notificationType, subtype: options.subtype)
+                {
+                    var inner = MintPayloads.payload(nestedKind, context: context)
+                    try apply(nested[nestedKind] ?? [], to: &inner)
+                    nested[nestedKind] = nil
+                    own.insert("\(path.joined(separator: "."))=\"\(signer.sign(inner.jsonBytes))\"", at: 0)
+                }
+                if let unused = nested.keys.first {
+                    throw Failure(
+                        message: "mint notification: --set \(unused.rawValue).… but a \(options.notificationType) "
+                            + "notification nests no \(unused.rawValue)",
+                        status: .usage)
+                }
+            }
+            try apply(own, to: &payload)
+            let jws = signer.sign(payload.jsonBytes)
+            switch options.format {
+            case .text: return Output.print(jws + "\n", io: io)
+            case .json:
+                let object =
+                    "{\"jws\":\"\(jws)\",\"payload\":" + String(decoding: payload.jsonBytes, as: UTF8.self) + "}"
+                return Output.print(object + "\n", io: io)
+            }
+        } catch {
+            io.error(error.message)
+            if error.status == .usage {
+                io.error("usage: jwsinspect \(Commands.mint.usage[1]) (see jwsinspect help mint)")
+            }
+            return error.status.rawValue
+        }
+    }
+
+    /// `--set` assignments split into the payload's own and, for a notification, each nested kind's.
+    private static func assignments(_ all: [String], kind: MintKind) throws(Failure)
+        -> (own: [String], nested: [MintKind: [String]])
+    {
+        var own: [String] = []
+        var nested: [MintKind: [String]] = [:]
+        for assignment in all {
+            if kind == .notification, let route = nestedPrefixes.first(where: { assignment.hasPrefix($0.prefix) }) {
+                nested[route.kind, default: []].append(String(assignment.dropFirst(route.prefix.count)))
+            } else {
+                own.append(assignment)
+            }
+        }
+        return (own, nested)
+    }
+
+    private static func apply(_ assignments: [String], to payload: inout MintObject) throws(Failure) {
+        for assignment in assignments {
+            do {
+                try MintPayloads.set(assignment, in: &payload)
+            } catch {
+                throw Failure(message: "mint: --set \(Excerpt.of(assignment)): \(error.description)", status: .usage)
+            }
+        }
+    }
+
+    private static func merge(template path: String, into payload: inout MintObject) throws(Failure) {
+        switch System.readFile(path, limit: 1 << 20) {
+        case .failure(let error):
+            throw Failure(message: "mint: cannot read --from '\(Excerpt.of(path))': \(error)", status: .unreadable)
+        case .success(nil):
+            throw Failure(message: "mint: --from '\(Excerpt.of(path))' is over 1 MiB", status: .usage)
+        case .success(let bytes?):
+            do {
+                MintPayloads.merge(try MintPayloads.object(json: bytes), into: &payload)
+            } catch {
+                throw Failure(message: "mint: --from '\(Excerpt.of(path))': \(error.description)", status: .usage)
+            }
+        }
+    }
+
+    /// A `mint ca` folder's leaf key and chain, read and checked once.
+    struct Signer {
+        let key: PrivateKey
+        let header: String
+
+        init(folder: String) throws(Failure) {
+            func read(_ name: String) throws(Failure) -> [UInt8] {
+                let path = folder.hasSuffix("/") ? folder + name : folder + "/" + name
+                switch System.readFile(path, limit: 64 * 1024) {
+                case .failure(let error):
+                    throw Failure(
+                        message: "mint: cannot read \(name) in the CA folder '\(Excerpt.of(folder))': \(error)",
+                        status: .unreadable)
+                case .success(nil):
+                    throw Failure(
+                        message: "mint: \(name) in the CA folder '\(Excerpt.of(folder))' is over 64 KiB", status: .usage
+                    )
+                case .success(let bytes?): return bytes
+                }
+            }
+            let keyFile: KeyFile
+            do {
+                keyFile = try KeyFile(bytes: try read("leaf-key.p8"), path: "leaf-key.p8")
+            } catch let error as Failure {
+                throw error
+            } catch {
+                throw Failure(message: "mint: \(folder)/leaf-key.p8: \(error)", status: .usage)
+            }
+            guard let key = keyFile.privateKey else {
+                throw Failure(message: "mint: \(folder)/leaf-key.p8 holds no private key", status: .usage)
+            }
+            var x5c: [String] = []
+            for name in ["leaf.der", "intermediate.der", "root.der"] {
+                let der = try read(name)
+                guard (try? Certificate(derBytes: der)) != nil else {
+                    throw Failure(message: "mint: \(folder)/\(name) is not a DER certificate", status: .usage)
+                }
+                x5c.append("\"" + Data(der).base64EncodedString() + "\"")
+            }
+            self.key = key
+            self.header = "{\"alg\":\"ES256\",\"x5c\":[\(x5c.joined(separator: ","))]}"
+        }
+
+        /// A compact JWS over `payload` with the folder's header.
+        func sign(_ payload: [UInt8]) -> String {
+            let signingInput = Base64URL.encode(Array(header.utf8)) + "." + Base64URL.encode(payload)
+            return signingInput + "." + Base64URL.encode(key.signES256(Array(signingInput.utf8)))
+        }
+    }
+}
