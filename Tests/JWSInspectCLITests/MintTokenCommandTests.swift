@@ -41,6 +41,10 @@ import Testing
         #expect(status == 0, "\(json["reason"] ?? "")")
         #expect(json["type"] as? String == type)
         #expect(InProcess.run(["-q", token]).status == 2, "Apple's roots never trust a minted token")
+        let table = InProcess.run(["--root", Self.root, token]).stdout
+        #expect(
+            table.hasPrefix(
+                "VALID — authentic \(PayloadKind(rawValue: type)?.displayName ?? type) minted by jwsinspect mint"))
         if kind != "renewal-info" && kind != "realtime-request" {
             #expect(try Self.inspect(token, ["--bundle-id", "com.example.minted"]).status == 0)
             #expect(try Self.inspect(token, ["--bundle-id", "com.example.other"]).status == 4)

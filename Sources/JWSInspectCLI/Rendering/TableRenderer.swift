@@ -114,6 +114,9 @@ struct TableRenderer {
         if inspection.isAppleSigned {
             return "authentic Apple-signed \(kind)"
         }
+        if inspection.isMintedTestData {
+            return "authentic \(kind) " + paint("minted by jwsinspect mint: test data, NOT Apple's", .yellow)
+        }
         if let keyID = inspection.developerKeyID {
             return "authentic \(kind), signed with the developer key \(keyID)"
         }

@@ -7,6 +7,9 @@ public enum AppleCertificates {
     public static let leafMarkerOID = "1.2.840.113635.100.6.11.1"
     /// Marker extension of the Apple Worldwide Developer Relations intermediate CA.
     public static let intermediateMarkerOID = "1.2.840.113635.100.6.2.1"
+    /// What the common names of a `jwsinspect mint ca` test CA say (`MintedCA`), so that the
+    /// data it signs is labelled as test data.
+    public static let mintedMarker = "(not Apple)"
     /// Apple's private OID arc; every extension under it is listed in a chain report.
     public static let appleOIDArc = "1.2.840.113635."
 

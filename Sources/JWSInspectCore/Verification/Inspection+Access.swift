@@ -76,6 +76,12 @@ extension Inspection {
         return nil
     }
 
+    /// Whether the token is authentic under a `jwsinspect mint ca` test CA given with `--root`
+    /// (its certificates' common names end "(not Apple)"): test data, never Apple's.
+    public var isMintedTestData: Bool {
+        isAuthentic && !isXcode && chain.contains { $0.subject.contains(AppleCertificates.mintedMarker) }
+    }
+
     /// Whether the token is authentic and signed through an intermediate jwsinspect knows, by
     /// its fingerprint, as Apple's (App Store data is; a `--root` of one's own is not).
     public var isAppleSigned: Bool {
