@@ -8,7 +8,9 @@ class is listed in EXPECTED_DIFFERENCES (documented in DIFFERENCES.md) are where
 jwsinspect differs on purpose; any other disagreement fails the run.
 
 Then `jwsinspect sign` makes every developer token kind and the V1 offer signature, and PyJWT,
-`cryptography` and Apple's signature creators check them (developer.py).
+`cryptography` and Apple's signature creators check them (developer.py). Legacy receipts go
+against python-asn1 and Apple's ReceiptUtility (receipts.py), and `jwsinspect mint`'s tokens and
+suite against Apple's SignedDataVerifier (mint.py).
 
 Usage: difftest.py JWSINSPECT_BINARY [--seed N] [--jobs N]
 """
@@ -21,6 +23,7 @@ from cryptography.x509.oid import NameOID
 from appstoreserverlibrary.signed_data_verifier import SignedDataVerifier, VerificationException
 from appstoreserverlibrary.models.Environment import Environment
 import developer
+import mint
 import receipts
 
 LEAF_OID, INTERMEDIATE_OID = "1.2.840.113635.100.6.11.1", "1.2.840.113635.100.6.2.1"
@@ -337,6 +340,12 @@ def main():
           f"{len(receipt_failures)} failed")
     for failure in receipt_failures:
         print(f"  receipts: {failure}")
+    # mint: minted tokens and the suite's manifest against Apple's SignedDataVerifier and jwsinspect.
+    mint_checks, mint_failures = mint.run(binary)
+    print(f"difftest: mint: {mint_checks} checks of minted tokens and the suite against Apple's SignedDataVerifier, "
+          f"{len(mint_failures)} failed")
+    for failure in mint_failures:
+        print(f"  mint: {failure}")
     if unexpected:
         for cls in unexpected:
             e = by_class[cls]
@@ -348,6 +357,8 @@ def main():
         raise SystemExit(f"difftest: sign: {len(developer_failures)} checks failed")
     if receipt_failures:
         raise SystemExit(f"difftest: receipts: {len(receipt_failures)} checks failed")
+    if mint_failures:
+        raise SystemExit(f"difftest: mint: {len(mint_failures)} checks failed")
     print("difftest: every disagreement is a documented difference (scripts/difftest/DIFFERENCES.md)")
 
 
