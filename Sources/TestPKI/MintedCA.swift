@@ -12,21 +12,30 @@ public struct MintedCA: Sendable {
     public let intermediate: TestCertificate
     public let leaf: TestCertificate
 
-    /// A fresh CA whose three certificates are valid from a day before `now` for `validDays` days.
+    /// A fresh CA whose leaf is valid from a day before `now` for `validDays` days, and whose root
+    /// and intermediate from 30 days before `now` to a year after the leaf.
     ///
     /// - Parameters:
     ///   - validDays: how long the certificates stay valid (1 to 36,500).
     ///   - rootCurve: the root's key, P-384 (as Apple Root CA - G3) or P-256.
+    /// A CA of these certificates (their keys with them).
+    init(root: TestCertificate, intermediate: TestCertificate, leaf: TestCertificate) {
+        self.root = root
+        self.intermediate = intermediate
+        self.leaf = leaf
+    }
+
     public init(validDays: Int, rootCurve: TestKey.Curve = .p384, now: Date = Date()) {
         let now = Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down))  // as certificates hold it
         let start = now.addingTimeInterval(-86_400)
         let end = now.addingTimeInterval(Double(max(1, min(validDays, 36_500))) * 86_400)
-        root = TestPKI.markerRoot(
-            commonName: Self.rootCN, key: TestKey(generating: rootCurve), validity: (start, end))
+        // The CAs outlast the leaf on both sides, so that a leaf out of date is the only defect.
+        let caValidity = (now.addingTimeInterval(-30 * 86_400), end.addingTimeInterval(365 * 86_400))
+        root = TestPKI.markerRoot(commonName: Self.rootCN, key: TestKey(generating: rootCurve), validity: caValidity)
         (intermediate, leaf) = TestPKI.markerChain(
             under: root, intermediateCN: Self.intermediateCN, intermediateKey: .p384(), leafCN: Self.leafCN,
             leafKey: .p256(), leafHasOID: true, intermediateHasOID: true, leafNotBefore: start, leafNotAfter: end,
-            caValidity: (start, end))
+            caValidity: caValidity)
     }
 
     /// One file of the CA folder.
@@ -46,6 +55,8 @@ public struct MintedCA: Sendable {
             File(name: "intermediate.der", bytes: intermediate.der, isSecret: false),
             File(name: "leaf.der", bytes: leaf.der, isSecret: false),
             File(name: "leaf-key.p8", bytes: Array(leaf.key.privateKeyPEM.utf8), isSecret: true),
+            File(name: "intermediate-key.p8", bytes: Array(intermediate.key.privateKeyPEM.utf8), isSecret: true),
+            File(name: "root-key.p8", bytes: Array(root.key.privateKeyPEM.utf8), isSecret: true),
             File(name: "README.txt", bytes: Array(readme.utf8), isSecret: false),
         ]
     }
@@ -60,6 +71,9 @@ public struct MintedCA: Sendable {
           intermediate.der     "\(Self.intermediateCN)", carries 1.2.840.113635.100.6.2.1
           leaf.der             "\(Self.leafCN)", carries 1.2.840.113635.100.6.11.1
           leaf-key.p8          the leaf's P-256 private key (PKCS#8 PEM, readable by you only)
+          intermediate-key.p8, root-key.p8
+                               their keys (readable by you only): mint suite issues defective
+                               certificates under this root with them
         Valid \(Self.day(leaf.spec.notBefore)) to \(Self.day(leaf.spec.notAfter)).
 
         Tokens signed with it (jwsinspect mint transaction --ca THIS-FOLDER, ...) verify only where

@@ -85,6 +85,11 @@ public final class TestKey: @unchecked Sendable {
         self.init(owning: OpenSSL.unwrap(generated, "EVP_PKEY_keygen(RSA)"), algorithm: .rsa(bits: bits))
     }
 
+    /// Takes ownership of `pkey`, a key of kind `algorithm` (read from a file).
+    convenience init(adopting pkey: OpaquePointer, algorithm: Algorithm) {
+        self.init(owning: pkey, algorithm: algorithm)
+    }
+
     /// Takes ownership of `pkey`, a key of kind `algorithm`.
     private init(owning pkey: OpaquePointer, algorithm: Algorithm) {
         self.pkey = pkey
@@ -114,6 +119,11 @@ public final class TestKey: @unchecked Sendable {
     /// (48 + 48 bytes, big-endian, left-padded).
     ///
     /// The key must be a P-384 key.
+    /// ECDSA over SHA-256 of `message` as DER (`ECDSA-Sig-Value`), not the raw `r‖s` JWS wants.
+    public func signDERES256(_ message: [UInt8]) -> [UInt8] {
+        signDER(message, digest: EVP_sha256())
+    }
+
     public func signES384(_ message: [UInt8]) -> [UInt8] {
         precondition(curve == .p384, "TestPKI: signES384 needs a P-384 key, this key is \(algorithm)")
         return signRaw(message, digest: EVP_sha384())

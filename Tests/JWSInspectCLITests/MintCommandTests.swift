@@ -6,7 +6,10 @@ import Testing
 /// `jwsinspect mint ca`: an Apple-shaped test PKI of one's own, written to a folder, that
 /// verifies tokens its leaf signs when (and only when) its root is given.
 @Suite struct MintCommandTests {
-    static let files = ["root.der", "root.pem", "intermediate.der", "leaf.der", "leaf-key.p8", "README.txt"]
+    static let files = [
+        "root.der", "root.pem", "intermediate.der", "leaf.der", "leaf-key.p8", "intermediate-key.p8", "root-key.p8",
+        "README.txt",
+    ]
 
     static func certificate(_ folder: URL, _ name: String) throws -> Certificate {
         try Certificate(derBytes: Array(Data(contentsOf: folder.appendingPathComponent(name))))
@@ -38,7 +41,7 @@ import Testing
         for name in Self.files {
             let url = folder.appendingPathComponent(name)
             #expect(FileManager.default.fileExists(atPath: url.path), "\(name)")
-            #expect(try Self.mode(url) == (name == "leaf-key.p8" ? 0o600 : 0o644), "\(name)")
+            #expect(try Self.mode(url) == (name.hasSuffix("-key.p8") ? 0o600 : 0o644), "\(name)")
         }
         let (root, intermediate, leaf) = try (
             Self.certificate(folder, "root.der"), Self.certificate(folder, "intermediate.der"),
@@ -92,7 +95,7 @@ import Testing
 
     @Test(arguments: [
         (["mint", "ca"], "--out DIR is required"),
-        (["mint", "cert", "--out", "x"], "or realtime-request, not 'cert'"),
+        (["mint", "cert", "--out", "x"], "realtime-request or suite, not 'cert'"),
         (["mint", "ca", "--out", "x", "--valid-days", "0"], "--valid-days"),
         (["mint", "ca", "--out", "x", "--root-curve", "P-521"], "--root-curve"),
     ])

@@ -114,11 +114,13 @@ enum Commands {
         usage: [
             "mint ca --out DIR [--valid-days N] [--root-curve P-384|P-256] [--force]",
             "mint transaction|renewal-info|notification|app-transaction|realtime-request --ca DIR [options]",
+            "mint suite --ca DIR --out DIR2 [--bundle-id ID] [--environment ENV] [--force]",
         ],
         discussion: [
             "mint ca writes an Apple-shaped test PKI to DIR: root.der and root.pem (self-signed, P-384 as Apple Root CA "
                 + "- G3, or P-256), intermediate.der (carrying 1.2.840.113635.100.6.2.1), leaf.der (carrying "
-                + "1.2.840.113635.100.6.11.1, a P-256 key), leaf-key.p8 (the leaf's key, PKCS#8 PEM, mode 0600) and "
+                + "1.2.840.113635.100.6.11.1, a P-256 key), leaf-key.p8 (the leaf's key, PKCS#8 PEM, mode 0600), intermediate-key.p8 and root-key.p8 (mode 0600, for "
+                + "mint suite's defective certificates) and "
                 + "README.txt saying how to trust root.der (jwsinspect --root; the root certificates argument of "
                 + "Apple's libraries). Every subject says \"jwsinspect test\" and \"not Apple\". A folder that is not "
                 + "empty is refused (exit 74) unless --force is given.",
@@ -128,6 +130,14 @@ enum Commands {
                 + "--from TEMPLATE.json change it. A notification nests its signedTransactionInfo and "
                 + "signedRenewalInfo (or appData.signedAppTransactionInfo), minted the same way and consistent with "
                 + "its type; --set transaction.expiresDate=… reaches them.",
+            "mint suite writes a negative suite for a backend's CI: one token per file and manifest.json, {\"cases\": "
+                + "[{file, type, expect (valid or invalid: what Apple's algorithm decides), defect, exitCode (what "
+                + "jwsinspect answers with --root DIR/root.der and the same --bundle-id and --environment), "
+                + "description}]}: valid tokens of every kind, edge cases a verifier must accept (a high-S signature, "
+                + "a garbage x5c[2]) and the defects it must refuse (bad signature, tampered payload, alg none, HS256 "
+                + "or ES384, missing or one-certificate x5c, an untrusted root, an intermediate or leaf without "
+                + "Apple's OID, a leaf expired or not yet valid at signedDate, a DER signature, a crit header, wrong "
+                + "bundle ID or environment, a notification whose nested transaction's signature is bad).",
             "Exit status: 0, 64 for a usage error or an unusable CA folder or template, 66 when a file cannot be "
                 + "read, 74 when the folder cannot be created or a file or the output cannot be written.",
         ],
@@ -140,6 +150,7 @@ enum Commands {
                 "mint notification --ca test-ca --notification-type DID_RENEW --set transaction.expiresDate=1767225600000",
                 "a notification, its nested transaction changed"
             ),
+            ("mint suite --ca test-ca --bundle-id com.example.app --out suite", "a negative suite, with manifest.json"),
         ]
     )
 

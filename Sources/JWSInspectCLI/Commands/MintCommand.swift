@@ -13,27 +13,35 @@ enum MintCommand {
         switch kind {
         case .ca: return writeCA(to: options.out ?? ".", options, io: io)
         case .token(let kind): return mintToken(kind, options, io: io)
+        case .suite: return writeSuite(options, io: io)
         }
+    }
+
+    /// Makes `folder` ready to write to: created when missing; refused (said on standard error)
+    /// when it is not a folder, or not empty without `--force`.
+    static func prepare(_ folder: String, for command: String, force: Bool, io: CommandIO) -> Bool {
+        switch System.kind(ofPath: folder) {
+        case .directory?:
+            guard force || System.isEmptyDirectory(folder) == true else {
+                io.error("mint \(command): '\(Excerpt.of(folder))' is not empty; use --force to write into it")
+                return false
+            }
+        case nil:
+            if let reason = System.makeDirectory(folder) {
+                io.error("mint \(command): cannot create folder '\(Excerpt.of(folder))': \(reason)")
+                return false
+            }
+        default:
+            io.error("mint \(command): '\(Excerpt.of(folder))' exists and is not a folder")
+            return false
+        }
+        return true
     }
 
     /// Creates `folder` (refusing one that is not empty without `--force`), writes the CA's
     /// files (the leaf's key readable by its owner only), and says what it wrote.
     private static func writeCA(to folder: String, _ options: MintOptions, io: CommandIO) -> Int32 {
-        switch System.kind(ofPath: folder) {
-        case .directory?:
-            guard options.force || System.isEmptyDirectory(folder) == true else {
-                io.error("mint ca: '\(Excerpt.of(folder))' is not empty; use --force to write the CA into it")
-                return ExitStatus.ioError.rawValue
-            }
-        case nil:
-            if let reason = System.makeDirectory(folder) {
-                io.error("mint ca: cannot create folder '\(Excerpt.of(folder))': \(reason)")
-                return ExitStatus.ioError.rawValue
-            }
-        default:
-            io.error("mint ca: '\(Excerpt.of(folder))' exists and is not a folder")
-            return ExitStatus.ioError.rawValue
-        }
+        guard prepare(folder, for: "ca", force: options.force, io: io) else { return ExitStatus.ioError.rawValue }
         let ca = MintedCA(validDays: options.validDays, rootCurve: options.rootCurve, now: io.now)
         for file in ca.files {
             let path = folder.hasSuffix("/") ? folder + file.name : folder + "/" + file.name

@@ -7,8 +7,9 @@ struct MintOptions {
     enum Kind: Equatable {
         case ca
         case token(MintKind)
+        case suite
 
-        static let names = ["ca"] + MintKind.allCases.map(\.rawValue)
+        static let names = ["ca"] + MintKind.allCases.map(\.rawValue) + ["suite"]
     }
 
     enum Format: String, CaseIterable {
@@ -42,7 +43,8 @@ struct MintOptions {
         ) { options, value in options.out = value },
         OptionSpec(
             ["--valid-days"], .value("N"), group: "mint ca",
-            help: "How long the three certificates are valid, from a day ago (1 to 36500; default 3650)."
+            help: "How long the leaf is valid, from a day ago (1 to 36500; default 3650); the root and intermediate "
+                + "from 30 days before to a year after it."
         ) { options, value throws(UsageError) in
             options.validDays = try ArgumentParser.wholeNumber(value, option: "--valid-days", in: 1...36_500)
         },
@@ -101,6 +103,11 @@ struct MintOptions {
             options.kind = .ca
             guard options.out != nil else {
                 throw UsageError("mint ca: --out DIR is required (the folder to write to)")
+            }
+        } else if given.lowercased() == "suite" {
+            options.kind = .suite
+            guard options.ca != nil, options.out != nil else {
+                throw UsageError("mint suite: --ca DIR and --out DIR2 are required")
             }
         } else if let kind = MintKind(rawValue: given.lowercased()) {
             options.kind = .token(kind)

@@ -1,0 +1,56 @@
+import Foundation
+import Testing
+
+/// `jwsinspect mint suite`: every defect issue 16 lists and the edge cases a verifier must
+/// accept, each file answered by jwsinspect with its manifest's `exitCode` (Apple's library
+/// judges `expect` in `make difftest`, scripts/difftest/mint.py).
+@Suite struct MintSuiteCommandTests {
+    static let required = [
+        "bad-signature", "tampered-payload", "alg-none", "alg-hs256", "alg-es384", "missing-x5c",
+        "one-certificate-x5c", "untrusted-root", "intermediate-without-oid", "leaf-without-oid", "leaf-expired",
+        "leaf-not-yet-valid", "der-signature", "crit-header", "wrong-bundle-id", "wrong-environment",
+        "nested-bad-signature",
+    ]
+
+    @Test func theSuiteHasEveryDefectAndEachFileGetsItsExitCode() throws {
+        let folder = try CLI.temporaryDirectory()
+        let ca = folder.appendingPathComponent("ca").path
+        let suite = folder.appendingPathComponent("suite")
+        #expect(InProcess.run(["mint", "ca", "--out", ca]).status == 0)
+        let options = ["--bundle-id", "com.example.suite", "--environment", "Production"]
+        let made = InProcess.run(["mint", "suite", "--ca", ca, "--out", suite.path] + options)
+        #expect(made.status == 0, "\(made.stderr)")
+        let manifest = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: suite.appendingPathComponent("manifest.json")))
+                as? [String: [[String: Any]]])
+        let cases = try #require(manifest["cases"])
+        let defects = Set(cases.compactMap { $0["defect"] as? String })
+        #expect(Set(Self.required).isSubset(of: defects), "missing: \(Set(Self.required).subtracting(defects))")
+        #expect(defects.isSuperset(of: ["high-s", "garbage-x5c2"]))
+        let kinds = Set(cases.filter { $0["expect"] as? String == "valid" }.compactMap { $0["type"] as? String })
+        #expect(kinds == ["transaction", "renewal-info", "notification", "app-transaction", "realtime-request"])
+        for item in cases {
+            let file = try #require(item["file"] as? String)
+            let expected = try #require(item["exitCode"] as? Int)
+            let valid = item["expect"] as? String == "valid"
+            #expect(valid == (expected == 0), "\(file): expect and exitCode agree for jwsinspect")
+            let path = suite.appendingPathComponent(file).path
+            let result = InProcess.run(["-q", "--root", ca + "/root.der"] + options + [path])
+            #expect(Int(result.status) == expected, "\(file)")
+        }
+        let statuses = Dictionary(
+            cases.map { ($0["defect"] as? String ?? "", $0["exitCode"] as? Int ?? -1) }, uniquingKeysWith: { a, _ in a }
+        )
+        #expect(statuses["bad-signature"] == 1 && statuses["leaf-without-oid"] == 2)
+        #expect(statuses["wrong-bundle-id"] == 4 && statuses["wrong-environment"] == 3)
+    }
+
+    @Test func aFolderWithoutTheCAKeysIsNamed() throws {
+        let empty = try CLI.temporaryDirectory()
+        let result = InProcess.run([
+            "mint", "suite", "--ca", empty.path, "--out", empty.appendingPathComponent("s").path,
+        ])
+        #expect(result.status == 66 && result.stderr.contains("root.der"))
+        #expect(InProcess.run(["mint", "suite", "--ca", empty.path]).status == 64)
+    }
+}
