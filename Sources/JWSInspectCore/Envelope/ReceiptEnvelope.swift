@@ -84,8 +84,9 @@ public struct ReceiptEnvelope: Sendable {
     }
 
     private func makePayload() -> CompactJWS.DecodedSegment {
-        CompactJWS.DecodedSegment(
-            bytes: payload.jsonBytes, essentials: Dictionary(uniqueKeysWithValues: payload.orderedMembers),
-            isComplete: true, recognisedKind: .receipt)
+        let (members, bytes) = payload.orderedMembersAndBytes
+        return CompactJWS.DecodedSegment(
+            bytes: bytes, essentials: Dictionary(uniqueKeysWithValues: members), isComplete: true,
+            recognisedKind: .receipt)
     }
 }

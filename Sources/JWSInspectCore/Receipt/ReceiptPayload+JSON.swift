@@ -27,21 +27,37 @@ extension ReceiptPayload {
 
     /// The members of `json` in display order: the documented fields in `fieldOrder`, then
     /// unknown ones by type, then `in_app`.
-    public var orderedMembers: [(String, JSONValue)] {
-        ReceiptJSON.members(
-            attributes.filter { $0.type != Field.inApp }, order: Self.fieldOrder,
-            base64: [Field.opaqueValue, Field.sha1Hash]) + [("in_app", .array(inApp.map(\.json)))]
-    }
+    public var orderedMembers: [(String, JSONValue)] { Self.members(ordered) }
 
     /// `orderedMembers` as UTF-8 JSON text, in that order (an in-app entry's members in
     /// `InAppPurchase.fieldOrder`): the receipt's `payload` as output shows it.
-    public var jsonBytes: [UInt8] {
-        let members = ReceiptJSON.members(
+    public var jsonBytes: [UInt8] { Self.bytes(ordered) }
+
+    /// `orderedMembers` and `jsonBytes` together, the attributes read once for both.
+    public var orderedMembersAndBytes: (members: [(String, JSONValue)], bytes: [UInt8]) {
+        let ordered = ordered
+        return (Self.members(ordered), Self.bytes(ordered))
+    }
+
+    /// The receipt's own members and each in-app entry's, in display order.
+    private var ordered: (own: [(String, JSONValue)], entries: [[(String, JSONValue)]]) {
+        let own = ReceiptJSON.members(
             attributes.filter { $0.type != Field.inApp }, order: Self.fieldOrder,
             base64: [Field.opaqueValue, Field.sha1Hash])
-        let inApp = inApp.map { entry in OrderedJSON.object(entry.orderedMembers.map { ($0, .value($1)) }) }
+        return (own, inApp.map(\.orderedMembers))
+    }
+
+    private static func members(_ ordered: (own: [(String, JSONValue)], entries: [[(String, JSONValue)]]))
+        -> [(String, JSONValue)]
+    {
+        let entries = ordered.entries.map { JSONValue.object(Dictionary(uniqueKeysWithValues: $0)) }
+        return ordered.own + [("in_app", .array(entries))]
+    }
+
+    private static func bytes(_ ordered: (own: [(String, JSONValue)], entries: [[(String, JSONValue)]])) -> [UInt8] {
+        let entries = ordered.entries.map { entry in OrderedJSON.object(entry.map { ($0, .value($1)) }) }
         var out: [UInt8] = []
-        OrderedJSON.object(members.map { ($0, .value($1)) } + [("in_app", .array(inApp))]).write(into: &out)
+        OrderedJSON.object(ordered.own.map { ($0, .value($1)) } + [("in_app", .array(entries))]).write(into: &out)
         return out
     }
 }
