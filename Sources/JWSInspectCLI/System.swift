@@ -84,6 +84,11 @@ enum System {
         return kind(ofPath: path) == .directory ? nil : errorText(ENOTDIR)
     }
 
+    /// `name` inside `folder` ("DIR/name", with one slash whether or not `folder` ends in one).
+    static func path(_ name: String, in folder: String) -> String {
+        folder.hasSuffix("/") ? folder + name : folder + "/" + name
+    }
+
     /// Whether the folder holds nothing but `.` and `..`; nil when it cannot be read.
     static func isEmptyDirectory(_ path: String) -> Bool? {
         guard let directory = opendir(path) else { return nil }

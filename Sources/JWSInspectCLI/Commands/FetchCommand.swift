@@ -125,7 +125,7 @@ private final class FetchRun {
     private func deliver(_ page: FetchedPage) -> Bool {
         progress.clear()
         if let folder = options.save {
-            let path = (folder.hasSuffix("/") ? folder : folder + "/") + page.fileStem + ".json"
+            let path = System.path(page.fileStem + ".json", in: folder)
             if let reason = System.writeFile(path, page.response.body) {
                 io.error("--save: cannot write '\(path)': \(reason)")
                 fail(.ioError)

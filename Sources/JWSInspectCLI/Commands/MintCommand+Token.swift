@@ -101,26 +101,29 @@ extension MintCommand {
         }
     }
 
+    /// One file of a `mint ca` folder (at most 64 KiB).
+    ///
+    /// - Parameter command: how messages name the command ("mint", "mint suite").
+    static func readCAFile(_ name: String, in folder: String, for command: String) throws(Failure) -> [UInt8] {
+        switch System.readFile(System.path(name, in: folder), limit: 64 * 1024) {
+        case .failure(let error):
+            throw Failure(
+                message: "\(command): cannot read \(name) in the CA folder '\(Excerpt.of(folder))': \(error)",
+                status: .unreadable)
+        case .success(nil):
+            throw Failure(
+                message: "\(command): \(name) in the CA folder '\(Excerpt.of(folder))' is over 64 KiB", status: .usage)
+        case .success(let bytes?): return bytes
+        }
+    }
+
     /// A `mint ca` folder's leaf key and chain, read and checked once.
     struct Signer {
         let key: PrivateKey
         let header: String
 
         init(folder: String) throws(Failure) {
-            func read(_ name: String) throws(Failure) -> [UInt8] {
-                let path = folder.hasSuffix("/") ? folder + name : folder + "/" + name
-                switch System.readFile(path, limit: 64 * 1024) {
-                case .failure(let error):
-                    throw Failure(
-                        message: "mint: cannot read \(name) in the CA folder '\(Excerpt.of(folder))': \(error)",
-                        status: .unreadable)
-                case .success(nil):
-                    throw Failure(
-                        message: "mint: \(name) in the CA folder '\(Excerpt.of(folder))' is over 64 KiB", status: .usage
-                    )
-                case .success(let bytes?): return bytes
-                }
-            }
+            func read(_ name: String) throws(Failure) -> [UInt8] { try readCAFile(name, in: folder, for: "mint") }
             let keyFile: KeyFile
             do {
                 keyFile = try KeyFile(bytes: try read("leaf-key.p8"), path: "leaf-key.p8")

@@ -44,13 +44,13 @@ enum MintCommand {
         guard prepare(folder, for: "ca", force: options.force, io: io) else { return ExitStatus.ioError.rawValue }
         let ca = MintedCA(validDays: options.validDays, rootCurve: options.rootCurve, now: io.now)
         for file in ca.files {
-            let path = folder.hasSuffix("/") ? folder + file.name : folder + "/" + file.name
+            let path = System.path(file.name, in: folder)
             if let reason = System.writeFile(path, file.bytes, mode: file.isSecret ? 0o600 : 0o644) {
                 io.error("mint ca: cannot write '\(Excerpt.of(path))': \(reason)")
                 return ExitStatus.ioError.rawValue
             }
         }
-        let root = folder.hasSuffix("/") ? folder + "root.der" : folder + "/root.der"
+        let root = System.path("root.der", in: folder)
         let validity = "\(ISO8601.string(ca.leaf.spec.notBefore)) to \(ISO8601.string(ca.leaf.spec.notAfter))"
         return Output.print(
             """

@@ -17,8 +17,12 @@ enum MintSuite {
 
     /// Every case, minted with `ca` for `context`.
     static func cases(_ ca: MintedCA, context: MintContext) -> [Case] {
-        let x5c = [ca.leaf.base64, ca.intermediate.base64, ca.root.base64]
-        let header = "{\"alg\":\"ES256\",\"x5c\":[\(x5c.map { "\"\($0)\"" }.joined(separator: ","))]}"
+        /// A header with `x5c` holding `entries` (standard base64, normally certificates).
+        func headerWith(_ entries: [String], alg: String = "ES256", extra: String = "") -> String {
+            "{\"alg\":\"\(alg)\"\(extra),\"x5c\":[\(entries.map { "\"\($0)\"" }.joined(separator: ","))]}"
+        }
+        let chain = [ca.leaf.base64, ca.intermediate.base64, ca.root.base64]
+        let header = headerWith(chain)
         func payload(_ kind: MintKind, _ change: (inout MintObject) -> Void = { _ in }) -> [UInt8] {
             var object = MintPayloads.payload(kind, context: context)
             change(&object)
@@ -32,9 +36,6 @@ enum MintSuite {
             let input = Base64URL.encode(Array(header.utf8)) + "." + Base64URL.encode(payload)
             let bytes = signature?(Array(input.utf8)) ?? key.signES256(Array(input.utf8))
             return input + "." + Base64URL.encode(bytes)
-        }
-        func headerWith(_ certificates: [TestCertificate], alg: String = "ES256", extra: String = "") -> String {
-            "{\"alg\":\"\(alg)\"\(extra),\"x5c\":[\(certificates.map { "\"\($0.base64)\"" }.joined(separator: ","))]}"
         }
         func milliseconds(_ date: Date) -> MintValue { .integer(Int64(date.timeIntervalSince1970 * 1000)) }
         func notification(nestedTransaction: String) -> [UInt8] {
@@ -80,7 +81,7 @@ enum MintSuite {
             Case(
                 name: "edge-garbage-x5c2", type: .transaction, expect: true, defect: "garbage-x5c2",
                 description: "x5c[2] is not a certificate: Apple never reads it",
-                token: jws("{\"alg\":\"ES256\",\"x5c\":[\"\(x5c[0])\",\"\(x5c[1])\",\"garbage\"]}", transaction)),
+                token: jws(headerWith([chain[0], chain[1], "garbage"]), transaction)),
             Case(
                 name: "bad-signature", type: .transaction, expect: false, defect: "bad-signature",
                 description: "one bit of the signature flipped",
@@ -91,30 +92,32 @@ enum MintSuite {
             Case(
                 name: "alg-none", type: .transaction, expect: false, defect: "alg-none",
                 description: "alg none and no signature",
-                token: Base64URL.encode(Array(headerWith([ca.leaf, ca.intermediate, ca.root], alg: "none").utf8)) + "."
+                token: Base64URL.encode(Array(headerWith(chain, alg: "none").utf8)) + "."
                     + Base64URL.encode(transaction) + "."),
             defect(
                 "alg-hs256", "alg HS256 (a key-confusion attempt), signed ES256",
-                headerWith([ca.leaf, ca.intermediate, ca.root], alg: "HS256")),
+                headerWith(chain, alg: "HS256")),
             defect(
-                "alg-es384", "alg ES384, signed ES256", headerWith([ca.leaf, ca.intermediate, ca.root], alg: "ES384")),
+                "alg-es384", "alg ES384, signed ES256", headerWith(chain, alg: "ES384")),
             defect("missing-x5c", "no x5c in the header", "{\"alg\":\"ES256\"}"),
-            defect("one-certificate-x5c", "x5c holds the leaf alone", headerWith([ca.leaf])),
+            defect("one-certificate-x5c", "x5c holds the leaf alone", headerWith([chain[0]])),
             Case(
                 name: "untrusted-root", type: .transaction, expect: false, defect: "untrusted-root",
                 description: "a chain of its own: leaf and intermediate under another root",
                 token: jws(
-                    headerWith([otherCA.leaf, otherCA.intermediate, otherCA.root]), transaction, key: otherCA.leaf.key)),
+                    headerWith([otherCA.leaf, otherCA.intermediate, otherCA.root].map(\.base64)), transaction,
+                    key: otherCA.leaf.key)),
             Case(
                 name: "intermediate-without-oid", type: .transaction, expect: false, defect: "intermediate-without-oid",
                 description: "the intermediate lacks 1.2.840.113635.100.6.2.1",
                 token: jws(
-                    headerWith([noOIDIntermediate.leaf, noOIDIntermediate.intermediate, ca.root]), transaction,
+                    headerWith([noOIDIntermediate.leaf.base64, noOIDIntermediate.intermediate.base64, chain[2]]),
+                    transaction,
                     key: noOIDIntermediate.leaf.key)),
             Case(
                 name: "leaf-without-oid", type: .transaction, expect: false, defect: "leaf-without-oid",
                 description: "the leaf lacks 1.2.840.113635.100.6.11.1",
-                token: jws(headerWith([noOIDLeaf, ca.intermediate, ca.root]), transaction, key: noOIDLeaf.key)),
+                token: jws(headerWith([noOIDLeaf.base64, chain[1], chain[2]]), transaction, key: noOIDLeaf.key)),
             Case(
                 name: "leaf-expired-at-signed-date", type: .transaction, expect: false, defect: "leaf-expired",
                 description: "signedDate a day after the leaf's notAfter",
@@ -137,7 +140,7 @@ enum MintSuite {
                 token: jws(header, transaction) { ca.leaf.key.signDERES256($0) }),
             defect(
                 "crit-header", "a crit header member (exp) that Apple does not understand",
-                headerWith([ca.leaf, ca.intermediate, ca.root], extra: ",\"crit\":[\"exp\"],\"exp\":4102444800")),
+                headerWith(chain, extra: ",\"crit\":[\"exp\"],\"exp\":4102444800")),
             Case(
                 name: "wrong-bundle-id", type: .transaction, expect: false, defect: "wrong-bundle-id",
                 description: "bundleId \(otherBundle), not \(context.bundleID)",
