@@ -27,6 +27,9 @@ public struct InAppEntry: Sendable {
     public var isInIntroOfferPeriod: Bool
     /// More attributes appended after the ones above (undocumented or unknown types, duplicates).
     public var extraAttributes: [TestReceiptAttribute]
+    /// Values written instead of the ones above, by type (an `expires_date` that is an
+    /// INTEGER, a `cancellation_date` that is raw bytes…).
+    public var replacedValues: [Int: TestReceiptValue] = [:]
 
     /// Creates an entry; `originalTransactionID` defaults to `transactionID` and
     /// `originalPurchaseDate` to `purchaseDate`.
@@ -72,7 +75,8 @@ public struct InAppEntry: Sendable {
             TestReceiptAttribute(type: 1712, value: .ia5String(cancellationDate.map(ReceiptBuilder.rfc3339) ?? "")),
             TestReceiptAttribute(type: 1713, value: .integer(isTrialPeriod ? 1 : 0)),
             TestReceiptAttribute(type: 1719, value: .integer(isInIntroOfferPeriod ? 1 : 0)),
-        ] + extraAttributes
+        ].map { TestReceiptAttribute(type: $0.type, version: $0.version, value: replacedValues[$0.type] ?? $0.value) }
+            + extraAttributes
     }
 
     /// The type-17 attribute holding this entry.

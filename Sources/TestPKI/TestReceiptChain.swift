@@ -92,9 +92,12 @@ public struct StoreKitTestingSigner: Sendable {
     public let certificate: TestCertificate
 
     /// Builds a fresh certificate with a new key.
-    public init() {
+    ///
+    /// - Parameter commonName: the certificate's common name; "StoreKit", Xcode's own, makes
+    ///   receipts that jwsinspect takes for StoreKit Testing in Xcode's.
+    public init(commonName: String = Self.commonName) {
         let spec = CertificateSpec(
-            commonName: Self.commonName, serial: 1,
+            commonName: commonName, serial: 1,
             notBefore: Date(timeIntervalSince1970: 1_585_699_200),  // 2020-04-01T00:00:00Z
             notAfter: Date(timeIntervalSince1970: 2_216_332_800),  // 2040-03-27T00:00:00Z
             isCA: true, keyUsage: "critical,digitalSignature,keyCertSign")

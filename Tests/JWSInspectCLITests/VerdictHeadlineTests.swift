@@ -114,8 +114,8 @@ import Testing
         }
         #expect(
             Self.headline(inactive)
-                == "INVALID (inactive) — transaction, signature and chain NOT checked (--no-verify) · grants no access "
-                + "(expired 2025-01-31)  in")
+                == "INVALID (inactive) — transaction, signature and chain NOT checked (--no-verify) · no access decision "
+                + "(not verified; if authentic: no access, expired 2025-01-31)  in")
         #expect(Self.headline(.malformed(source: "in", reason: "x")) == "INVALID (malformed)  in")
     }
 

@@ -7,13 +7,17 @@ enum InAppTable {
     static let columns = ["product", "transaction ID", "purchased", "expires", "cancelled", "access"]
 
     /// The table's lines (a header row, then one row per entry), or a line saying there are none.
-    static func lines(_ receipt: ReceiptPayload, at time: Date) -> [String] {
+    ///
+    /// - Parameter decides: whether access is decided at all (the receipt verified); when not,
+    ///   no entry is shown as granting access.
+    static func lines(_ receipt: ReceiptPayload, at time: Date, decides: Bool) -> [String] {
         guard !receipt.inApp.isEmpty else { return ["  none"] }
+        let inDate = receipt.isInDate(at: time)
         let rows = receipt.inApp.map { entry -> [String] in
             [
                 entry.productID ?? "?", entry.transactionID ?? "?", text(entry, InAppPurchase.Field.purchaseDate),
                 text(entry, InAppPurchase.Field.expiresDate), text(entry, InAppPurchase.Field.cancellationDate),
-                entry.isActive(at: time) ? "active" : "-",
+                !decides ? "not decided" : inDate && entry.isActive(at: time) ? "active" : "-",
             ].map(TerminalText.safe)
         }
         let all = [columns] + rows
@@ -26,9 +30,10 @@ enum InAppTable {
         }
     }
 
-    /// A date field as signed, "-" when absent or empty.
+    /// A date field as signed, "-" when absent or empty, "unreadable" when it is no date string.
     private static func text(_ entry: InAppPurchase, _ type: Int) -> String {
-        guard let value = entry.attribute(type)?.value.string, !value.isEmpty else { return "-" }
-        return value
+        guard let attribute = entry.attribute(type) else { return "-" }
+        guard let value = attribute.value.string else { return "unreadable" }
+        return value.isEmpty ? "-" : value
     }
 }

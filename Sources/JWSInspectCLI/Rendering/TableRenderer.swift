@@ -67,7 +67,8 @@ struct TableRenderer {
         if let receipt = inspection.envelope?.receipt {
             lines.append("")
             lines.append(heading("IN-APP PURCHASES") + "  (\(receipt.payload.inApp.count))")
-            lines += InAppTable.lines(receipt.payload, at: inspection.accessTime)
+            lines += InAppTable.lines(
+                receipt.payload, at: inspection.accessTime, decides: inspection.decidesAccess)
         }
 
         for nested in inspection.nested {

@@ -40,6 +40,20 @@ public enum Entitlement {
         static func undecided(_ reason: String, brief: String) -> Access {
             Access(grantsAccess: nil, explanation: reason, until: nil, brief: brief)
         }
+
+        /// No decision, because the data it would be made on is not proven: `why` says so ("not
+        /// proven authentic (invalid-signature)"), and for data that was not checked at all the
+        /// explanation adds what the payload would mean if authentic ("would grant access
+        /// until …"), never as a grant.
+        static func withheld(_ why: String, brief: String, wouldBe decided: Access? = nil) -> Access {
+            var text = "no access decision for data \(why)"
+            var brief = brief
+            if let decided, decided.grantsAccess != nil, decided.explanation.hasPrefix("grants") {
+                text += "; if authentic, it would grant" + decided.explanation.dropFirst("grants".count)
+                brief += "; if authentic: \(decided.grantsAccess == true ? "" : "no access, ")\(decided.brief)"
+            }
+            return Access(grantsAccess: nil, explanation: text, until: nil, brief: brief)
+        }
     }
 
     /// The payload kinds that decide access; in a notification, the first nested one decides.
@@ -76,20 +90,38 @@ public enum Entitlement {
         }
     }
 
+    /// A transaction's access. Fails closed: a member that is there but unreadable (a
+    /// `revocationDate` that is no number, an `isUpgraded` that is no boolean, an `expiresDate`
+    /// that is no date in range) grants nothing, and so does an auto-renewable subscription
+    /// without a usable `expiresDate`. Only a non-consumable grants access without an expiry;
+    /// a non-renewing subscription's term, and an unknown type's, are the app's to decide.
     private static func transactionAccess(_ payload: [String: JSONValue], at date: Date) -> Access {
-        if let revoked = payload["revocationDate"]?.numberValue {
+        if let value = payload["revocationDate"], value != .null {
+            guard let revoked = value.numberValue else {
+                return .denied(
+                    "revocationDate \(shown(value)) is there but no date, so the transaction is taken as revoked",
+                    brief: "revocationDate unreadable")
+            }
             return .denied("revoked \(day(revoked))\(revocationWhy(payload))", brief: "revoked \(day(revoked))")
         }
-        if payload["isUpgraded"] == .bool(true) {
+        switch payload["isUpgraded"] {
+        case nil, .null?, .bool(false)?:
+            break
+        case .bool(true)?:
             return .denied("upgraded to another product in the subscription group", brief: "upgraded")
+        case let other?:
+            return .denied(
+                "isUpgraded \(shown(other)) is neither true nor false, so no access can be read from it",
+                brief: "isUpgraded unreadable")
         }
-        if payload["type"]?.stringValue == "Consumable" {
+        let type = payload["type"]?.stringValue
+        if type == "Consumable" {
             return .denied("consumables are never entitlements", brief: "consumable")
         }
-        if let value = payload["expiresDate"], let expires = value.numberValue {
-            guard let expiry = Timestamp.date(milliseconds: expires) else {
+        if let value = payload["expiresDate"], value != .null {
+            guard let expiry = Timestamp.date(value) else {
                 return .denied(
-                    "expiresDate \(PayloadDisplay.rawText(value)) is not a valid date (\(Timestamp.rangeDescription)), "
+                    "expiresDate \(shown(value)) is not a valid date (\(Timestamp.rangeDescription)), "
                         + "so no access can be read from it",
                     brief: "expiresDate is not a valid date"
                 )
@@ -98,7 +130,30 @@ public enum Entitlement {
                 ? .granted(" until \(ISO8601.string(expiry))", brief: "until \(day(expiry))", until: expiry)
                 : .denied("expired \(ISO8601.string(expiry))", brief: "expired \(day(expiry))")
         }
-        return .granted(": not revoked and without an expiry", brief: "not revoked, no expiry")
+        switch type {
+        case "Auto-Renewable Subscription":
+            return .denied(
+                "an auto-renewable subscription without expiresDate, so it has no term to grant",
+                brief: "no expiresDate")
+        case "Non-Consumable":
+            return .granted(": a non-consumable, not revoked", brief: "non-consumable, not revoked")
+        case "Non-Renewing Subscription":
+            return .undecided(
+                "no access decision: a non-renewing subscription's term is the app's to decide "
+                    + "(Apple gives it no expiresDate); it is not revoked",
+                brief: "term is the app's to decide")
+        default:
+            let what = type.map { "type \"\(Excerpt.of($0))\" is not one jwsinspect knows" } ?? "it names no type"
+            return .undecided(
+                "no access decision: \(what), and it has no expiresDate",
+                brief: type == nil ? "no type, no expiry" : "unknown type, no expiry")
+        }
+    }
+
+    /// A member's value as messages quote it (at most about 60 characters).
+    private static func shown(_ value: JSONValue) -> String {
+        if case .string(let text) = value { return "\"\(Excerpt.of(text))\"" }
+        return Excerpt.of(PayloadDisplay.rawText(value))
     }
 
     private static func revocationWhy(_ payload: [String: JSONValue]) -> String {
@@ -123,12 +178,15 @@ public enum Entitlement {
     ///
     /// - Parameters:
     ///   - now: the moment access is decided at, and dates are read as past or future from.
+    ///   - access: for a transaction, the decision to word (nil: decided from `payload` at
+    ///     `now`); an inspection passes its own, withheld when the data is not proven.
     ///   - nested: for a notification, the kind and access of the nested token that decides
     ///     access (its transaction), as `--require-active` decides it.
     public static func summary(
         kind: PayloadKind,
         payload: [String: JSONValue],
         now: Date,
+        access: Access? = nil,
         nested: (kind: PayloadKind, access: Access)? = nil
     ) -> String {
         func string(_ key: String) -> String? { payload[key]?.stringValue }
@@ -159,7 +217,7 @@ public enum Entitlement {
             ]
             if let purchased = date("purchaseDate") { parts.append("purchased \(purchased)") }
             if string("inAppOwnershipType") == "FAMILY_SHARED" { parts.append("family shared") }
-            return parts.joined(separator: ", ") + "; \(transactionAccess(payload, at: now).explanation)."
+            return parts.joined(separator: ", ") + "; \((access ?? transactionAccess(payload, at: now)).explanation)."
 
         case .renewalInfo:
             var text = "Renewal info for \(string("productId") ?? string("autoRenewProductId") ?? "(no productId)")"
@@ -201,7 +259,10 @@ public enum Entitlement {
             {
                 text += "; status when sent: \(meaning)"
             }
-            if let nested { text += "; its \(nested.kind.displayName) \(nested.access.explanation)" }
+            if let nested {
+                let decided = nested.access.grantsAccess != nil
+                text += "; its \(nested.kind.displayName)\(decided ? " " : ": ")\(nested.access.explanation)"
+            }
             return text + "."
 
         case .appTransaction:

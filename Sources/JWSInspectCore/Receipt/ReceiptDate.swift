@@ -3,6 +3,39 @@ public import FoundationEssentials
 /// The dates of legacy receipts: RFC 3339 text in IA5Strings, `2020-11-29T19:21:44Z`, and in
 /// some Xcode receipts with an offset, `2023-10-19T03:18:54+0200` (or `+02:00`).
 public enum ReceiptDate {
+    /// A date attribute as the access rule reads it.
+    public enum Reading: Sendable, Equatable {
+        /// Not there, or an empty string (Apple's receipts hold `""` for no expiry or no cancellation).
+        case absent
+        case date(Date)
+        /// There, but no one date: another ASN.1 type, text that is no date, or the field more
+        /// than once; the words say which ("expires_date is an INTEGER (5), not a date").
+        case unreadable(String)
+    }
+
+    /// The date attribute `type` of `attributes`, named `name` in the words; anything present
+    /// that is not an empty string or one parseable date is unreadable, never absent.
+    static func read(_ type: Int, named name: String, in attributes: [ReceiptAttribute]) -> Reading {
+        var found: ReceiptAttribute?
+        var count = 0
+        for attribute in attributes where attribute.type == type {
+            count += 1
+            if found == nil { found = attribute }
+        }
+        guard let found else { return .absent }
+        if count > 1 { return .unreadable("\(name) appears \(count) times") }
+        switch found.value {
+        case .utf8String(let text), .ia5String(let text):
+            if text.isEmpty { return .absent }
+            if let date = parse(text) { return .date(date) }
+            return .unreadable("\(name) \"\(Excerpt.of(text))\" is not a date")
+        case .integer(let number):
+            return .unreadable("\(name) is an INTEGER (\(number)), not a date")
+        case .raw(let bytes):
+            return .unreadable("\(name) is not a date string (DER \(Array(bytes.prefix(8)).hexString())…)")
+        }
+    }
+
     /// The moment `text` names, or nil when it is not `YYYY-MM-DDTHH:MM:SS[.fraction]` followed
     /// by `Z`, `±HHMM` or `±HH:MM` with every part in range (years 0001 to 9999, months 1–12,
     /// days within the month, hours 0–23, minutes 0–59, seconds 0–60; a leap second counts as

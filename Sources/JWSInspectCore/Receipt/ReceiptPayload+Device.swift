@@ -31,18 +31,31 @@ extension ReceiptPayload {
     /// counted too, and receipts normally list consumables only until they are finished) or
     /// has one that parses and is after `time` (an unexpired subscription). A purchase date
     /// after `time` grants nothing yet. An `expires_date` that does not parse grants nothing.
+    /// An `expires_date` or `cancellation_date` that is there but no one readable date (another
+    /// ASN.1 type, text that is no date, the field twice) grants nothing. None grants anything
+    /// when the receipt's own `expiration_date` (field 21) is at or before `time`, or unreadable.
     public func activeEntries(at time: Date) -> [InAppPurchase] {
-        inApp.filter { $0.isActive(at: time) }
+        guard isInDate(at: time) else { return [] }
+        return inApp.filter { $0.isActive(at: time) }
     }
 
     /// Whether any in-app entry grants access at `time` (see `activeEntries(at:)`).
-    public func isActive(at time: Date) -> Bool { inApp.contains { $0.isActive(at: time) } }
+    public func isActive(at time: Date) -> Bool { isInDate(at: time) && inApp.contains { $0.isActive(at: time) } }
+
+    /// Whether the receipt itself has not expired at `time`: no `expiration_date`, or one after `time`.
+    public func isInDate(at time: Date) -> Bool {
+        switch expiration {
+        case .absent: true
+        case .date(let expires): expires > time
+        case .unreadable: false
+        }
+    }
 }
 
 extension InAppPurchase {
     /// Whether this entry grants access at `time`, by the rule of `ReceiptPayload.activeEntries(at:)`.
     public func isActive(at time: Date) -> Bool {
-        guard !isCancelled else { return false }
+        guard !isCancelled, unreadableDate == nil else { return false }
         if let purchased = purchaseDate, purchased > time { return false }
         guard isSubscription else { return true }
         guard let expires = expiresDate else { return false }

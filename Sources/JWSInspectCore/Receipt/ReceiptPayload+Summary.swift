@@ -9,6 +9,16 @@ extension ReceiptPayload {
     /// nothing, and the reason names the latest subscription's expiry, a cancellation, or that
     /// the receipt holds no in-app purchase.
     public func access(at time: Date) -> Entitlement.Access {
+        switch expiration {
+        case .unreadable(let problem):
+            return .denied(problem + ", so the receipt grants nothing", brief: "unreadable expiration_date")
+        case .date(let expired) where expired <= time:
+            return .denied(
+                "the receipt expired \(ISO8601.string(expired)) (expiration_date)",
+                brief: "receipt expired \(Entitlement.day(expired))")
+        default:
+            break
+        }
         let active = activeEntries(at: time)
         if let subscription = active.filter(\.isSubscription).max(by: {
             ($0.expiresDate ?? time) < ($1.expiresDate ?? time)
@@ -27,18 +37,27 @@ extension ReceiptPayload {
         guard !inApp.isEmpty else {
             return .denied("the receipt holds no in-app purchase", brief: "no in-app purchase")
         }
-        if let latest = latestSubscription {
-            if let cancelled = latest.cancellationDate {
+        func unreadable(_ index: Int) -> Entitlement.Access? {
+            guard let problem = inApp[index].unreadableDate else { return nil }
+            return .denied(
+                "in-app entry \(index + 1) (\(inApp[index].productText)): \(problem), so it grants nothing",
+                brief: "unreadable date")
+        }
+        if let latest = latestSubscriptionIndex {
+            let entry = inApp[latest]
+            if let problem = unreadable(latest) { return problem }
+            if let cancelled = entry.cancellationDate {
                 return .denied(
-                    "latest subscription \(latest.productText) was cancelled \(ISO8601.string(cancelled))",
+                    "latest subscription \(entry.productText) was cancelled \(ISO8601.string(cancelled))",
                     brief: "cancelled \(Entitlement.day(cancelled))")
             }
-            if let expires = latest.expiresDate {
+            if let expires = entry.expiresDate, expires <= time {
                 return .denied(
-                    "latest subscription \(latest.productText) expired \(ISO8601.string(expires))",
+                    "latest subscription \(entry.productText) expired \(ISO8601.string(expires))",
                     brief: "expired \(Entitlement.day(expires))")
             }
         }
+        if let problem = inApp.indices.lazy.compactMap(unreadable).first { return problem }
         if let cancelled = inApp.last(where: \.isCancelled) {
             let day = cancelled.cancellationDate.map { " \(Entitlement.day($0))" } ?? ""
             return .denied(
@@ -51,14 +70,26 @@ extension ReceiptPayload {
     }
 
     /// The subscription entry that expires last (by `expires_date`, cancelled or not).
-    public var latestSubscription: InAppPurchase? {
-        inApp.filter { $0.isSubscription && $0.expiresDate != nil }.max { $0.expiresDate! < $1.expiresDate! }
+    public var latestSubscription: InAppPurchase? { latestSubscriptionIndex.map { inApp[$0] } }
+
+    /// The index in `inApp` of `latestSubscription`.
+    private var latestSubscriptionIndex: Int? {
+        var latest: (index: Int, expires: Date)?
+        for (index, entry) in inApp.enumerated() {
+            guard let expires = entry.expiresDate else { continue }
+            if latest.map({ expires > $0.expires }) ?? true { latest = (index, expires) }
+        }
+        return latest?.index
     }
 
     /// One plain-language line for support staff: "App receipt for com.example.app 1.2
     /// (Production, created 2024-02-23), 4 in-app purchases; latest subscription
     /// com.example.pro expired 2024-03-23: grants no access."
-    public func summary(at time: Date) -> String {
+    public func summary(at time: Date) -> String { summary(at: time, access: access(at: time)) }
+
+    /// The summary with `access` as the decision to word (an inspection's own, withheld when
+    /// the receipt is not proven authentic).
+    public func summary(at time: Date, access: Entitlement.Access) -> String {
         var text = "App receipt for \(bundleID ?? "(no bundle_id)")"
         if let version = applicationVersion { text += " \(version)" }
         var context: [String] = []
@@ -67,7 +98,6 @@ extension ReceiptPayload {
         if !context.isEmpty { text += " (\(context.joined(separator: ", ")))" }
         let count = inApp.count
         text += ", \(count == 0 ? "no" : String(count)) in-app purchase\(count == 1 ? "" : "s")"
-        let access = access(at: time)
         switch access.grantsAccess {
         case true?:
             if let until = access.until,
@@ -77,8 +107,14 @@ extension ReceiptPayload {
             } else {
                 text += "; \(access.brief): grants access."
             }
-        default:
-            if let latest = latestSubscription, let expires = latest.expiresDate {
+        case nil:
+            text += "; \(access.explanation)."
+        case false?:
+            if case .date(let expired) = expiration, expired <= time {
+                text += "; \(access.brief): grants no access."
+            } else if let latest = latestSubscription, let expires = latest.expiresDate, latest.unreadableDate == nil,
+                latest.cancellationDate != nil || expires <= time
+            {
                 let what =
                     latest.cancellationDate.map { "cancelled \(Entitlement.day($0))" }
                     ?? "expired \(Entitlement.day(expires))"

@@ -102,6 +102,10 @@ public struct ReceiptPayload: Sendable {
     public var expirationDateText: String? { attribute(Field.expirationDate)?.value.string }
     /// `expiration_date` (field 21) parsed.
     public var expirationDate: Date? { expirationDateText.flatMap(ReceiptDate.parse) }
+    /// `expiration_date` (field 21) as the access rule reads it: absent, a date, or unreadable.
+    public var expiration: ReceiptDate.Reading {
+        ReceiptDate.read(Field.expirationDate, named: "the receipt's expiration_date", in: attributes)
+    }
 }
 
 /// One in-app entry of a receipt (the DER SET held by a type-17 attribute).
@@ -156,10 +160,29 @@ public struct InAppPurchase: Sendable {
     /// `web_order_line_item_id` (1711).
     public var webOrderLineItemID: Int64? { attribute(Field.webOrderLineItemID)?.value.integer }
 
-    /// Whether the entry holds a non-empty `expires_date`: a subscription.
-    public var isSubscription: Bool { attribute(Field.expiresDate)?.value.string.map { !$0.isEmpty } ?? false }
-    /// Whether the entry holds a non-empty `cancellation_date` (refunded or revoked).
-    public var isCancelled: Bool { attribute(Field.cancellationDate)?.value.string.map { !$0.isEmpty } ?? false }
+    /// Whether the entry holds an `expires_date` that is not an empty string: a subscription
+    /// (one whose date does not read grants nothing).
+    public var isSubscription: Bool { dateField(Field.expiresDate) != .absent }
+    /// Whether the entry holds a `cancellation_date` that is not an empty string (refunded or
+    /// revoked): one that is no readable date counts, so that it grants nothing.
+    public var isCancelled: Bool { dateField(Field.cancellationDate) != .absent }
 
-    private func date(_ type: Int) -> Date? { attribute(type)?.value.string.flatMap(ReceiptDate.parse) }
+    /// `type`'s date: absent, a date, or unreadable (never silently absent when something is there).
+    public func dateField(_ type: Int) -> ReceiptDate.Reading {
+        ReceiptDate.read(type, named: Self.fieldNames[type] ?? "field \(type)", in: attributes)
+    }
+
+    /// The problem with `expires_date` or `cancellation_date` that makes the entry grant
+    /// nothing, or nil when both read (or are absent).
+    public var unreadableDate: String? {
+        for type in [Field.expiresDate, Field.cancellationDate] {
+            if case .unreadable(let problem) = dateField(type) { return problem }
+        }
+        return nil
+    }
+
+    private func date(_ type: Int) -> Date? {
+        if case .date(let date) = dateField(type) { return date }
+        return nil
+    }
 }

@@ -28,19 +28,22 @@ extension Inspection {
     /// so `--quiet` runs never pay for it.
     public var fullPresentation: Presentation? {
         guard let envelope else { return nil }
-        if let receipt = envelope.receipt {
-            let access = receipt.payload.access(at: accessTime)
-            return Presentation(
-                display: PayloadDisplay(kind: kind, payload: envelope.sections.payload.object, now: now),
-                summary: receipt.payload.summary(at: accessTime),
-                access: AccessDecision(access: access, kind: kind, path: nil, time: accessTime))
-        }
         let payload = envelope.sections.payload.object
-        let decision = accessDecision(payload)
+        let display = PayloadDisplay(kind: kind, payload: payload, now: now)
+        if let receipt = envelope.receipt {
+            let decision = gated(
+                AccessDecision(access: receipt.payload.access(at: accessTime), kind: kind, path: nil, time: accessTime))
+            return Presentation(
+                display: display, summary: receipt.payload.summary(at: accessTime, access: decision.access),
+                access: decision)
+        }
+        let decision = gated(accessDecision(payload))
         let nestedAccess = decision.path == nil ? nil : (decision.kind, decision.access)
         return Presentation(
-            display: PayloadDisplay(kind: kind, payload: payload, now: now),
-            summary: Entitlement.summary(kind: kind, payload: payload, now: accessTime, nested: nestedAccess),
+            display: display,
+            summary: Entitlement.summary(
+                kind: kind, payload: payload, now: accessTime, access: decision.path == nil ? decision.access : nil,
+                nested: nestedAccess),
             access: decision
         )
     }
@@ -49,11 +52,38 @@ extension Inspection {
     public var access: AccessDecision? {
         envelope.map { envelope in
             if let receipt = envelope.receipt {
-                return AccessDecision(
-                    access: receipt.payload.access(at: accessTime), kind: kind, path: nil, time: accessTime)
+                return gated(
+                    AccessDecision(
+                        access: receipt.payload.access(at: accessTime), kind: kind, path: nil, time: accessTime))
             }
-            return accessDecision(Self.accessMembers(envelope.sections.payload))
+            return gated(accessDecision(Self.accessMembers(envelope.sections.payload)))
         }
+    }
+
+    /// Whether an access decision is made at all: only on data that verified (`valid`), or
+    /// that is authentic and failed `--require-active` alone (`inactive`, which is itself a
+    /// decision that grants nothing). A forged, unverified or another app's token never
+    /// grants access, whatever its payload says.
+    public var decidesAccess: Bool {
+        status == .valid || (status == .inactive && isAuthentic)
+    }
+
+    /// `decision`, or no decision when `decidesAccess` is false: `grantsAccess` is then nil,
+    /// and the explanation says why (and, for data not checked at all, what it would mean).
+    private func gated(_ decision: AccessDecision) -> AccessDecision {
+        if decidesAccess, status == .valid || decision.access.grantsAccess != true { return decision }
+        let access: Entitlement.Access
+        // Nothing cryptographic ran (`--no-verify`, whatever an expectation then said).
+        let unchecked = status == .unverified || !checks.contains { $0.name == .alg || $0.name == .signature }
+        switch status {
+        case _ where unchecked:
+            access = .withheld("not verified (nothing was checked)", brief: "not verified", wouldBe: decision.access)
+        case _ where isAuthentic:
+            access = .withheld("that failed verification (\(status.rawValue))", brief: "failed verification")
+        default:
+            access = .withheld("not proven authentic (\(status.rawValue))", brief: "not proven authentic")
+        }
+        return AccessDecision(access: access, kind: decision.kind, path: decision.path, time: decision.time)
     }
 
     /// Whether the signature and certificate chain verified, here and in every nested token,

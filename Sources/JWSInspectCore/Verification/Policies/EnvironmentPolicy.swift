@@ -12,9 +12,29 @@ enum EnvironmentPolicy: VerifierPolicy, PolicyStep {
             return
         }
         let identity = run.identity
+        if run.isXcode {
+            run.record(
+                name, expected == .xcode, XcodeDetail(payloadSays: identity.environment, expected: expected.rawValue))
+            return
+        }
         run.record(
             name, identity.environment == expected.rawValue,
             Comparison(field: identity.environmentField, actual: identity.environment, expected: expected.rawValue))
+    }
+
+    /// Data StoreKit Testing in Xcode signed is Xcode's whatever its payload says: its key is
+    /// on every Mac with Xcode, so a payload saying Production proves nothing.
+    struct XcodeDetail: CheckDetail {
+        let payloadSays: String?
+        let expected: String
+
+        var text: String {
+            var text = "signed by StoreKit Testing in Xcode, so its environment is Xcode"
+            if let payloadSays, payloadSays != "Xcode" {
+                text += " whatever the payload says (\(Excerpt.of(payloadSays)))"
+            }
+            return expected == "Xcode" ? text : text + "; expected \(expected)"
+        }
     }
 }
 
