@@ -46,7 +46,7 @@ enum ExitStatus: Int32, CaseIterable {
             "malformed input: no JWS found, undecodable segments, a header or payload that is not RFC 8259 JSON in UTF-8, "
                 + "a token over 1 MiB, a record over 64 MiB, a receipt that is not a valid receipt or over its limits"
         case .inactive:
-            "--require-active: the transaction or receipt grants no access (revoked or cancelled, expired, upgraded, consumable, or no purchase)"
+            "--require-active: the transaction or receipt grants no access (revoked or cancelled, expired, upgraded, consumable, no usable expiry, or no purchase)"
         case .invalidClaims:
             "a developer-signed token's claims are invalid: expired, exp more than 60 minutes after iat, iat in the "
                 + "future, missing or other aud, missing iss, exp in an offer token, a nonce that is not a UUID"
