@@ -83,6 +83,31 @@ enum Harness {
         _ = display?.fields.count
         _ = summary?.count
         for nested in inspection.nested { _ = nested.inspection.presentation }
+        checkAccessFailsClosed(inspection)
+    }
+
+    /// Access is granted only on data that verified, decided the same way wherever it is asked,
+    /// here and in every nested token (SECURITY.md, "Access decisions fail closed").
+    static func checkAccessFailsClosed(_ inspection: Inspection) {
+        let decision = inspection.access
+        precondition(decision == inspection.fullPresentation?.access, "access decided two ways")
+        if decision?.access.grantsAccess == true {
+            precondition(inspection.status == .valid, "grants access though \(inspection.status.rawValue)")
+        }
+        if !inspection.decidesAccess {
+            precondition(decision == nil || decision?.access.grantsAccess == nil, "a decision on unproven data")
+        }
+        for nested in inspection.nested { checkAccessFailsClosed(nested.inspection) }
+    }
+
+    /// A JSON record's `access.grants` is true only when `verified` is, here and in `nested`.
+    static func checkGrantsOnlyVerified(_ record: [String: Any]) {
+        if (record["access"] as? [String: Any])?["grants"] as? Bool == true {
+            precondition(record["verified"] as? Bool == true, "a record grants access but did not verify: \(record)")
+        }
+        for case let nested as [String: Any] in (record["nested"] as? [String: Any] ?? [:]).values {
+            checkGrantsOnlyVerified(nested)
+        }
     }
 
     // MARK: The whole command
@@ -138,6 +163,7 @@ enum Harness {
                 let reason = result["reason"] as? String, !reason.isEmpty,
                 let source = result["source"] as? String, source.hasPrefix("<stdin>:")
             else { preconditionFailure("a result without status, reason or source: \(result)") }
+            checkGrantsOnlyVerified(result)
             let line = Int(source.dropFirst(8).prefix { $0.isNumber }) ?? 0
             precondition(line >= previousLine, "results out of input order")
             previousLine = line

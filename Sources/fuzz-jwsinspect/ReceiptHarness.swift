@@ -100,7 +100,7 @@ extension Harness {
         _ = (presentation.display.unknownFields, presentation.display.unknownValues)
         precondition(!presentation.summary.isEmpty, "an empty summary")
         _ = presentation.access.access.briefPhrase
-        precondition(inspection.access == presentation.access, "access decided two ways")
+        checkAccessFailsClosed(inspection)
         readPayload(receipt.payload, at: inspection.accessTime)
     }
 
@@ -111,6 +111,11 @@ extension Harness {
         _ = payload.matchesDevice(identifierForVendor: receiptDevice)
         _ = (payload.activeEntries(at: time).count, payload.latestSubscription, payload.summary(at: time))
         precondition(payload.isActive(at: time) == (payload.access(at: time).grantsAccess == true), "access twice")
+        // An entry whose expires_date or cancellation_date does not read never grants access.
+        for entry in payload.inApp where entry.unreadableDate != nil {
+            precondition(!entry.isActive(at: time), "an entry with an unreadable date grants access")
+        }
+        if case .unreadable = payload.expiration { precondition(!payload.isActive(at: time), "expired receipt grants") }
         if case .object(let members) = payload.json {
             precondition(members.count == payload.orderedMembers.count, "a payload member was lost")
         }
