@@ -213,12 +213,33 @@ import Testing
         #expect(payload.activeEntries(at: Self.start).isEmpty)
     }
 
-    @Test func anInAppDateTwiceGrantsNothing() throws {
+    /// A documented field twice in a receipt or an entry: which one counts would be a guess,
+    /// so the receipt is refused (exit 5), as a JSON document naming a member twice is.
+    @Test(arguments: [
+        (1708, "in-app entry 1 holds expires_date (field 1708)"),
+        (1712, "in-app entry 1 holds cancellation_date (field 1712)"),
+        (1702, "in-app entry 1 holds product_id (field 1702)"),
+        (2, "the receipt holds bundle_id (field 2)"),
+        (21, "the receipt holds expiration_date (field 21)"),
+    ])
+    func aDocumentedFieldTwiceIsRefused(_ type: Int, _ says: String) throws {
         var entry = Self.entry(expires: 30)
-        entry.extraAttributes = [TestReceiptAttribute(type: 1708, value: .ia5String("2099-01-01T00:00:00Z"))]
-        let access = try Self.receipt(entry).access(at: Self.start)
-        #expect(access.grantsAccess == false)
-        #expect(access.explanation.contains("expires_date appears 2 times"))
+        var builder = ReceiptBuilder(receiptType: ReceiptBuilder.production, bundleID: "com.example.app")
+        let second = TestReceiptAttribute(type: type, value: .ia5String("2099-01-01T00:00:00Z"))
+        if type > 1000 { entry.extraAttributes = [second] } else { builder.extraAttributes = [second] }
+        if type == 21 { builder.expirationDate = Self.start.addingTimeInterval(Self.day) }
+        builder.inApp = [entry]
+        #expect {
+            try ReceiptPayload(der: builder.der())
+        } throws: { error in
+            "\(error)" == "receipt refused: \(says) more than once, so which one counts is ambiguous"
+        }
+        let unknown = TestReceiptAttribute(type: 9_999, value: .integer(1))
+        builder.extraAttributes = [unknown, unknown]
+        entry.extraAttributes = []
+        builder.inApp = [entry]
+        builder.expirationDate = nil
+        #expect(try ReceiptPayload(der: builder.der()).inApp.count == 1, "an undocumented type may repeat")
     }
 
     @Test func aNonConsumableStillGrantsWithEmptyDates() throws {

@@ -110,6 +110,21 @@ public enum ReceiptValue: Sendable, Equatable {
 /// Decoding `SET OF ReceiptAttribute` with OpenSSL's ASN.1 API (`d2i_ASN1_SET_ANY`,
 /// `d2i_ASN1_SEQUENCE_ANY`, `ASN1_INTEGER_get_int64`).
 enum ReceiptAttributeSet {
+    /// Refuses a SET that holds a documented field (`names`, by type) more than once: Apple's
+    /// receipts never do, and a reader that takes the first and another that takes the last
+    /// would disagree on the bundle ID or an expiry. Linear: one pass, one set of the types seen.
+    static func refuseDuplicates(in attributes: [ReceiptAttribute], of names: [Int: String], what: String)
+        throws(ReceiptPayload.DecodingError)
+    {
+        var seen = Set<Int>()
+        for attribute in attributes {
+            guard let name = names[attribute.type] else { continue }
+            guard seen.insert(attribute.type).inserted else {
+                throw .duplicateField(what: what, name: name, type: attribute.type)
+            }
+        }
+    }
+
     /// Decodes the DER of a SET of attribute SEQUENCEs, refusing more than `limit` elements
     /// before OpenSSL decodes them (counted with `ASN1_get_object`, OpenSSL's TLV header reader).
     ///

@@ -37,6 +37,8 @@ public struct ReceiptPayload: Sendable {
         case tooManyAttributes(what: String, count: Int, limit: Int)
         /// More in-app entries than the limit.
         case tooManyInAppEntries(count: Int, limit: Int)
+        /// A documented field more than once in one SET: which one counts would be a guess.
+        case duplicateField(what: String, name: String, type: Int)
 
         public var description: String {
             switch self {
@@ -49,6 +51,8 @@ public struct ReceiptPayload: Sendable {
                     + "over the limit of \(limit) attributes per SET"
             case .tooManyInAppEntries(let count, let limit):
                 "receipt refused: \(count) in-app entries, over the limit of \(limit) in-app entries"
+            case .duplicateField(let what, let name, let type):
+                "receipt refused: \(what) holds \(name) (field \(type)) more than once, so which one counts is ambiguous"
             }
         }
     }
@@ -64,6 +68,7 @@ public struct ReceiptPayload: Sendable {
     ///   is not one, or a limit is exceeded.
     public init(der: [UInt8]) throws(DecodingError) {
         let attributes = try ReceiptAttributeSet.decode(der, limit: Self.maximumAttributes, what: "the receipt")
+        try ReceiptAttributeSet.refuseDuplicates(in: attributes, of: Self.fieldNames, what: "the receipt")
         let entries = attributes.filter { $0.type == Field.inApp }
         guard entries.count <= Self.maximumInAppEntries else {
             throw .tooManyInAppEntries(count: entries.count, limit: Self.maximumInAppEntries)
@@ -136,6 +141,7 @@ public struct InAppPurchase: Sendable {
     init(der: [UInt8], index: Int) throws(ReceiptPayload.DecodingError) {
         attributes = try ReceiptAttributeSet.decode(
             der, limit: ReceiptPayload.maximumAttributes, what: "in-app entry \(index + 1)")
+        try ReceiptAttributeSet.refuseDuplicates(in: attributes, of: Self.fieldNames, what: "in-app entry \(index + 1)")
     }
 
     /// The first attribute of `type`, if any.
