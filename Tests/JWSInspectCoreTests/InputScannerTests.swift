@@ -156,3 +156,64 @@ import Testing
         #expect(token.withUnsafeBufferPointer { TokenCharacters.runLength($0, from: 0) } == token.count - 1)
     }
 }
+
+// MARK: JSON documents: paths, and the strings in them
+
+extension InputScannerTests {
+    /// A token the scanner takes (it does not verify): a header, an empty payload, a signature.
+    static let short = "eyJhbGciOiJFUzI1NiJ9.e30.AAAA"
+
+    func sources(_ text: String, origin: String = "in") -> [String] {
+        tokens(text, origin: origin).map { item in
+            switch item {
+            case .token(let source, _), .receipt(let source, _), .malformed(let source, _): source
+            }
+        }
+    }
+
+    /// 100 nested objects with 500-character keys around 1,000 short tokens: each token's source
+    /// held its own copy of the 50 KB path (40,000 tokens, 1.3 MB of JSON, took 2 GB). A path over
+    /// `SourcePath.maximumLength` bytes is shown as its start, "…" and its end, so a record's items
+    /// hold at most that much path each, whatever its keys: memory follows the record.
+    @Test func aLongPathIsShortenedSoSourcesStayBounded() {
+        var document = "[" + Array(repeating: "\"\(Self.short)\"", count: 1000).joined(separator: ",") + "]"
+        for level in (0..<100).reversed() {
+            document = #"{"k\#(level)"# + String(repeating: "x", count: 498) + #"":"# + document + "}"
+        }
+        let found = sources(document)
+        #expect(found.count == 1000)
+        let bound = "in: ".utf8.count + SourcePath.maximumLength
+        #expect(found.allSatisfy { $0.utf8.count <= bound }, "\(found.first?.utf8.count ?? 0) bytes")
+        #expect(found.reduce(0) { $0 + $1.utf8.count } <= found.count * bound)
+        // Where the path starts, that it is shortened, and where the token is.
+        let head = "in: k0" + String(repeating: "x", count: SourcePath.headLength - 2)
+        let tail = String(repeating: "x", count: 80) + "[999]"
+        #expect(found.last == head + "…" + tail)
+    }
+
+    /// Up to `SourcePath.maximumLength` bytes a path is shown whole; longer, it is cut between
+    /// characters, never inside one; components are written out only where shown.
+    @Test func aPathIsWholeUpToItsLimitAndCutBetweenCharacters() {
+        let limit = SourcePath.maximumLength
+        let whole = String(repeating: "a", count: limit)
+        #expect(sources(#"{"\#(whole)":"\#(Self.short)"}"#) == ["in: " + whole])
+        let over = String(repeating: "a", count: limit + 1)
+        #expect(
+            sources(#"{"\#(over)":"\#(Self.short)"}"#) == [
+                "in: " + String(repeating: "a", count: SourcePath.headLength) + "…"
+                    + String(repeating: "a", count: limit - SourcePath.headLength - 3)
+            ])
+        for character in ["é", "🔑", "\u{2192}"] {
+            let key = "a" + String(repeating: character, count: 80)
+            let found = sources(#"{"\#(key)":[{"\#(key)":"\#(Self.short)"}]}"#)
+            #expect(found.count == 1)
+            let source = found.first ?? ""
+            #expect(source.utf8.count <= "in: ".utf8.count + limit && source.utf8.count > limit - 4)
+            #expect(!source.contains("\u{FFFD}"), "\(source)")
+            #expect(source.hasPrefix("in: a\(character)") && source.hasSuffix("\(character)\(character)"))
+            #expect(source.contains("…"))
+        }
+        // Index and key separators, and an empty key.
+        #expect(sources(#"{"a":[[{"":{"b":"\#(Self.short)"}}]]}"#) == ["in: a[0][0]..b"])
+    }
+}

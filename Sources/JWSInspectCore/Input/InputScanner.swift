@@ -28,39 +28,6 @@ public enum InputScanner {
         return items
     }
 
-    /// Every string in a JSON document that is shaped like a JWS, named by its path.
-    static func jsonTokens(_ value: JSONValue, origin: String, path: String) -> [Item] {
-        switch value {
-        case .string(var string):
-            // In place: a document's strings may be megabytes, and most are not JWS.
-            let source = origin + " " + (path.isEmpty ? "(document)" : path)
-            string.makeContiguousUTF8()
-            let shared = string
-            return string.withUTF8 { bytes in
-                var start = 0
-                var end = bytes.count
-                while start < end, isWhitespace(bytes[start]) { start += 1 }
-                while end > start, isWhitespace(bytes[end - 1]) { end -= 1 }
-                let trimmed = UnsafeBufferPointer(rebasing: bytes[start..<end])
-                if trimmed.first == UInt8(ascii: "M"), LegacyReceipt.looksLike(trimmed) {
-                    // A receipt in base64, as a verifyReceipt request's `receipt-data` holds it.
-                    return [receipt(base64: trimmed, source: source)]
-                }
-                guard looksLikeJWSHeader(trimmed) else { return [] }
-                // The string itself is the token when nothing was trimmed: shared, not copied.
-                return classify(trimmed, source: source, token: start == 0 && end == bytes.count ? shared : nil)
-            }
-        case .array(let values):
-            return values.enumerated().flatMap { jsonTokens($1, origin: origin, path: "\(path)[\($0)]") }
-        case .object(let object):
-            return object.keys.sorted().flatMap { key in
-                jsonTokens(object[key]!, origin: origin, path: path.isEmpty ? key : "\(path).\(key)")
-            }
-        default:
-            return []
-        }
-    }
-
     /// A receipt from its base64 text (whitespace ignored), or why the text is not one.
     static func receipt(base64 text: some Collection<UInt8>, source: String) -> Item {
         do {
@@ -219,7 +186,7 @@ public enum InputScanner {
 
     /// A run as a token when it has three segments, else why not; `token` is the run as a
     /// String when the caller has it already.
-    private static func classify(_ run: UnsafeBufferPointer<UInt8>, source: String, token: String? = nil) -> [Item] {
+    static func classify(_ run: UnsafeBufferPointer<UInt8>, source: String, token: String? = nil) -> [Item] {
         var segments = 1
         CompactJWS.forEachDot(in: run) { _ in
             segments += 1
