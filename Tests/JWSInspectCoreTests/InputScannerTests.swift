@@ -91,6 +91,20 @@ import Testing
             ])
     }
 
+    /// Hex IDs and shared secrets starting `e0`…`e9` decode to `{` and were reported as truncated
+    /// tokens ("1 segment"), failing the run; a JWS header is `{` then `"` or `}`. A header cut
+    /// before its first dot, and one in UTF-16 (not UTF-8, so malformed), are still reported.
+    @Test func hexIsNotATruncatedToken() {
+        let hex = "e3a1b2c3d4e5f60718293a4b5c6d7e8f"
+        #expect(tokens("request \(hex) done, id=e9f0a1b2c3d4e5f607.e0a1b2c3d4e5f6071829a4").isEmpty)
+        #expect(tokens(#"{"id":"\#(hex)","trace":"Root=1-\#(hex)"}"#).isEmpty)
+        let oneSegment = "looks like a JWS but has 1 segment, expected 3 (header.payload.signature); truncated?"
+        #expect(tokens("eyJhbGciOiJFUzI1NiIs") == [.malformed(source: "in:1", reason: oneSegment)])
+        #expect(tokens("ewogICJhbGciOiAiRVMyNTYiCn0") == [.malformed(source: "in:1", reason: oneSegment)])
+        let utf16 = TestPKI.base64URL(Array(#"{"alg":"ES256"}"#.data(using: .utf16LittleEndian) ?? Data()))
+        #expect(tokens("\(utf16).e30.AAAA") == [.token(source: "in:1", token: "\(utf16).e30.AAAA")])
+    }
+
     /// `header.payload.` is a JWS with an empty signature (an `alg: none` JWT), in text and in
     /// JSON; a full stop after a whole token is still a sentence's.
     @Test func trailingDotOpensAnEmptySignatureOnlyAfterTwoSegments() {

@@ -203,23 +203,41 @@ public enum InputScanner {
         return [.token(source: source, token: token ?? String(decoding: run, as: UTF8.self))]
     }
 
-    /// True when the text before the first dot is base64url of a JSON object's start:
-    /// `{` possibly after whitespace ("eyJ" is `{"`, "ewo" `{\n`, "eyA" `{ `).
+    /// True when the text before the first dot is base64url of a JSON object's start: `{`
+    /// possibly after whitespace ("eyJ" is `{"`, "ewo" `{\n`, "eyA" `{ `), then, after
+    /// whitespace, a member name's quote or `}`, as far as the first eight characters reach.
+    ///
+    /// A hex string starting `e0`…`e9` (a request ID, a verifyReceipt shared secret) and one
+    /// random base64 string in 256 decode to `{` too, but never to `{"`: without the second
+    /// byte they were reported as truncated tokens. A NUL after `{` is taken as well: a header
+    /// in UTF-16 or UTF-32 little-endian is then reported as not UTF-8, not passed over.
     public static func looksLikeJWSHeader(_ run: [UInt8]) -> Bool {
         run.withUnsafeBufferPointer { looksLikeJWSHeader($0) }
     }
 
     static func looksLikeJWSHeader(_ run: UnsafeBufferPointer<UInt8>) -> Bool {
-        // The first four characters decode to three bytes; the first non-whitespace one must be `{`.
-        guard run.count >= 4 else { return false }
-        var values: [UInt8] = [0, 0, 0, 0]
-        for index in 0..<4 {
-            let value = Base64URL.decodeTable[Int(run[index])]
-            guard value != 0xff else { return false }
-            values[index] = value
+        // Up to eight characters (six bytes), at least four, before anything that is not base64url.
+        var bits: UInt64 = 0
+        var characters = 0
+        while characters < 8, characters < run.count {
+            let value = Base64URL.decodeTable[Int(run[characters])]
+            guard value != 0xff else { break }
+            bits = bits << 6 | UInt64(value)
+            characters += 1
         }
-        let decoded = [values[0] << 2 | values[1] >> 4, values[1] << 4 | values[2] >> 2, values[2] << 6 | values[3]]
-        return decoded.first { !isWhitespace($0) } == UInt8(ascii: "{")
+        guard characters >= 4 else { return false }
+        var opened = false
+        for index in 0..<(characters * 6 / 8) {
+            let byte = UInt8(truncatingIfNeeded: bits >> (characters * 6 - 8 * (index + 1)))
+            if isWhitespace(byte) { continue }
+            guard opened else {
+                guard byte == UInt8(ascii: "{") else { return false }
+                opened = true
+                continue
+            }
+            return byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "}") || byte == 0
+        }
+        return opened
     }
 
     /// Whether `bytes` are JWS characters only (base64url and dots), with at least two dots:
