@@ -227,4 +227,24 @@ extension HostileInputCLITests {
             }
         }
     }
+
+    /// A JWS inside a JSON string with other text was not found ("no JWS found", exit 5), though
+    /// the same text outside JSON was: a log message, an Authorization header, an API Gateway
+    /// event whose `body` is the notification's JSON.
+    @Test func tokensInsideJSONStringsAreFoundThroughTheCommand() throws {
+        let token = Self.pki.sign(payloadJSON: TestPayloads.transaction())
+        let body = #"{\"signedPayload\":\"\#(token)\"}"#
+        let cases = [
+            (#"{"msg":"verifying token \#(token) now"}"#, "<stdin>: msg"),
+            (#"{"headers":{"authorization":"Bearer \#(token)"}}"#, "<stdin>: headers.authorization"),
+            (#"{"httpMethod":"POST","body":"\#(body)","isBase64Encoded":false}"#, "<stdin>: body → signedPayload"),
+        ]
+        for (input, source) in cases {
+            let result = try CLI.run(["--format", "jsonl", "--root", Self.root], stdin: input)
+            #expect(result.status == 0, "\(source): \(result.stderr)")
+            let objects = try StrictJSON.lines(result.stdout)
+            #expect(objects.map { $0["source"] as? String } == [source])
+            #expect(objects.map { $0["status"] as? String } == ["valid"])
+        }
+    }
 }

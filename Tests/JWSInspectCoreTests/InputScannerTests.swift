@@ -230,4 +230,91 @@ extension InputScannerTests {
         // Index and key separators, and an empty key.
         #expect(sources(#"{"a":[[{"":{"b":"\#(Self.short)"}}]]}"#) == ["in: a[0][0]..b"])
     }
+
+    /// A string that is neither a whole token nor a document is scanned as a log line is: a
+    /// message, an Authorization header, quotes, tokens glued together, a wrapped token.
+    @Test func tokensInsideJSONStringsAreFoundAsInText() {
+        #expect(
+            tokens(#"{"msg":"verifying token \#(Self.token) now"}"#, origin: "body.json")
+                == [.token(source: "body.json: msg", token: Self.token)])
+        #expect(
+            tokens(#"{"headers":{"authorization":"Bearer \#(Self.token)"}}"#, origin: "req.json")
+                == [.token(source: "req.json: headers.authorization", token: Self.token)])
+        #expect(
+            tokens(#"{"log":["a='\#(Self.token)', b=\#(Self.other)\#(Self.token)."]}"#, origin: "l.json") == [
+                .token(source: "l.json: log[0]", token: Self.token),
+                .token(source: "l.json: log[0]", token: Self.other),
+                .token(source: "l.json: log[0]", token: Self.token),
+            ])
+        let wrapped = WrappedTokenTests.wrapped(Self.token, width: 76, separator: "\\n")
+        let pieces = (Self.token.count + 75) / 76
+        #expect(
+            tokens(#"{"paste":"\#(wrapped)"}"#, origin: "p.json")
+                == [.token(source: "p.json: paste (rejoined from \(pieces) pieces)", token: Self.token)])
+        // What the text scan leaves alone stays alone: words, names, numbers.
+        #expect(tokens(#"{"a":"com.example.app, www.apple.com, 1.2.840.113635","b":"no token here"}"#).isEmpty)
+    }
+
+    /// A JSON string holding a JSON document is walked as one, its path joined by " → ": an API
+    /// Gateway event's `body`, an array, a document inside a document.
+    @Test func aDocumentInAStringIsWalkedAsOne() {
+        let body = #"{"signedPayload":"\#(Self.token)"}"#
+        let event = #"{"body":\#(Self.quoted(body)),"isBase64Encoded":false,"requestContext":{"stage":"prod"}}"#
+        #expect(
+            tokens(event, origin: "event.json") == [
+                .token(source: "event.json: body → signedPayload", token: Self.token)
+            ])
+        let list = #"{"records":[{"payload":\#(Self.quoted("[\"\(Self.other)\", \(Self.quoted(body))]"))}]}"#
+        #expect(
+            tokens(list, origin: "q.json") == [
+                .token(source: "q.json: records[0].payload → [0]", token: Self.other),
+                .token(source: "q.json: records[0].payload → [1] → signedPayload", token: Self.token),
+            ])
+        // A string that only looks like a document is text: the token in it is found once.
+        #expect(
+            tokens(#"{"msg":"{not json: \#(Self.token)}"}"#, origin: "m.json")
+                == [.token(source: "m.json: msg", token: Self.token)])
+    }
+
+    /// Documents in strings are read `InputScanner.maximumEmbeddedDocuments` levels deep and up to
+    /// `InputScanner.maximumEmbeddedDocumentSize` bytes; a string deeper or larger than that is
+    /// scanned as text, so its tokens are still found, each once.
+    @Test func documentsInStringsAreReadFourLevelsDeepThenAsText() {
+        var document = #"{"signedPayload":"\#(Self.token)"}"#
+        for _ in 0..<6 { document = #"{"a":\#(Self.quoted(document))}"# }
+        #expect(InputScanner.maximumEmbeddedDocuments == 4)
+        let arrows = Array(repeating: "a", count: 5).joined(separator: " → ")
+        #expect(tokens(document) == [.token(source: "in: " + arrows, token: Self.token)])
+        document = #"{"signedPayload":"\#(Self.token)"}"#
+        for _ in 0..<3 { document = #"{"a":\#(Self.quoted(document))}"# }
+        #expect(tokens(document) == [.token(source: "in: a → a → a → signedPayload", token: Self.token)])
+        // Up to 8 MiB, and one byte more.
+        let limit = InputScanner.maximumEmbeddedDocumentSize
+        let body = #"{"signedPayload":"\#(Self.token)","pad":""}"#
+        for (size, source) in [(limit, "in: body → signedPayload"), (limit + 1, "in: body")] {
+            let padded = body.replacingOccurrences(
+                of: #""pad":"""#, with: #""pad":""# + String(repeating: "-", count: size - body.utf8.count) + #"""#)
+            #expect(padded.utf8.count == size)
+            #expect(tokens(#"{"body":\#(Self.quoted(padded))}"#) == [.token(source: source, token: Self.token)])
+        }
+    }
+
+    /// A verifyReceipt body's password, and any other string, appears in no source or reason,
+    /// whatever it holds: hex (which may start like a JWS header), spaces, braces, a Bearer.
+    @Test(arguments: [
+        "hunter2", "e3a1b2c3d4e5f60718293a4b5c6d7e8f", "e9f0a1b2c3d4e5f60718293a4b5c6d7e",
+        "correct horse e0a1b2c3d4e5f6071829",
+        "{not json e3a1b2c3d4e5f60718293a4b}", "Bearer e3a1b2c3d4e5f60718293a4b5c6d7e8f.e3a1b2c3d4e5f6",
+    ])
+    func aPasswordIsNeverAnItemNorInASource(_ secret: String) throws {
+        let der = try Fixtures.bytes("Tests/Vectors/receipts/01-xcode-apple-backyardbirds-empty.der")
+        let body = #"{"receipt-data":"\#(Data(der).base64EncodedString())","password":"\#(secret)"}"#
+        #expect(tokens(body, origin: "body.json") == [.receipt(source: "body.json: receipt-data", der: der)])
+    }
+
+    /// `text` as a JSON string literal.
+    static func quoted(_ text: String) -> String {
+        let data = (try? JSONSerialization.data(withJSONObject: [text], options: [.withoutEscapingSlashes])) ?? Data()
+        return String(decoding: data.dropFirst().dropLast(), as: UTF8.self)
+    }
 }

@@ -42,51 +42,61 @@ public enum InputScanner {
     /// so anything shorter is a coincidence (random bytes, words), not a truncated token.
     static let minimumCandidateLength = 20
 
+    /// The tokens in a line of text (a log line, a paste, a JSON string that is neither a
+    /// token nor a document): runs of token characters that open with a JWS header, tokens
+    /// glued together split, tokens wrapped over whitespace joined.
     static func textTokens(_ line: ArraySlice<UInt8>, source: String) -> [Item] {
         var items: [Item] = []
+        line.withUnsafeBufferPointer { textTokens($0, into: &items) { source } }
+        return items
+    }
+
+    /// The tokens in `bytes`, appended to `items`; `source` is asked for only when one is found.
+    static func textTokens(
+        _ bytes: UnsafeBufferPointer<UInt8>, into items: inout [Item], source: () -> String
+    ) {
         // This runs over every byte of every input: runs are measured sixteen bytes at a
         // time (TokenCharacters), their dots counted with CompactJWS.forEachDot.
-        line.withUnsafeBufferPointer { bytes in
-            let count = bytes.count
-            var index = 0
-            // Where the last attempt to join a wrapped token stopped: none starts again before it.
-            var noJoinBefore = 0
-            while index < count {
-                let length = TokenCharacters.runLength(bytes, from: index)
-                guard length > 0 else {
-                    index += 1
+        let count = bytes.count
+        var index = 0
+        // Where the last attempt to join a wrapped token stopped: none starts again before it.
+        var noJoinBefore = 0
+        while index < count {
+            let length = TokenCharacters.runLength(bytes, from: index)
+            guard length > 0 else {
+                index += 1
+                continue
+            }
+            if index >= noJoinBefore, index + length < count, isWhitespace(bytes[index + length]) {
+                let (joined, scannedTo) = joinWrapped(bytes, from: index, length: length)
+                noJoinBefore = scannedTo
+                if let (token, pieces) = joined {
+                    // Named, since whitespace inside a JWS string is refused by Apple's libraries.
+                    items.append(
+                        .token(
+                            source: "\(source()) (rejoined from \(pieces) pieces)",
+                            token: String(decoding: token, as: UTF8.self)))
+                    index = scannedTo
                     continue
                 }
-                if index >= noJoinBefore, index + length < count, isWhitespace(bytes[index + length]) {
-                    let (joined, scannedTo) = joinWrapped(bytes, from: index, length: length)
-                    noJoinBefore = scannedTo
-                    if let (token, pieces) = joined {
-                        // Named, since whitespace inside a JWS string is refused by Apple's libraries.
-                        items.append(
-                            .token(
-                                source: "\(source) (rejoined from \(pieces) pieces)",
-                                token: String(decoding: token, as: UTF8.self)))
-                        index = scannedTo
-                        continue
-                    }
-                }
-                let runEnd = tokenEnd(bytes, run: index..<(index + length))
-                if runEnd - index >= minimumCandidateLength {
-                    let runBytes = UnsafeBufferPointer(rebasing: bytes[index..<runEnd])
-                    if looksLikeJWSHeader(runBytes) {
-                        if dotCount(runBytes) == 2 {
-                            items.append(.token(source: source, token: String(decoding: runBytes, as: UTF8.self)))
-                        } else {
-                            for token in splitConcatenated(runBytes) {
-                                items += classify(UnsafeBufferPointer(rebasing: runBytes[token]), source: source)
-                            }
-                        }
-                    }
-                }
-                index += length
             }
+            let runEnd = tokenEnd(bytes, run: index..<(index + length))
+            if runEnd - index >= minimumCandidateLength {
+                let runBytes = UnsafeBufferPointer(rebasing: bytes[index..<runEnd])
+                if looksLikeJWSHeader(runBytes) { items += wholeRun(runBytes, source: source()) }
+            }
+            index += length
         }
-        return items
+    }
+
+    /// A run of token characters that opens with a JWS header: a token when it has three
+    /// segments, else the tokens glued together in it, or why it is not one. `token` is the
+    /// run as a String when the caller has it already.
+    static func wholeRun(_ run: UnsafeBufferPointer<UInt8>, source: String, token: String? = nil) -> [Item] {
+        guard dotCount(run) != 2 else {
+            return [.token(source: source, token: token ?? String(decoding: run, as: UTF8.self))]
+        }
+        return splitConcatenated(run).flatMap { classify(UnsafeBufferPointer(rebasing: run[$0]), source: source) }
     }
 
     /// A token wrapped by whitespace (line breaks or spaces) that starts with the run at
@@ -184,9 +194,8 @@ public enum InputScanner {
         return bytes.withUnsafeBufferPointer { classify($0, source: source) }[0]
     }
 
-    /// A run as a token when it has three segments, else why not; `token` is the run as a
-    /// String when the caller has it already.
-    static func classify(_ run: UnsafeBufferPointer<UInt8>, source: String, token: String? = nil) -> [Item] {
+    /// A run as a token when it has three segments, else why not.
+    private static func classify(_ run: UnsafeBufferPointer<UInt8>, source: String) -> [Item] {
         var segments = 1
         CompactJWS.forEachDot(in: run) { _ in
             segments += 1
@@ -200,7 +209,7 @@ public enum InputScanner {
                         + "expected 3 (header.payload.signature); truncated?")
             ]
         }
-        return [.token(source: source, token: token ?? String(decoding: run, as: UTF8.self))]
+        return [.token(source: source, token: String(decoding: run, as: UTF8.self))]
     }
 
     /// True when the text before the first dot is base64url of a JSON object's start: `{`
