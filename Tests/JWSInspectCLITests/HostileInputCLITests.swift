@@ -201,3 +201,50 @@ extension HostileInputCLITests {
         }
     }
 }
+
+extension HostileInputCLITests {
+    /// 100 nested objects with 500-character keys: every result's source held the whole 50 KB path
+    /// (40,000 short tokens, 1.3 MB, took 2 GB), and the output repeated it for each. Every format
+    /// shows the path shortened, its start, "…" and its end.
+    @Test func aLongJSONPathIsShownShortenedInEveryFormat() throws {
+        let token = Self.pki.sign(payloadJSON: TestPayloads.transaction())
+        var document = #"["\#(token)","\#(token)"]"#
+        for level in (0..<100).reversed() {
+            document = #"{"k\#(level)\#(String(repeating: "x", count: 498))":\#(document)}"#
+        }
+        let file = try CLI.temporaryDirectory().appendingPathComponent("deep.json")
+        try CLI.write(document + "\n", to: file)
+        // The first 40 bytes of the path, "…", its last 85.
+        let head = "\(file.path): k0" + String(repeating: "x", count: 38) + "…"
+        let sources = ["[0]", "[1]"].map { head + String(repeating: "x", count: 85 - $0.count) + $0 }
+        for format in ["table", "json", "jsonl"] {
+            let result = try CLI.run(["--format", format, "--root", Self.root, file.path])
+            #expect(result.status == 0, "\(format): \(result.stderr)")
+            #expect(sources.allSatisfy { result.stdout.contains($0) }, "\(format)")
+            #expect(!result.stdout.contains(String(repeating: "x", count: 100)), "\(format): a whole key shown")
+            if format == "jsonl" {
+                #expect(try StrictJSON.lines(result.stdout).map { $0["source"] as? String } == sources)
+            }
+        }
+    }
+
+    /// A JWS inside a JSON string with other text was not found ("no JWS found", exit 5), though
+    /// the same text outside JSON was: a log message, an Authorization header, an API Gateway
+    /// event whose `body` is the notification's JSON.
+    @Test func tokensInsideJSONStringsAreFoundThroughTheCommand() throws {
+        let token = Self.pki.sign(payloadJSON: TestPayloads.transaction())
+        let body = #"{\"signedPayload\":\"\#(token)\"}"#
+        let cases = [
+            (#"{"msg":"verifying token \#(token) now"}"#, "<stdin>: msg"),
+            (#"{"headers":{"authorization":"Bearer \#(token)"}}"#, "<stdin>: headers.authorization"),
+            (#"{"httpMethod":"POST","body":"\#(body)","isBase64Encoded":false}"#, "<stdin>: body → signedPayload"),
+        ]
+        for (input, source) in cases {
+            let result = try CLI.run(["--format", "jsonl", "--root", Self.root], stdin: input)
+            #expect(result.status == 0, "\(source): \(result.stderr)")
+            let objects = try StrictJSON.lines(result.stdout)
+            #expect(objects.map { $0["source"] as? String } == [source])
+            #expect(objects.map { $0["status"] as? String } == ["valid"])
+        }
+    }
+}

@@ -95,6 +95,44 @@ import Testing
         #expect(!failing.stdout.contains(secret) && !failing.stderr.contains(secret))
     }
 
+    /// `{ base64 -w76 receipt.der; fold -w76 token.jws; }`: the receipt's base64 has no
+    /// padding, and the lines of the token's header hold standard base64 characters only; the
+    /// receipt took them (one malformed result, the JWS never reported). Each is its own item,
+    /// and receipts one per line too, in every format.
+    @Test func aWrappedUnpaddedReceiptAndTheTokenAfterIt() throws {
+        var receipt = Self.receipt
+        var builder = ReceiptBuilder()
+        while receipt.count % 3 != 0 {
+            builder.extraAttributes.append(TestReceiptAttribute(type: 1000, value: .raw([0x5A])))
+            receipt = ReceiptCLI.chain.sign(builder.der())
+        }
+        let jws = Self.pki.sign(payloadJSON: TestPayloads.transaction())
+        var folded = Substring(jws)
+        var text = Data(receipt).base64EncodedString(options: [.lineLength76Characters, .endLineWithLineFeed]) + "\n"
+        while !folded.isEmpty {
+            text += folded.prefix(76) + "\n"
+            folded = folded.dropFirst(76)
+        }
+        let roots = ["--root", ReceiptCLI.rootFile, "--root", Self.jwsRootFile]
+        for format in ["jsonl", "json", "table"] {
+            let result = ReceiptCLI.run(roots + ["--format", format], stdin: text)
+            #expect(result.status == 0, "\(format): \(result.stdout) \(result.stderr)")
+            #expect(result.stderr.isEmpty, "\(format)")
+            if format == "jsonl" {
+                let objects = try result.jsonObjects()
+                #expect(objects.map { $0["type"] as? String } == ["receipt", "transaction"])
+                #expect(objects.map { $0["status"] as? String } == ["valid", "valid"])
+            }
+        }
+        let one = Data(receipt).base64EncodedString()
+        #expect(!one.contains("="))
+        let lines = ReceiptCLI.run(
+            ["--root", ReceiptCLI.rootFile, "--format", "jsonl"], stdin: "\(one)\n\(one)\n\(one)\n")
+        #expect(lines.status == 0, "\(lines.stderr)")
+        #expect(try lines.jsonObjects().map { $0["status"] as? String } == ["valid", "valid", "valid"])
+        #expect(try lines.jsonObjects().map { $0["source"] as? String } == ["<stdin>:1", "<stdin>:2", "<stdin>:3"])
+    }
+
     /// A JSON document holding a receipt and a JWS: both are inspected, each against its own
     /// root when both roots are given; a single `--root` applies to both.
     @Test func receiptAndJWSSideBySide() throws {
@@ -165,15 +203,25 @@ import Testing
         }
     }
 
+    /// The receipt's content padded with zeros to `size` bytes, its outer length saying so.
+    static func oversized(_ size: Int) -> [UInt8] {
+        // The receipt is `30 82 HH LL` and its content; the padded one is `30 83 HH MM LL`.
+        let length = size - 5
+        let header: [UInt8] = [0x30, 0x83, UInt8(length >> 16), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF)]
+        let content = receipt.dropFirst(4)
+        return header + content + [UInt8](repeating: 0, count: length - content.count)
+    }
+
     /// More than 4 MiB of receipt, raw or in base64 (wrapped or not): refused by size, the limit named.
     @Test func overFourMebibytes() throws {
         let limit = CMSSignedData.maximumSize
-        let large = Self.receipt + [UInt8](repeating: 0, count: limit + 1 - Self.receipt.count)
+        #expect(Self.receipt.prefix(2) == [0x30, 0x82])
+        let large = Self.oversized(limit + 1)
         let tooLarge = "not a receipt: 4194305 bytes exceed the limit of 4194304 bytes for a PKCS#7 container"
         Self.expectMalformed([try ReceiptCLI.file(large, named: "large.der")], tooLarge)
         // 4 MiB + 1 byte is as many base64 characters as 4 MiB + 2: decoded, then refused.
         Self.expectMalformed([], stdin: Data(large).base64EncodedString(), tooLarge)
-        let larger = Data(large + [0, 0, 0])
+        let larger = Data(Self.oversized(limit + 4))
         let tooLong = "not a receipt: the base64 text decodes to more than 4194304 bytes"
         Self.expectMalformed([], stdin: larger.base64EncodedString(), tooLong)
         Self.expectMalformed([], stdin: larger.base64EncodedString(options: .lineLength76Characters), tooLong)

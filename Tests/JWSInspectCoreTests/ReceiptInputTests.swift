@@ -1,4 +1,5 @@
 import Foundation
+import TestPKI
 import Testing
 
 @testable import JWSInspectCore
@@ -80,6 +81,65 @@ import Testing
             #expect(source == "in:3")
             #expect(bytes.count == der.count && bytes == der)
         }
+    }
+
+    /// Base64 without padding ran on into the lines after it while they were base64: a JWS
+    /// wrapped by `fold` (its header's lines are standard base64 characters only) was swallowed
+    /// (one malformed receipt, no JWS), and receipts one per line became one. A definite-length
+    /// receipt ends where its DER length says.
+    @Test func anUnpaddedReceiptEndsWhereItsLengthSays() throws {
+        let der = try Self.receipt("36-prod-getpure-2024-g5.der")
+        #expect(der.count % 3 == 0, "no padding")
+        let token = Fixtures.pki.sign(payloadJSON: TestPayloads.transaction())
+        let wrapped = Data(der).base64EncodedString(options: [.lineLength76Characters, .endLineWithLineFeed])
+        let folded = WrappedTokenTests.wrapped(token, width: 76)
+        #expect(
+            folded.utf8.prefix(76 * 3).allSatisfy(LegacyReceipt.isBase64Text),
+            "the header's first lines look like base64")
+        let lines = wrapped.split(separator: "\n").count
+        let items = InputScanner.scan(Array((wrapped + "\n" + folded + "\n").utf8), origin: "in")
+        let pieces = (token.count + 75) / 76
+        #expect(
+            items == [
+                .receipt(source: "in:1", der: der),
+                .token(source: "in:\(lines + 1) (rejoined from \(pieces) pieces)", token: token),
+            ])
+        // One a line, unpadded or with the padding taken off.
+        let padded = try Self.receipt("38-sandbox-weeka-2025-g5.der")
+        #expect(padded.count % 3 != 0)
+        let one = Data(der).base64EncodedString()
+        let stripped = Data(padded).base64EncodedString().filter { $0 != "=" }
+        let text = [one, one, stripped, stripped, one].joined(separator: "\n") + "\n"
+        #expect(
+            InputScanner.scan(Array(text.utf8), origin: "in") == [
+                .receipt(source: "in:1", der: der), .receipt(source: "in:2", der: der),
+                .receipt(source: "in:3", der: padded), .receipt(source: "in:4", der: padded),
+                .receipt(source: "in:5", der: der),
+            ])
+    }
+
+    /// Xcode's BER receipts (`MIA`, indefinite length) have no length to go by: a line that
+    /// starts another receipt, or a JWS header, is not joined to one.
+    @Test func anIndefiniteLengthReceiptEndsWhereAnotherItemStarts() throws {
+        let ber = try Self.receipt("01-xcode-apple-backyardbirds-empty.der")
+        #expect(ber.prefix(2) == [0x30, 0x80])
+        let one = Data(ber).base64EncodedString().filter { $0 != "=" }
+        #expect(
+            InputScanner.scan(Array((one + "\n" + one + "\n").utf8), origin: "in") == [
+                .receipt(source: "in:1", der: ber), .receipt(source: "in:2", der: ber),
+            ])
+        let token = Fixtures.pki.sign(payloadJSON: TestPayloads.transaction())
+        let wrapped = Data(ber).base64EncodedString(options: [.lineLength76Characters, .endLineWithLineFeed])
+            .filter { $0 != "=" }
+        let lines = wrapped.split(separator: "\n").count
+        let text = wrapped + "\n" + WrappedTokenTests.wrapped(token, width: 76) + "\n" + wrapped + "\n"
+        let pieces = (token.count + 75) / 76
+        #expect(
+            InputScanner.scan(Array(text.utf8), origin: "in") == [
+                .receipt(source: "in:1", der: ber),
+                .token(source: "in:\(lines + 1) (rejoined from \(pieces) pieces)", token: token),
+                .receipt(source: "in:\(lines + 1 + pieces)", der: ber),
+            ])
     }
 
     @Test func jsonUsesVerifyReceiptNamesAndKeepsUnknownTypes() throws {

@@ -34,8 +34,10 @@ enum Commands {
         discussion: [
             "Each input is a compact JWS, a file, or - for standard input (the default). A file or standard input may hold one "
                 + "JWS or many (whitespace or line separated, or wrapped over several lines), a JSON document holding them (a "
-                + "notification body {\"signedPayload\": …}, an App Store Server API response), JSON lines, or log lines quoting "
-                + "them. An argument may be quoted or start with \"Bearer \", as copied from code or a request.",
+                + "notification body {\"signedPayload\": …}, an App Store Server API response; any string in it is scanned "
+                + "as a log line is, and one that holds a JSON document, such as an API Gateway event's body, is read as one), "
+                + "JSON lines, or log lines quoting them. An argument may be quoted or start with \"Bearer \", as copied from "
+                + "code or a request.",
             "JWS nested in a notification (\(NotificationBody.nestedTokens.map(\.path).joined(separator: ", "))) are "
                 + "decoded and verified too; a nested failure fails the input. Results are "
                 + "shown as each is verified, in input order, so a stream (tail -f) is shown as it arrives. Verification is "

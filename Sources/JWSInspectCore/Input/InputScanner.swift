@@ -28,39 +28,6 @@ public enum InputScanner {
         return items
     }
 
-    /// Every string in a JSON document that is shaped like a JWS, named by its path.
-    static func jsonTokens(_ value: JSONValue, origin: String, path: String) -> [Item] {
-        switch value {
-        case .string(var string):
-            // In place: a document's strings may be megabytes, and most are not JWS.
-            let source = origin + " " + (path.isEmpty ? "(document)" : path)
-            string.makeContiguousUTF8()
-            let shared = string
-            return string.withUTF8 { bytes in
-                var start = 0
-                var end = bytes.count
-                while start < end, isWhitespace(bytes[start]) { start += 1 }
-                while end > start, isWhitespace(bytes[end - 1]) { end -= 1 }
-                let trimmed = UnsafeBufferPointer(rebasing: bytes[start..<end])
-                if trimmed.first == UInt8(ascii: "M"), LegacyReceipt.looksLike(trimmed) {
-                    // A receipt in base64, as a verifyReceipt request's `receipt-data` holds it.
-                    return [receipt(base64: trimmed, source: source)]
-                }
-                guard looksLikeJWSHeader(trimmed) else { return [] }
-                // The string itself is the token when nothing was trimmed: shared, not copied.
-                return classify(trimmed, source: source, token: start == 0 && end == bytes.count ? shared : nil)
-            }
-        case .array(let values):
-            return values.enumerated().flatMap { jsonTokens($1, origin: origin, path: "\(path)[\($0)]") }
-        case .object(let object):
-            return object.keys.sorted().flatMap { key in
-                jsonTokens(object[key]!, origin: origin, path: path.isEmpty ? key : "\(path).\(key)")
-            }
-        default:
-            return []
-        }
-    }
-
     /// A receipt from its base64 text (whitespace ignored), or why the text is not one.
     static func receipt(base64 text: some Collection<UInt8>, source: String) -> Item {
         do {
@@ -75,51 +42,61 @@ public enum InputScanner {
     /// so anything shorter is a coincidence (random bytes, words), not a truncated token.
     static let minimumCandidateLength = 20
 
+    /// The tokens in a line of text (a log line, a paste, a JSON string that is neither a
+    /// token nor a document): runs of token characters that open with a JWS header, tokens
+    /// glued together split, tokens wrapped over whitespace joined.
     static func textTokens(_ line: ArraySlice<UInt8>, source: String) -> [Item] {
         var items: [Item] = []
+        line.withUnsafeBufferPointer { textTokens($0, into: &items) { source } }
+        return items
+    }
+
+    /// The tokens in `bytes`, appended to `items`; `source` is asked for only when one is found.
+    static func textTokens(
+        _ bytes: UnsafeBufferPointer<UInt8>, into items: inout [Item], source: () -> String
+    ) {
         // This runs over every byte of every input: runs are measured sixteen bytes at a
         // time (TokenCharacters), their dots counted with CompactJWS.forEachDot.
-        line.withUnsafeBufferPointer { bytes in
-            let count = bytes.count
-            var index = 0
-            // Where the last attempt to join a wrapped token stopped: none starts again before it.
-            var noJoinBefore = 0
-            while index < count {
-                let length = TokenCharacters.runLength(bytes, from: index)
-                guard length > 0 else {
-                    index += 1
+        let count = bytes.count
+        var index = 0
+        // Where the last attempt to join a wrapped token stopped: none starts again before it.
+        var noJoinBefore = 0
+        while index < count {
+            let length = TokenCharacters.runLength(bytes, from: index)
+            guard length > 0 else {
+                index += 1
+                continue
+            }
+            if index >= noJoinBefore, index + length < count, isWhitespace(bytes[index + length]) {
+                let (joined, scannedTo) = joinWrapped(bytes, from: index, length: length)
+                noJoinBefore = scannedTo
+                if let (token, pieces) = joined {
+                    // Named, since whitespace inside a JWS string is refused by Apple's libraries.
+                    items.append(
+                        .token(
+                            source: "\(source()) (rejoined from \(pieces) pieces)",
+                            token: String(decoding: token, as: UTF8.self)))
+                    index = scannedTo
                     continue
                 }
-                if index >= noJoinBefore, index + length < count, isWhitespace(bytes[index + length]) {
-                    let (joined, scannedTo) = joinWrapped(bytes, from: index, length: length)
-                    noJoinBefore = scannedTo
-                    if let (token, pieces) = joined {
-                        // Named, since whitespace inside a JWS string is refused by Apple's libraries.
-                        items.append(
-                            .token(
-                                source: "\(source) (rejoined from \(pieces) pieces)",
-                                token: String(decoding: token, as: UTF8.self)))
-                        index = scannedTo
-                        continue
-                    }
-                }
-                let runEnd = tokenEnd(bytes, run: index..<(index + length))
-                if runEnd - index >= minimumCandidateLength {
-                    let runBytes = UnsafeBufferPointer(rebasing: bytes[index..<runEnd])
-                    if looksLikeJWSHeader(runBytes) {
-                        if dotCount(runBytes) == 2 {
-                            items.append(.token(source: source, token: String(decoding: runBytes, as: UTF8.self)))
-                        } else {
-                            for token in splitConcatenated(runBytes) {
-                                items += classify(UnsafeBufferPointer(rebasing: runBytes[token]), source: source)
-                            }
-                        }
-                    }
-                }
-                index += length
             }
+            let runEnd = tokenEnd(bytes, run: index..<(index + length))
+            if runEnd - index >= minimumCandidateLength {
+                let runBytes = UnsafeBufferPointer(rebasing: bytes[index..<runEnd])
+                if looksLikeJWSHeader(runBytes) { items += wholeRun(runBytes, source: source()) }
+            }
+            index += length
         }
-        return items
+    }
+
+    /// A run of token characters that opens with a JWS header: a token when it has three
+    /// segments, else the tokens glued together in it, or why it is not one. `token` is the
+    /// run as a String when the caller has it already.
+    static func wholeRun(_ run: UnsafeBufferPointer<UInt8>, source: String, token: String? = nil) -> [Item] {
+        guard dotCount(run) != 2 else {
+            return [.token(source: source, token: token ?? String(decoding: run, as: UTF8.self))]
+        }
+        return splitConcatenated(run).flatMap { classify(UnsafeBufferPointer(rebasing: run[$0]), source: source) }
     }
 
     /// A token wrapped by whitespace (line breaks or spaces) that starts with the run at
@@ -217,9 +194,8 @@ public enum InputScanner {
         return bytes.withUnsafeBufferPointer { classify($0, source: source) }[0]
     }
 
-    /// A run as a token when it has three segments, else why not; `token` is the run as a
-    /// String when the caller has it already.
-    private static func classify(_ run: UnsafeBufferPointer<UInt8>, source: String, token: String? = nil) -> [Item] {
+    /// A run as a token when it has three segments, else why not.
+    private static func classify(_ run: UnsafeBufferPointer<UInt8>, source: String) -> [Item] {
         var segments = 1
         CompactJWS.forEachDot(in: run) { _ in
             segments += 1
@@ -233,26 +209,44 @@ public enum InputScanner {
                         + "expected 3 (header.payload.signature); truncated?")
             ]
         }
-        return [.token(source: source, token: token ?? String(decoding: run, as: UTF8.self))]
+        return [.token(source: source, token: String(decoding: run, as: UTF8.self))]
     }
 
-    /// True when the text before the first dot is base64url of a JSON object's start:
-    /// `{` possibly after whitespace ("eyJ" is `{"`, "ewo" `{\n`, "eyA" `{ `).
+    /// True when the text before the first dot is base64url of a JSON object's start: `{`
+    /// possibly after whitespace ("eyJ" is `{"`, "ewo" `{\n`, "eyA" `{ `), then, after
+    /// whitespace, a member name's quote or `}`, as far as the first eight characters reach.
+    ///
+    /// A hex string starting `e0`…`e9` (a request ID, a verifyReceipt shared secret) and one
+    /// random base64 string in 256 decode to `{` too, but never to `{"`: without the second
+    /// byte they were reported as truncated tokens. A NUL after `{` is taken as well: a header
+    /// in UTF-16 or UTF-32 little-endian is then reported as not UTF-8, not passed over.
     public static func looksLikeJWSHeader(_ run: [UInt8]) -> Bool {
         run.withUnsafeBufferPointer { looksLikeJWSHeader($0) }
     }
 
     static func looksLikeJWSHeader(_ run: UnsafeBufferPointer<UInt8>) -> Bool {
-        // The first four characters decode to three bytes; the first non-whitespace one must be `{`.
-        guard run.count >= 4 else { return false }
-        var values: [UInt8] = [0, 0, 0, 0]
-        for index in 0..<4 {
-            let value = Base64URL.decodeTable[Int(run[index])]
-            guard value != 0xff else { return false }
-            values[index] = value
+        // Up to eight characters (six bytes), at least four, before anything that is not base64url.
+        var bits: UInt64 = 0
+        var characters = 0
+        while characters < 8, characters < run.count {
+            let value = Base64URL.decodeTable[Int(run[characters])]
+            guard value != 0xff else { break }
+            bits = bits << 6 | UInt64(value)
+            characters += 1
         }
-        let decoded = [values[0] << 2 | values[1] >> 4, values[1] << 4 | values[2] >> 2, values[2] << 6 | values[3]]
-        return decoded.first { !isWhitespace($0) } == UInt8(ascii: "{")
+        guard characters >= 4 else { return false }
+        var opened = false
+        for index in 0..<(characters * 6 / 8) {
+            let byte = UInt8(truncatingIfNeeded: bits >> (characters * 6 - 8 * (index + 1)))
+            if isWhitespace(byte) { continue }
+            guard opened else {
+                guard byte == UInt8(ascii: "{") else { return false }
+                opened = true
+                continue
+            }
+            return byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "}") || byte == 0
+        }
+        return opened
     }
 
     /// Whether `bytes` are JWS characters only (base64url and dots), with at least two dots:

@@ -26,17 +26,22 @@ extension InputStream {
     }
 
     /// A receipt in base64 text starting on the line `first`, wrapped or not: the following
-    /// lines are joined while they hold base64 characters only, until one holds padding or a
-    /// live input would wait. The line that stops it starts the next record. Past what
+    /// lines are joined while they hold base64 characters only, until the receipt is complete
+    /// (as many characters as its outer DER length needs: so unpadded receipts one per line stay
+    /// one per line), one holds padding, or a live input would wait. A line that starts another
+    /// item (a receipt, or a JWS header wrapped by `fold`: `LegacyReceipt.startsAnotherItem`)
+    /// is never joined. The line that stops it starts the next record. Past what
     /// `CMSSignedData.maximumSize` bytes need (base64 characters counted, not line breaks), the
     /// lines are still read but no longer kept: decoding then refuses the text by its size.
     mutating func receiptText(_ first: [UInt8], number: Int) -> Record {
         let maximumCharacters = (CMSSignedData.maximumSize + 2) / 3 * 4
+        // BER's indefinite length (Xcode's receipts) says nothing of where the receipt ends.
+        let needed = LegacyReceipt.base64Length(first) ?? .max
         var text = first
-        var characters = first.count { !InputScanner.isWhitespace($0) }
+        var characters = first.count { LegacyReceipt.base64Value($0) != nil }
         // Padding ends base64: each line is looked at once (the whole text again would be quadratic).
         var padded = first.contains(UInt8(ascii: "="))
-        while !padded, !liveInputWouldWait,
+        while !padded, characters < needed, !liveInputWouldWait,
             let next = nextLine(skippingBlank: false)
         {
             let joined =
@@ -44,11 +49,13 @@ extension InputStream {
                     buffer.withUnsafeBufferPointer { bytes -> Bool in
                         let line = UnsafeBufferPointer(rebasing: bytes[range])
                         guard line.contains(where: { !InputScanner.isWhitespace($0) }),
-                            line.allSatisfy({ LegacyReceipt.isBase64Text($0) })
+                            line.allSatisfy({ LegacyReceipt.isBase64Text($0) }),
+                            !LegacyReceipt.startsAnotherItem(line)
                         else { return false }
                         padded = line.contains(UInt8(ascii: "="))
-                        guard characters <= maximumCharacters else { return true }
-                        characters += line.count { !InputScanner.isWhitespace($0) }
+                        let kept = characters <= maximumCharacters
+                        characters += line.count { LegacyReceipt.base64Value($0) != nil }
+                        guard kept else { return true }
                         text.append(UInt8(ascii: "\n"))
                         text.append(contentsOf: line)
                         return true

@@ -69,7 +69,7 @@ extension InputStream {
                 do {
                     let document = try JSONValue.decode(record)
                     let prefix = whole ? "\(origin):" : numberLines ? "\(origin):\(number):" : "\(origin):"
-                    return (InputScanner.jsonTokens(document, origin: prefix, path: ""), nil)
+                    return (InputScanner.jsonTokens(document, origin: prefix), nil)
                 } catch {
                     // Not JSON after all (a log line that starts with a brace): scan its lines as text.
                     let items = lines.flatMap { number, start, end in

@@ -28,6 +28,33 @@ public enum LegacyReceipt {
         return startsSignedData(prefix) || startsSignedData(decodeBase64Start(prefix))
     }
 
+    /// How many base64 characters (padding not counted) the receipt that `text` starts takes,
+    /// from its outer SEQUENCE's definite length in its first bytes (`30 82 19 DF`: 6,627
+    /// bytes, 8,836 characters); nil for BER's indefinite length (`MIA`), which only its
+    /// end-of-contents octets close, and for text that does not start a receipt.
+    static func base64Length(_ text: some Collection<UInt8>) -> Int? {
+        guard let start = text.firstIndex(where: { !isWhitespace($0) }) else { return nil }
+        let bytes = decodeBase64Start(Array(text[start...].prefix(window)))
+        guard startsSignedData(bytes), bytes[1] != 0x80 else { return nil }
+        let lengthBytes = Int(bytes[1] & 0x7F)
+        let length = bytes[2..<(2 + lengthBytes)].reduce(0) { $0 << 8 | Int($1) }
+        return ((2 + lengthBytes + length) * 4 + 2) / 3
+    }
+
+    /// Whether a line of base64 text starts something other than the receipt it follows: a
+    /// receipt of its own (`MII…`, `MIA…`), or the start of a JSON object in text (a JWS header,
+    /// `eyJhbGciOi…`, wrapped by `fold`: standard base64 characters only, like a receipt's). Its
+    /// first `base64Characters` characters are decoded; a receipt's own lines decode to DER,
+    /// never to a SignedData start at a line's start, nor to `{` and 23 printable bytes.
+    static func startsAnotherItem(_ line: some Collection<UInt8>) -> Bool {
+        guard let start = line.firstIndex(where: { !isWhitespace($0) }) else { return false }
+        let bytes = decodeBase64Start(Array(line[start...].prefix(window)))
+        if startsSignedData(bytes) { return true }
+        let text = bytes.drop { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
+        return bytes.count == (base64Characters / 4 * 3) && text.first == UInt8(ascii: "{")
+            && text.allSatisfy { (0x20...0x7E).contains($0) || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
+    }
+
     /// Whether `bytes` start with a SEQUENCE of indefinite or long-form length holding the
     /// signedData OID first.
     static func startsSignedData(_ bytes: [UInt8]) -> Bool {
