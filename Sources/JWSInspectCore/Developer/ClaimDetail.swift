@@ -5,6 +5,7 @@ internal import FoundationEssentials
 enum ClaimDetail: CheckDetail {
     case audience(JSONValue?, kind: PayloadKind)
     case issuer(JSONValue?)
+    case bundleID(JSONValue?, kind: PayloadKind)
     case issuedAtMissing(PayloadKind)
     case notSeconds(String, JSONValue)
     case issuedAt(Date, at: Inspection.CheckTime, future: Bool)
@@ -34,6 +35,13 @@ enum ClaimDetail: CheckDetail {
                 return "iss is empty; expected the issuer ID from App Store Connect (Users and Access > Integrations)"
             case let other?: return "iss is \(other.kindDescription), expected the issuer ID string"
             case nil: return "no iss; expected the issuer ID from App Store Connect (Users and Access > Integrations)"
+            }
+        case .bundleID(let value, let kind):
+            switch value {
+            case .string(let bundleID)? where !bundleID.isEmpty: return "bid is \(Excerpt.of(bundleID, limit: 60))"
+            case .string?: return "bid is empty; \(Self.bundleIDWanted(kind))"
+            case let other?: return "bid is \(other.kindDescription), expected the bundle ID string"
+            case nil: return "no bid; \(Self.bundleIDWanted(kind))"
             }
         case .issuedAtMissing(let kind):
             return "no iat; a \(kind.displayName) needs one (the App Store computes its expiry from it)"
@@ -73,6 +81,15 @@ enum ClaimDetail: CheckDetail {
                 ? "the claims a \(kind.displayName) needs are present"
                 : problems.joined(separator: "; ") + " (a \(kind.displayName) needs them)"
         }
+    }
+
+    /// What Apple wants in `bid`, and what follows without it.
+    static func bundleIDWanted(_ kind: PayloadKind) -> String {
+        let name = kind.displayName
+        let article = name.first.map { "AEIOUaeiou".contains($0) } == true ? "an" : "a"
+        let what = kind.isDeveloperSigned ? "\(article) \(name)" : "every token a developer signs"
+        let wanted = "Apple requires the app's bundle ID (case-sensitive) in \(what)"
+        return kind == .apiToken ? wanted + " and answers 401 without it" : wanted
     }
 
     /// "5 minutes", "61.5 minutes".
