@@ -72,9 +72,9 @@ struct MintOptions {
         ) { options, value in options.environment = value },
         OptionSpec(
             ["--set"], .value("PATH=VALUE"), group: "minting a token",
-            help: "Set a payload member, dotted for nested ones (data.status=1); VALUE is JSON when it parses as JSON, "
-                + "else a string. For a notification, transaction., renewalInfo. and appTransaction. set the nested "
-                + "payloads. Repeatable; applied in order, after --from."
+            help: "Set a payload member, dotted for nested ones (data.status=1; at most 64 levels); VALUE is JSON "
+                + "when it parses as JSON, else a string. For a notification, transaction., renewalInfo. and "
+                + "appTransaction. set the nested payloads. Repeatable; applied in order, after --from."
         ) { options, value in options.assignments.append(value) },
         OptionSpec(
             ["--from"], .value("TEMPLATE.json"), group: "minting a token",
