@@ -53,7 +53,9 @@ struct MintOptions {
             help: "The root's key: P-384 as Apple Root CA - G3 (default), or P-256."
         ) { options, value in options.rootCurve = value == "P-256" ? .p256 : .p384 },
         OptionSpec(
-            ["--force"], group: "mint ca", help: "Write into a folder that is not empty (its CA files are replaced)."
+            ["--force"], group: "mint ca",
+            help: "Write into a folder that is not empty (its files of the same names are replaced; a symbolic link "
+                + "in their place is refused)."
         ) { options, _ in options.force = true },
     ]
 
