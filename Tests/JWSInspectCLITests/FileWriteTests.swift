@@ -230,6 +230,17 @@ private typealias Seed = MockAppStoreServer.Seed
         #expect(result.status == 74)
         #expect(result.stderr.hasSuffix("cannot write '\(Excerpt.of(out.path + "/root.der"))': Is a directory\n"))
         #expect(try Self.temporaries(in: out).isEmpty)
+        // A write that fails halfway (a file size limit of 0: write(2) fails with EFBIG) leaves the
+        // file that was there whole, and no temporary file.
+        let limited = try CLI.temporaryDirectory()
+        let old = limited.appendingPathComponent("root.der")
+        try CLI.write("old\n", to: old)
+        let script = "trap '' XFSZ; ulimit -f 0; exec \"$0\" mint ca --out \"$1\" --force"
+        let tooLarge = try CLI.runProgram("/bin/sh", ["-c", script, CLI.executable.path, limited.path])
+        #expect(tooLarge.status == 74, "\(tooLarge.stderr)")
+        #expect(tooLarge.stderr == "jwsinspect: mint ca: cannot write '\(Excerpt.of(old.path))': File too large\n")
+        #expect(try String(contentsOf: old, encoding: .utf8) == "old\n")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: limited.path) == ["root.der"])
         // A folder this user may not write in (root may write anywhere).
         guard geteuid() != 0 else { return }
         let readOnly = try CLI.temporaryDirectory()
