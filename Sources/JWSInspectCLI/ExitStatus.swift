@@ -49,7 +49,7 @@ enum ExitStatus: Int32, CaseIterable {
             "--require-active: the transaction or receipt grants no access (revoked or cancelled, expired, upgraded, consumable, no usable expiry, or no purchase)"
         case .invalidClaims:
             "a developer-signed token's claims are invalid: expired, exp more than 60 minutes after iat, iat in the "
-                + "future, missing or other aud, missing iss, exp in an offer token, a nonce that is not a UUID"
+                + "future, missing or other aud, missing iss or bid, exp in an offer token, a nonce that is not a UUID"
         case .notFound:
             "fetch: nothing found: the ID is unknown in every environment asked, order status 1 (invalid), an empty "
                 + "history, no refunds, subscriptions or notifications"

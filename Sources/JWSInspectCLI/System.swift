@@ -41,19 +41,22 @@ enum System {
     /// closed pipe, ENOSPC for a full disk, EBADF for a closed descriptor…).
     static func writeAll(_ text: String, to descriptor: Int32) -> Int32? {
         var text = text
-        return text.withUTF8 { buffer -> Int32? in
-            guard let base = buffer.baseAddress else { return nil }
-            var offset = 0
-            while offset < buffer.count {
-                let written = write(descriptor, base + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return errno
-                }
-                offset += written
+        return text.withUTF8 { writeAll(UnsafeRawBufferPointer($0), to: descriptor) }
+    }
+
+    /// Writes all of `buffer`: nil, or the error number.
+    private static func writeAll(_ buffer: UnsafeRawBufferPointer, to descriptor: Int32) -> Int32? {
+        guard let base = buffer.baseAddress else { return nil }
+        var offset = 0
+        while offset < buffer.count {
+            let written = write(descriptor, base + offset, buffer.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                return errno
             }
-            return nil
+            offset += written
         }
+        return nil
     }
 
     /// Seconds on the monotonic clock.
@@ -72,7 +75,7 @@ enum System {
     }
 
     /// Creates a folder and any missing parents (mode 0700), as `mkdir -p`: nil, or why not.
-    static func makeDirectory(_ path: String) -> String? {
+    private static func makeDirectory(_ path: String) -> String? {
         var prefix = path.hasPrefix("/") ? "/" : ""
         for part in path.split(separator: "/") {
             prefix += part
@@ -102,31 +105,125 @@ enum System {
         return true
     }
 
-    /// Writes `bytes` to a new or truncated file, readable by its owner only unless `mode` says
-    /// otherwise (an existing file gets `mode` too): nil, or why not.
-    static func writeFile(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o600) -> String? {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
-        guard descriptor >= 0 else { return errorText(errno) }
-        if fchmod(descriptor, mode) != 0 {
-            let reason = errorText(errno)
-            close(descriptor)
-            return reason
-        }
-        var offset = 0
-        var failure: String?
-        bytes.withUnsafeBytes { buffer in
-            guard let base = buffer.baseAddress else { return }
-            while offset < buffer.count {
-                let written = write(descriptor, base + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    failure = errorText(errno)
-                    return
-                }
-                offset += written
+    /// Why a folder cannot be written in, as `prepareFolder` says it.
+    enum FolderFailure: Error {
+        /// It is missing and cannot be created, or is not a folder: why (`strerror`'s text).
+        case cannotCreate(String)
+        /// It exists but others could change what is written there (`folderProblem`).
+        case unsafe(String)
+
+        /// "cannot create folder 'DIR': Not a directory", "will not write in folder 'DIR': …".
+        func message(_ shown: String) -> String {
+            switch self {
+            case .cannotCreate(let reason): "cannot create folder '\(shown)': \(reason)"
+            case .unsafe(let reason): "will not write in folder '\(shown)': \(reason)"
             }
         }
+    }
+
+    /// Makes `path` a folder to write files in: created with its missing parents (mode 0700)
+    /// when missing, and refused when it is one others could change (`folderProblem`).
+    static func prepareFolder(_ path: String) -> FolderFailure? {
+        if let reason = makeDirectory(path) { return .cannotCreate(reason) }
+        var info = stat()
+        guard stat(path, &info) == 0 else { return .cannotCreate(errorText(errno)) }
+        return folderProblem(info).map(FolderFailure.unsafe)
+    }
+
+    /// Why a folder is not one to write files in, or nil. It must belong to this user (or root),
+    /// and no one else may write in it, unless its sticky bit is set (as /tmp's is: then no one
+    /// can rename or remove another's file) or the group that may is its owner's private group
+    /// (named after the owner, the owner's primary group, no other members listed: the user
+    /// private groups that a umask of 002 goes with).
+    private static func folderProblem(_ info: stat) -> String? {
+        guard info.st_mode & S_IFMT == S_IFDIR else { return errorText(ENOTDIR) }
+        let octal = String(info.st_mode & 0o7777, radix: 8)
+        let mode = "mode " + String(repeating: "0", count: max(0, 4 - octal.count)) + octal
+        if info.st_uid != geteuid() && info.st_uid != 0 {
+            return "it belongs to another user (uid \(info.st_uid)), who could replace what is written there"
+        }
+        guard info.st_mode & S_ISVTX == 0 else { return nil }
+        if info.st_mode & S_IWOTH != 0 {
+            return "anyone may write in it (\(mode), no sticky bit) and so replace what is written there; "
+                + "chmod o-w it or choose another"
+        }
+        if info.st_mode & S_IWGRP != 0, !isPrivateGroup(info.st_gid, of: info.st_uid) {
+            return "its group (gid \(info.st_gid)) may write in it (\(mode)) and so replace what is written there; "
+                + "chmod g-w it or choose another"
+        }
+        return nil
+    }
+
+    /// Whether `groupID` is `user`'s private group: the user's primary group, named as the user
+    /// is, and listing no other member.
+    private static func isPrivateGroup(_ groupID: gid_t, of user: uid_t) -> Bool {
+        var account = passwd()
+        var accountResult: UnsafeMutablePointer<passwd>?
+        var accountBuffer = [CChar](repeating: 0, count: 16 * 1024)
+        guard getpwuid_r(user, &account, &accountBuffer, accountBuffer.count, &accountResult) == 0,
+            accountResult != nil, account.pw_gid == groupID, let userName = account.pw_name
+        else { return false }
+        var entry = group()
+        var entryResult: UnsafeMutablePointer<group>?
+        var entryBuffer = [CChar](repeating: 0, count: 64 * 1024)
+        guard getgrgid_r(groupID, &entry, &entryBuffer, entryBuffer.count, &entryResult) == 0, entryResult != nil,
+            let groupName = entry.gr_name, strcmp(groupName, userName) == 0
+        else { return false }
+        var member = entry.gr_mem
+        while let name = member?.pointee {
+            if strcmp(name, userName) != 0 { return false }
+            member = member.map { $0 + 1 }
+        }
+        return true
+    }
+
+    /// Writes `bytes` as the file `path`, with `mode` (0600, its owner's only, unless said
+    /// otherwise): nil, or why not. Nothing is ever written through a symbolic link or into a
+    /// file that is there: the bytes go to a new temporary file in the same folder (`O_CREAT |
+    /// O_EXCL | O_NOFOLLOW`, given `mode` by its own descriptor), which is then renamed over
+    /// `path`, so a hard link at `path` keeps its old content and readers see the whole file or
+    /// none. A symbolic link (or anything but a regular file) at `path` is refused, not replaced,
+    /// and so is a folder `folderProblem` refuses; the folder's own path is followed, as given.
+    static func writeFile(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o600) -> String? {
+        let slash = path.utf8.lastIndex(of: UInt8(ascii: "/"))
+        let name = String(slash.map { path[path.utf8.index(after: $0)...] } ?? path[...])
+        let folder = slash.map { $0 == path.utf8.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        guard !name.isEmpty, name != ".", name != ".." else { return errorText(EISDIR) }
+        let directory = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard directory >= 0 else { return "its folder: \(errorText(errno))" }
+        defer { close(directory) }
+        var info = stat()
+        guard fstat(directory, &info) == 0 else { return errorText(errno) }
+        if let problem = folderProblem(info) { return "its folder is refused: \(problem)" }
+        var existing = stat()
+        if fstatat(directory, name, &existing, AT_SYMLINK_NOFOLLOW) == 0 {
+            switch existing.st_mode & S_IFMT {
+            case S_IFREG: break
+            case S_IFLNK:
+                return "it is a symbolic link, which jwsinspect neither writes through nor replaces (remove it)"
+            case S_IFDIR: return errorText(EISDIR)
+            default: return "it is there and is not a regular file"
+            }
+        } else if errno != ENOENT {
+            return errorText(errno)
+        }
+        var temporary = ""
+        var descriptor: Int32 = -1
+        for _ in 0..<16 {
+            temporary = ".\(name).\(String(UInt64.random(in: 0...UInt64.max), radix: 36)).tmp"
+            descriptor = openat(directory, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
+            if descriptor >= 0 || errno != EEXIST { break }
+        }
+        guard descriptor >= 0 else { return errorText(errno) }
+        var failure: String?
+        // The new file's own descriptor: the umask does not narrow `mode`, and no path is followed.
+        if fchmod(descriptor, mode) != 0 { failure = errorText(errno) }
+        if failure == nil {
+            failure = bytes.withUnsafeBytes { writeAll($0, to: descriptor) }.map(errorText)
+        }
         if close(descriptor) != 0, failure == nil { failure = errorText(errno) }
+        if failure == nil, renameat(directory, temporary, directory, name) != 0 { failure = errorText(errno) }
+        if failure != nil { unlinkat(directory, temporary, 0) }
         return failure
     }
 

@@ -2,19 +2,30 @@ extension MintPayloads {
     /// `--set PATH=VALUE`: PATH dotted (`price`, `data.status`), VALUE parsed as JSON when it is JSON
     /// (`9990`, `true`, `"x"`, `{"a":1}`, `null`), else taken as the string it is. Missing intermediate
     /// objects are created; an existing member is replaced in place, a new one added at the end.
-    /// Nested prefixes (`transaction.…`) are the caller's to route.
+    /// Nested prefixes (`transaction.…`) are the caller's to route. PATH is bounded as templates
+    /// are: at most `MintJSONParser.maximumDepth` levels and `maximumPathLength` bytes. The
+    /// caller names the assignment in its messages; these say what is wrong with it.
     public static func set(_ assignment: String, in object: inout MintObject) throws(MintError) {
-        guard let equals = assignment.firstIndex(of: "=") else {
-            throw MintError("--set \(assignment): expected PATH=VALUE")
+        guard let equals = assignment.firstIndex(of: "=") else { throw MintError("expected PATH=VALUE") }
+        let pathText = assignment[..<equals]
+        let levels = pathText.utf8.count { $0 == UInt8(ascii: ".") } + 1
+        guard levels <= MintJSONParser.maximumDepth else {
+            throw MintError(
+                "the path has \(levels) levels, over the \(MintJSONParser.maximumDepth) a payload may nest (as in "
+                    + "templates)")
         }
-        let path = assignment[..<equals].split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-        guard !path.contains(where: \.isEmpty) else {
-            throw MintError("--set \(assignment): the path has an empty member name")
+        guard pathText.utf8.count <= maximumPathLength else {
+            throw MintError("the path is \(pathText.utf8.count) bytes, over the \(maximumPathLength) allowed")
         }
+        let path = pathText.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        guard !path.contains(where: \.isEmpty) else { throw MintError("the path has an empty member name") }
         let text = Array(assignment.utf8[assignment.utf8.index(after: equals)...])
         let value = (try? MintJSONParser.parse(text)) ?? .string(String(decoding: text, as: UTF8.self))
         try assign(value, at: path[...], in: &object, whole: path)
     }
+
+    /// The longest `--set` PATH, in bytes: 64 levels of 64-byte names.
+    public static let maximumPathLength = 4096
 
     private static func assign(
         _ value: MintValue, at path: ArraySlice<String>, in object: inout MintObject, whole: [String]

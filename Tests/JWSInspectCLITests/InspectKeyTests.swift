@@ -57,6 +57,54 @@ import Testing
         #expect(unusable.stderr.contains("is not a PEM key"))
     }
 
+    /// `token` with its `bid` member written as `replacement` (nil: removed), signed again with `key`.
+    static func resigned(_ token: String, bid replacement: String?, key: TestKey) throws -> String {
+        let parts = token.split(separator: ".").map(String.init)
+        try #require(parts.count == 3)
+        let header = String(decoding: try Base64URL.decode(Array(parts[0].utf8)), as: UTF8.self)
+        let claims = String(decoding: try Base64URL.decode(Array(parts[1].utf8)), as: UTF8.self)
+        let bid = #","bid":"com.example.app""#
+        try #require(claims.contains(bid), "\(claims)")
+        let changed = claims.replacingOccurrences(of: bid, with: replacement.map { #","bid":\#($0)"# } ?? "")
+        return TestPKI.compactJWS(headerJSON: header, payloadJSON: changed, key: key)
+    }
+
+    /// Apple requires `bid` in every developer-signed kind: an API token without one is a 401.
+    @Test(arguments: [
+        ["api-token"], ["promotional-offer", "--product-id", "pro.monthly", "--offer-id", "WINBACK"],
+        [
+            "introductory-offer-eligibility", "--product-id", "pro.monthly", "--allow-introductory-offer", "false",
+            "--transaction-id", "2000000000000000",
+        ],
+        ["advanced-commerce", "--request", #"{"operation":"CREATE_ONE_TIME_CHARGE","version":"1"}"#],
+    ])
+    func aTokenWithoutItsBundleIDFailsItsClaims(_ kind: [String]) throws {
+        let keys = try SignCommandTests.Keys()
+        let signed = SignCommandTests.sign(kind + ["--key", keys.path] + Self.credentials)
+        try #require(signed.status == 0, "\(signed.stderr)")
+        let token = signed.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(InProcess.run(["--key", keys.path, "-q", token]).status == 0)
+        let cases: [(String?, String)] = [
+            (nil, "bid: no bid; Apple requires the app's bundle ID (case-sensitive) in "),
+            (#""""#, "bid: bid is empty; Apple requires the app's bundle ID"),
+            ("7", "bid: bid is a number, expected the bundle ID string"),
+        ]
+        for (replacement, reason) in cases {
+            let changed = try Self.resigned(token, bid: replacement, key: keys.key)
+            let result = InProcess.run(["--key", keys.path, "--format", "jsonl", changed])
+            #expect(result.status == 7, "\(kind[0]) \(replacement ?? "no bid"): \(result.stdout)")
+            #expect(result.stdout.contains(#""status":"invalid-claims""#), "\(result.stdout)")
+            #expect(result.stdout.contains(reason), "\(kind[0]): \(result.stdout)")
+        }
+        if kind == ["api-token"] {
+            let table = InProcess.run(["--key", keys.path, try Self.resigned(token, bid: nil, key: keys.key)])
+            #expect(
+                table.stdout.contains(
+                    "  FAIL  bid        no bid; Apple requires the app's bundle ID (case-sensitive) "
+                        + "in an App Store Server API token and answers 401 without it\n"), "\(table.stdout)")
+        }
+    }
+
     @Test func theKeyComesFromTheEnvironmentToo() throws {
         let keys = try SignCommandTests.Keys()
         let token = try Self.apiToken(keys)

@@ -103,4 +103,25 @@ import Testing
         let template = InProcess.run(["mint", "transaction", "--ca", Self.folder.path, "--from", "/nonexistent.json"])
         #expect(template.status == 66)
     }
+
+    /// A `--set` PATH of 65,000 levels overflowed the stack (a segfault): it is a usage error, in
+    /// one line, as a template nested over 64 levels is; so are the other malformed assignments,
+    /// each named once.
+    @Test func setPathsAreBoundedAsTemplatesAre() throws {
+        let deep = Array(repeating: "a", count: 65_000).joined(separator: ".") + "=1"
+        let cases: [(String, String)] = [
+            (deep, "the path has 65000 levels, over the 64 a payload may nest (as in templates)"),
+            (String(repeating: "a", count: 5000) + "=1", "the path is 5000 bytes, over the 4096 allowed"),
+            ("price", "expected PATH=VALUE"),
+            ("a..b=1", "the path has an empty member name"),
+        ]
+        for (assignment, reason) in cases {
+            let result = InProcess.run(["mint", "transaction", "--ca", Self.folder.path, "--set", assignment])
+            #expect(result.status == 64, "\(reason)")
+            #expect(result.stdout.isEmpty)
+            let lines = result.stderr.split(separator: "\n")
+            #expect(lines.count == 2 && lines[1].hasPrefix("jwsinspect: usage: jwsinspect mint"), "\(reason)")
+            #expect(lines.first == "jwsinspect: mint: --set \(Excerpt.of(assignment)): \(reason)", "\(reason)")
+        }
+    }
 }

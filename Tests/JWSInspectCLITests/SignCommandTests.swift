@@ -250,6 +250,8 @@ import Testing
             (["api-token"] + credentials, 64, ["--key FILE", "JWSINSPECT_KEY_FILE"]),
             (["api-token", "--bundle-id", "b"] + key, 64, ["--issuer-id", "JWSINSPECT_ISSUER_ID"]),
             (["api-token", "--issuer-id", Self.issuer] + key, 64, ["--bundle-id", "JWSINSPECT_BUNDLE_ID"]),
+            // No token is signed without a bid: Apple requires one in every kind.
+            (["api-token", "--issuer-id", Self.issuer, "--bundle-id", ""] + key, 64, ["needs a non-empty bundle ID"]),
             (["api-token", "--issuer-id", "not-a-uuid", "--bundle-id", "b"] + key, 64, ["--issuer-id must be a UUID"]),
             (["promotional-offer", "--offer-id", "o"] + key + credentials, 64, ["needs --product-id"]),
             (

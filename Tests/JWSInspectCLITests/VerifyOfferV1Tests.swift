@@ -169,6 +169,52 @@ import Testing
         #expect(unwritable.status == 74)
     }
 
+    /// StoreKit takes the V1 signature in standard base64 only: URL-safe base64 (`tr '+/' '-_'`),
+    /// both alphabets mixed, or characters of neither are usage errors (64) saying which was given.
+    @Test func aSignatureNotInStandardBase64SaysWhichAlphabetItIsIn() throws {
+        let keys = try Keys()
+        var signature = try Self.signature(keys)
+        // A signature without + or / is the same text in both alphabets: make one with them.
+        for _ in 0..<50 where !signature.contains(where: { $0 == "+" || $0 == "/" }) {
+            signature = try Self.signature(keys)
+        }
+        try #require(signature.contains { $0 == "+" || $0 == "/" })
+        let urlSafe = String(signature.map { $0 == "+" ? "-" : $0 == "/" ? "_" : $0 })
+        let cases: [(String, String)] = [
+            (
+                urlSafe,
+                "is not standard base64: it is URL-safe base64 (base64url: - and _ where standard base64 has + and /), "
+                    + "which StoreKit refuses; convert it with tr '_-' '/+'"
+            ),
+            (
+                String(urlSafe.trimmingCharacters(in: ["="])),
+                "it is URL-safe base64 (base64url: - and _ where standard base64 has + and /), which StoreKit "
+                    + "refuses; convert it with tr '_-' '/+'"
+            ),
+            ("ME-+" + signature.dropFirst(4), "it mixes URL-safe base64's - and _ with standard base64's + and /"),
+            ("MEUC%" + signature.dropFirst(5), "it has '%' (character 5), which no base64 alphabet has"),
+            ("MEUCé" + signature.dropFirst(5), "it has U+00E9 (character 5), which no base64 alphabet has"),
+            ("MEUC " + signature.dropFirst(5), "it has a space (character 5), which no base64 alphabet has"),
+            (
+                String(signature.prefix(40)) + "\n" + signature.dropFirst(40),
+                "it has a line break (character 41), which no base64 alphabet has"
+            ),
+            ("MEUC=" + signature.dropFirst(5), "it has = at character 5, before its end: = only pads the end"),
+            ("MEUCIQ===", "it ends with 3 =, and base64 pads with at most 2"),
+            ("MEUCI", "its 5 characters are a length no base64 text has"),
+            ("MEUCIQ=", "it is padded to 7 characters, not a multiple of 4"),
+        ]
+        for (given, reason) in cases {
+            let result = Self.verify(["--key", keys.path] + Self.fields() + [given])
+            #expect(result.status == 64, "\(given): \(result.stderr)")
+            #expect(result.stdout.isEmpty)
+            let lines = result.stderr.split(separator: "\n")
+            #expect(lines.count == 2, "\(result.stderr)")
+            #expect(lines.first?.hasSuffix(reason) == true, "\(result.stderr)")
+        }
+        #expect(Self.verify(["--key", keys.path] + Self.fields() + [signature]).status == 0)
+    }
+
     @Test func usageErrorsAndAnUnreadableKey() throws {
         let keys = try Keys()
         let signature = try Self.signature(keys)

@@ -51,7 +51,7 @@ import Testing
         let result = Self.inspect(Self.token(Self.apiToken()))
         #expect(result.status == .valid, "\(result.reason)")
         #expect(result.kind == .apiToken)
-        #expect(result.checks.map(\.name) == [.alg, .key, .signature, .aud, .iss, .iat, .exp])
+        #expect(result.checks.map(\.name) == [.alg, .key, .signature, .aud, .iss, .bid, .iat, .exp])
         #expect(result.reason.hasPrefix("developer-signed token: signature verified with the developer key 2X9R4HXF34"))
     }
 
@@ -127,6 +127,22 @@ import Testing
             "no iss",
             DeveloperTokenTests.apiToken().replacingOccurrences(
                 of: #""iss":"\#(DeveloperTokenTests.issuer)","#, with: ""), "iss", "no iss"
+        ),
+        (
+            "no bid",
+            DeveloperTokenTests.apiToken().replacingOccurrences(of: #","bid":"com.example.app""#, with: ""), "bid",
+            "no bid; Apple requires the app's bundle ID (case-sensitive) in an App Store Server API token and answers 401"
+        ),
+        ("empty bid", DeveloperTokenTests.apiToken(bid: ""), "bid", "bid is empty"),
+        (
+            "bid a number",
+            DeveloperTokenTests.apiToken().replacingOccurrences(of: #""bid":"com.example.app""#, with: #""bid":7"#),
+            "bid", "bid is a number, expected the bundle ID string"
+        ),
+        (
+            "no bid in an offer",
+            DeveloperTokenTests.offer().replacingOccurrences(of: #","bid":"com.example.app""#, with: ""), "bid",
+            "no bid; Apple requires the app's bundle ID (case-sensitive) in a promotional offer signature"
         ),
         (
             "exp in an offer", DeveloperTokenTests.offer(extra: #","exp":\#(DeveloperTokenTests.iat + 300)"#), "exp",

@@ -212,6 +212,21 @@ import Testing
         #expect(payload == before)
     }
 
+    /// PATH is bounded as templates are: 64 levels (65,000 overflowed the stack), 4 KiB.
+    @Test func setBoundsThePathAsTemplatesAreBounded() throws {
+        var payload = MintPayloads.payload(.notification, context: context)
+        let deepest = Array(repeating: "a", count: 64).joined(separator: ".")
+        try MintPayloads.set(deepest + "=1", in: &payload)
+        let before = payload
+        #expect(throws: MintError("the path has 65 levels, over the 64 a payload may nest (as in templates)")) {
+            try MintPayloads.set(deepest + ".a=1", in: &payload)
+        }
+        #expect(throws: MintError("the path is 4097 bytes, over the 4096 allowed")) {
+            try MintPayloads.set(String(repeating: "a", count: 4097) + "=1", in: &payload)
+        }
+        #expect(payload == before)
+    }
+
     @Test func setThroughANonObjectSaysWhere() {
         var payload = MintPayloads.payload(.notification, context: context)
         #expect(throws: MintError("cannot set data.status.code: data.status is a number, not an object")) {

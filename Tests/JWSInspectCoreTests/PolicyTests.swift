@@ -64,6 +64,7 @@ import Testing
             "intermediate-oid": .invalidChain, "bundle-id": .wrongApp, "app-apple-id": .wrongApp,
             "account-token": .wrongApp, "device-verification": .wrongApp, "environment": .wrongEnvironment,
             "active": .inactive, "key": .invalidChain, "aud": .invalidClaims, "iss": .invalidClaims,
+            "bid": .invalidClaims,
             "iat": .invalidClaims, "exp": .invalidClaims, "nonce": .invalidClaims, "claims": .invalidClaims,
         ]
         let names = Policies.all.map { $0.name.rawValue }
@@ -75,7 +76,8 @@ import Testing
         // The public spellings are the policies' own names.
         let spelled: [Check.Name] = [
             .alg, .crit, .x5c, .chain, .chainPath, .leafOID, .intermediateOID, .signature, .bundleId, .appAppleId,
-            .environment, .accountToken, .deviceVerification, .active, .key, .aud, .iss, .iat, .exp, .nonce, .claims,
+            .environment, .accountToken, .deviceVerification, .active, .key, .aud, .iss, .bid, .iat, .exp, .nonce,
+            .claims,
         ]
         #expect(Set(spelled.map(\.rawValue)) == Set(names))
         for name in spelled { #expect(name.failureStatus == statuses[name.rawValue], "\(name)") }

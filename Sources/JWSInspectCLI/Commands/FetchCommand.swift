@@ -29,8 +29,8 @@ enum FetchCommand {
             io.error(failure.message)
             return failure.status.rawValue
         }
-        if let folder = options.save, let reason = System.makeDirectory(folder) {
-            io.error("--save: cannot create folder '\(folder)': \(reason)")
+        if let folder = options.save, let failure = System.prepareFolder(folder) {
+            io.error("--save: \(failure.message(folder))")
             return ExitStatus.ioError.rawValue
         }
         let run = FetchRun(options: options, credentials: credentials, trustStore: trustStore, io: io)

@@ -18,7 +18,8 @@ enum MintCommand {
     }
 
     /// Makes `folder` ready to write to: created when missing; refused (said on standard error)
-    /// when it is not a folder, or not empty without `--force`.
+    /// when it is not a folder, not empty without `--force`, or one others could change
+    /// (`System.prepareFolder`).
     static func prepare(_ folder: String, for command: String, force: Bool, io: CommandIO) -> Bool {
         switch System.kind(ofPath: folder) {
         case .directory?:
@@ -27,12 +28,13 @@ enum MintCommand {
                 return false
             }
         case nil:
-            if let reason = System.makeDirectory(folder) {
-                io.error("mint \(command): cannot create folder '\(Excerpt.of(folder))': \(reason)")
-                return false
-            }
+            break
         default:
             io.error("mint \(command): '\(Excerpt.of(folder))' exists and is not a folder")
+            return false
+        }
+        if let failure = System.prepareFolder(folder) {
+            io.error("mint \(command): \(failure.message(Excerpt.of(folder)))")
             return false
         }
         return true

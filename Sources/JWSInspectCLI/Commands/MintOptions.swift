@@ -53,7 +53,9 @@ struct MintOptions {
             help: "The root's key: P-384 as Apple Root CA - G3 (default), or P-256."
         ) { options, value in options.rootCurve = value == "P-256" ? .p256 : .p384 },
         OptionSpec(
-            ["--force"], group: "mint ca", help: "Write into a folder that is not empty (its CA files are replaced)."
+            ["--force"], group: "mint ca",
+            help: "Write into a folder that is not empty (its files of the same names are replaced; a symbolic link "
+                + "in their place is refused)."
         ) { options, _ in options.force = true },
     ]
 
@@ -72,9 +74,9 @@ struct MintOptions {
         ) { options, value in options.environment = value },
         OptionSpec(
             ["--set"], .value("PATH=VALUE"), group: "minting a token",
-            help: "Set a payload member, dotted for nested ones (data.status=1); VALUE is JSON when it parses as JSON, "
-                + "else a string. For a notification, transaction., renewalInfo. and appTransaction. set the nested "
-                + "payloads. Repeatable; applied in order, after --from."
+            help: "Set a payload member, dotted for nested ones (data.status=1; at most 64 levels); VALUE is JSON "
+                + "when it parses as JSON, else a string. For a notification, transaction., renewalInfo. and "
+                + "appTransaction. set the nested payloads. Repeatable; applied in order, after --from."
         ) { options, value in options.assignments.append(value) },
         OptionSpec(
             ["--from"], .value("TEMPLATE.json"), group: "minting a token",

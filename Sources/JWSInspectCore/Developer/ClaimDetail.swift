@@ -5,6 +5,7 @@ internal import FoundationEssentials
 enum ClaimDetail: CheckDetail {
     case audience(JSONValue?, kind: PayloadKind)
     case issuer(JSONValue?)
+    case bundleID(JSONValue?, kind: PayloadKind)
     case issuedAtMissing(PayloadKind)
     case notSeconds(String, JSONValue)
     case issuedAt(Date, at: Inspection.CheckTime, future: Bool)
@@ -35,8 +36,15 @@ enum ClaimDetail: CheckDetail {
             case let other?: return "iss is \(other.kindDescription), expected the issuer ID string"
             case nil: return "no iss; expected the issuer ID from App Store Connect (Users and Access > Integrations)"
             }
+        case .bundleID(let value, let kind):
+            switch value {
+            case .string(let bundleID)? where !bundleID.isEmpty: return "bid is \(Excerpt.of(bundleID, limit: 60))"
+            case .string?: return "bid is empty; \(Self.bundleIDWanted(kind))"
+            case let other?: return "bid is \(other.kindDescription), expected the bundle ID string"
+            case nil: return "no bid; \(Self.bundleIDWanted(kind))"
+            }
         case .issuedAtMissing(let kind):
-            return "no iat; a \(kind.displayName) needs one (the App Store computes its expiry from it)"
+            return "no iat; \(Self.article(kind)) needs one (the App Store computes its expiry from it)"
         case .notSeconds(let claim, let value):
             return "\(claim) is \(PayloadDisplay.rawText(value)), expected seconds since 1970 (a NumericDate)"
         case .issuedAt(let issued, let at, let future):
@@ -45,8 +53,8 @@ enum ClaimDetail: CheckDetail {
                 ? "iat is \(when), in the future beyond 60 s of clock skew (checked \(at.phrase))"
                 : "iat is \(when), not in the future (checked \(at.phrase))"
         case .expiryInStoreKitToken(let value, let kind):
-            guard let value else { return "no exp, as Apple requires of a \(kind.displayName)" }
-            return "exp is \(PayloadDisplay.rawText(value)): Apple says not to include exp in a \(kind.displayName), "
+            guard let value else { return "no exp, as Apple requires of \(Self.article(kind))" }
+            return "exp is \(PayloadDisplay.rawText(value)): Apple says not to include exp in \(Self.article(kind)), "
                 + "\"because including it makes the request fail\""
         case .expiryMissing:
             return "no exp; an App Store Server API token needs one, at most 60 minutes after iat"
@@ -70,9 +78,22 @@ enum ClaimDetail: CheckDetail {
             }
         case .feature(let kind, let problems):
             return problems.isEmpty
-                ? "the claims a \(kind.displayName) needs are present"
-                : problems.joined(separator: "; ") + " (a \(kind.displayName) needs them)"
+                ? "the claims \(Self.article(kind)) needs are present"
+                : problems.joined(separator: "; ") + " (\(Self.article(kind)) needs them)"
         }
+    }
+
+    /// What Apple wants in `bid`, and what follows without it.
+    static func bundleIDWanted(_ kind: PayloadKind) -> String {
+        let what = kind.isDeveloperSigned ? article(kind) : "every token a developer signs"
+        let wanted = "Apple requires the app's bundle ID (case-sensitive) in \(what)"
+        return kind == .apiToken ? wanted + " and answers 401 without it" : wanted
+    }
+
+    /// The kind's name after "a" or "an": "an App Store Server API token", "a promotional offer signature".
+    static func article(_ kind: PayloadKind) -> String {
+        let name = kind.displayName
+        return (name.first.map { "AEIOUaeiou".contains($0) } == true ? "an " : "a ") + name
     }
 
     /// "5 minutes", "61.5 minutes".

@@ -1,6 +1,6 @@
 /// `aud`: one of Apple's audiences (`PayloadKind.audiences`), which also names the token's kind.
 ///
-/// The claims checks (`aud`, `iss`, `iat`, `exp`, `nonce`, `claims`) apply to developer-signed
+/// The claims checks (`aud`, `iss`, `bid`, `iat`, `exp`, `nonce`, `claims`) apply to developer-signed
 /// tokens only (a `kid`, no `x5c`), fail with `invalid-claims` (exit 7), and read every claim
 /// through `Run.claims` (decoded once, for such tokens only), so they declare no members.
 enum AudiencePolicy: VerifierPolicy, PolicyStep {

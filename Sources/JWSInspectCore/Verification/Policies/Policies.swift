@@ -23,7 +23,8 @@ final class Policies: Sendable {
                 SignaturePolicy.Unsigned.self, AlgorithmPolicy.self, CriticalHeaderPolicy.self, X5CPolicy.self,
                 DeveloperKeyPolicy.self, TrustModelValidation.self, SignaturePolicy.self,
                 // Developer-signed tokens only (each returns at once for App Store data).
-                AudiencePolicy.self, IssuerPolicy.self, IssuedAtPolicy.self, ExpiryPolicy.self, NoncePolicy.self,
+                AudiencePolicy.self, IssuerPolicy.self, BundleClaimPolicy.self, IssuedAtPolicy.self, ExpiryPolicy.self,
+                NoncePolicy.self,
                 FeatureClaimsPolicy.self,
             ]
         }
