@@ -105,6 +105,12 @@ import Testing
         #expect(access.explanation == "grants no access: expired 2025-01-31T00:00:00.000Z")
     }
 
+    @Test func aKindThatCannotSayIsNamedWithItsArticle() {
+        let access = Entitlement.access(kind: .apiToken, payload: [:], at: Self.accessTime)
+        #expect(access.grantsAccess == nil)
+        #expect(access.explanation == "an App Store Server API token does not say whether access is granted")
+    }
+
     // MARK: 2. No usable expiry grants nothing
 
     struct Expiry: Sendable, CustomTestStringConvertible {

@@ -86,7 +86,8 @@ public enum Entitlement {
             return .undecided("a receipt's access is decided on its in-app entries", brief: "receipt")
         case .realtimeRequest, .unknown, .apiToken, .promotionalOffer, .introductoryOfferEligibility,
             .advancedCommerceRequest:
-            return .undecided("a \(kind.displayName) does not say whether access is granted", brief: "not a purchase")
+            return .undecided(
+                "\(ClaimDetail.article(kind)) does not say whether access is granted", brief: "not a purchase")
         }
     }
 
