@@ -17,6 +17,7 @@ import Testing
             #expect(cached.status == fresh.status, "\(cached.reason) vs \(fresh.reason)")
             #expect(cached.checks == fresh.checks)
             #expect(cached.validNow?.valid == fresh.validNow?.valid)
+            #expect(cached.notes == fresh.notes)
             return cached
         }
     }
@@ -58,6 +59,37 @@ import Testing
             pki.sign(payloadJSON: TestPayloads.transaction()),
         ]
         #expect(agree(tokens).map(\.status) == [.valid, .invalidChain, .valid])
+    }
+
+    /// What OpenSSL's strict checks say is kept with the validated path: every token of the
+    /// window carries the note a fresh check gives (or, asked for, the same failure), without a
+    /// new validation, and the words are the ones the cache holds.
+    @Test(arguments: [false, true])
+    func strictChecksAreKeptWithTheValidatedPath(strict: Bool) throws {
+        let chain = AppleShapedChain(root: pki.root, keyIdentifiers: false)
+        let times: [Int64] = [1_735_689_600_000, 1_740_000_000_000, 1_780_000_000_000, 1_745_000_000_000]
+        let tokens = times.map { chain.sign(payloadJSON: TestPayloads.transaction(signedDate: $0)) }
+        let results = agree(tokens) { $0.strictX509 = strict }
+        let expected: [Status] =
+            strict
+            ? [.invalidChain, .invalidChain, .invalidChain, .invalidChain] : [.valid, .valid, .invalidChain, .valid]
+        #expect(results.map(\.status) == expected)
+        let shared = Verifier(options: Fixtures.options { $0.strictX509 = strict })
+        _ = shared.inspect(tokens[0], source: "a")
+        // The cache's own certificate objects (it keys chains by them).
+        let (leaf, intermediate) = (
+            try shared.cache.certificate(der: chain.leaf.der), try shared.cache.certificate(der: chain.intermediate.der)
+        )
+        let entry = shared.cache.chain(leaf: leaf, intermediate: intermediate) { _, _ in [] }
+        let words = try #require(entry.validated?.strictFindings)
+        #expect(words.contains("Missing Subject Key Identifier (X509_V_ERR 86)"))
+        let second = shared.inspect(tokens[1], source: "b")
+        if strict {
+            #expect(second.check(.chain)?.detail == ChainPolicy.strictRefusal(words))
+            #expect(second.notes.allSatisfy { !$0.contains("X509_V_FLAG_X509_STRICT") })
+        } else {
+            #expect(second.notes.filter { $0.contains("X509_V_FLAG_X509_STRICT") } == [ChainPolicy.strictNote(words)])
+        }
     }
 
     @Test func validNowIsNotTakenFromTheCacheOutsideTheWindow() {
