@@ -17,6 +17,7 @@ import Testing
             #expect(cached.status == fresh.status, "\(cached.reason) vs \(fresh.reason)")
             #expect(cached.checks == fresh.checks)
             #expect(cached.validNow?.valid == fresh.validNow?.valid)
+            #expect(cached.validNow?.detail == fresh.validNow?.detail)
             #expect(cached.notes == fresh.notes)
             return cached
         }
@@ -90,6 +91,25 @@ import Testing
         } else {
             #expect(second.notes.filter { $0.contains("X509_V_FLAG_X509_STRICT") } == [ChainPolicy.strictNote(words)])
         }
+    }
+
+    /// A chain valid when its tokens were signed and not now (an old log): whether it is valid
+    /// now is validated once for the run's now and kept with the pair, with the same words a
+    /// fresh check gives; another now is validated afresh.
+    @Test func invalidNowIsValidatedOncePerNow() throws {
+        let later = Date(timeIntervalSince1970: 1_800_000_000)  // 2027, after the test leaf expired
+        let tokens = (0..<3).map { pki.sign(payloadJSON: TestPayloads.transaction(transactionId: "\($0)")) }
+        let results = agree(tokens) { $0.now = later }
+        #expect(results.allSatisfy { $0.status == .valid && $0.validNow?.valid == false })
+        #expect(results[0].validNow?.detail.contains("certificate has expired") == true)
+        let shared = Verifier(options: Fixtures.options { $0.now = later })
+        _ = shared.inspect(tokens[0], source: "a")
+        let (leaf, intermediate) = (
+            try shared.cache.certificate(der: pki.leaf.der), try shared.cache.certificate(der: pki.intermediate.der)
+        )
+        let entry = shared.cache.chain(leaf: leaf, intermediate: intermediate) { _, _ in [] }
+        #expect(entry.invalidValidation(at: later)?.error == .certHasExpired)
+        #expect(entry.invalidValidation(at: Fixtures.now) == nil)
     }
 
     @Test func validNowIsNotTakenFromTheCacheOutsideTheWindow() {

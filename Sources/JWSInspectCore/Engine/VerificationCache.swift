@@ -54,22 +54,43 @@ final class VerificationCache: Sendable {
         let leafKey: PublicKey?
         /// Set once the pair validated: the validated path and when all of it is in date.
         let validated: ValidatedPath?
+        /// Set once the pair failed to validate at a moment given as "now": that moment and
+        /// OpenSSL's answer. Every token of a run is asked whether its chain is valid now, at the
+        /// same now, so a chain that has expired since its tokens were signed (an old log) is
+        /// validated once for it, not once per token.
+        let invalidNow: (date: Date, validation: TrustStore.PathValidation)?
 
         init(
             leaf: Certificate, intermediate: Certificate, pairChecks: [Check], leafKey: PublicKey?,
-            validated: ValidatedPath?
+            validated: ValidatedPath?, invalidNow: (date: Date, validation: TrustStore.PathValidation)? = nil
         ) {
             self.leaf = leaf
             self.intermediate = intermediate
             self.pairChecks = pairChecks
             self.leafKey = leafKey
             self.validated = validated
+            self.invalidNow = invalidNow
         }
 
         /// This entry with its validated path recorded.
         func validated(_ path: ValidatedPath) -> ChainEntry {
             ChainEntry(
-                leaf: leaf, intermediate: intermediate, pairChecks: pairChecks, leafKey: leafKey, validated: path)
+                leaf: leaf, intermediate: intermediate, pairChecks: pairChecks, leafKey: leafKey, validated: path,
+                invalidNow: invalidNow)
+        }
+
+        /// This entry with a failed validation at `date` recorded.
+        func invalid(at date: Date, _ validation: TrustStore.PathValidation) -> ChainEntry {
+            ChainEntry(
+                leaf: leaf, intermediate: intermediate, pairChecks: pairChecks, leafKey: leafKey, validated: validated,
+                invalidNow: (date, validation))
+        }
+
+        /// The failed validation recorded at exactly `date`, if any: path validation at one moment,
+        /// with the same certificates and roots and no revocation data, gives one answer.
+        func invalidValidation(at date: Date) -> TrustStore.PathValidation? {
+            guard let invalidNow, invalidNow.date == date else { return nil }
+            return invalidNow.validation
         }
     }
 
@@ -258,5 +279,18 @@ final class VerificationCache: Sendable {
             state.chains[key] = entry.validated(validated)
         }
         return validated
+    }
+
+    /// Records that a pair failed to validate at `date` (the run's now).
+    func storeInvalid(
+        _ validation: TrustStore.PathValidation, at date: Date, leaf: Certificate, intermediate: Certificate
+    ) {
+        let key = ChainKey(leaf: ObjectIdentifier(leaf), intermediate: ObjectIdentifier(intermediate))
+        state.withLock { state in
+            guard let entry = state.chains[key], entry.leaf === leaf, entry.intermediate === intermediate else {
+                return
+            }
+            state.chains[key] = entry.invalid(at: date, validation)
+        }
     }
 }

@@ -51,8 +51,13 @@ enum AppStoreChain {
             validText: run.chainValidNowText, certificates: run.parsedChain.certificates,
             known: validated?.covers(now) == true
         ) {
+            if let known = entry.invalidValidation(at: now) { return known }
             let result = validation(leaf: leaf, intermediate: intermediate, at: now, store: store)
-            if result.isValid { cache.storeValidated(result, leaf: leaf, intermediate: intermediate) }
+            if result.isValid {
+                cache.storeValidated(result, leaf: leaf, intermediate: intermediate)
+            } else {
+                cache.storeInvalid(result, at: now, leaf: leaf, intermediate: intermediate)
+            }
             return result
         }
     }
