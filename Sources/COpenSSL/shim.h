@@ -28,22 +28,81 @@ static inline void COpenSSL_sk_X509_free(STACK_OF(X509) *stack) { sk_X509_free(s
 
 static inline void COpenSSL_free(void *pointer) { OPENSSL_free(pointer); }
 
-/// A verify callback for X509_V_FLAG_X509_STRICT that lets missing subject and authority key
-/// identifiers through (RFC 5280 makes them SHOULDs for path building, not conditions of
-/// validity; Apple's own test chains lack them) and keeps every other strict check.
-static int COpenSSL_verify_tolerating_key_identifiers(int ok, X509_STORE_CTX *context) {
-    if (!ok) {
-        int error = X509_STORE_CTX_get_error(context);
-        if (error == X509_V_ERR_MISSING_AUTHORITY_KEY_IDENTIFIER || error == X509_V_ERR_MISSING_SUBJECT_KEY_IDENTIFIER) {
+// Path validation (TrustStore.validate): one verify callback for every validation, steered by
+// a COpenSSL_VerifyState the caller owns and lends to the context for the one X509_verify_cert.
+
+/// The most findings one validation records (`dropped` counts the others).
+#define COPENSSL_VERIFY_FINDINGS 32
+
+/// What the verify callback lets through and what it records, for one validation.
+typedef struct {
+    /// Nonzero: a certificate signature over SHA-1 passes the authentication level
+    /// (X509_V_ERR_CA_MD_TOO_WEAK for a SHA-1 signature only; MD5 and every other weak digest
+    /// still fail). Legacy receipt chains: Apple signed them with SHA-1 until 2025.
+    int allowSHA1Signatures;
+    /// Nonzero: every failure is recorded (error and depth, once each) and verification goes on,
+    /// so that all the checks a validation would fail are known, not only the first.
+    int collect;
+    /// Findings recorded, at most COPENSSL_VERIFY_FINDINGS.
+    int count;
+    /// Findings beyond COPENSSL_VERIFY_FINDINGS, not recorded.
+    int dropped;
+    int errors[COPENSSL_VERIFY_FINDINGS];
+    int depths[COPENSSL_VERIFY_FINDINGS];
+} COpenSSL_VerifyState;
+
+static int COpenSSL_verify_callback(int ok, X509_STORE_CTX *context) {
+    if (ok) return 1;
+    // The state is lent through the context's application data (ex_data index 0).
+    COpenSSL_VerifyState *state = (COpenSSL_VerifyState *)X509_STORE_CTX_get_ex_data(context, 0);
+    if (state == NULL) return 0;
+    int error = X509_STORE_CTX_get_error(context);
+    if (state->allowSHA1Signatures && error == X509_V_ERR_CA_MD_TOO_WEAK) {
+        // The certificate whose signature is too weak for the level: let SHA-1 alone through.
+        X509 *certificate = X509_STORE_CTX_get_current_cert(context);
+        int digest = NID_undef;
+        if (certificate != NULL && X509_get_signature_info(certificate, &digest, NULL, NULL, NULL) == 1
+            && digest == NID_sha1) {
             X509_STORE_CTX_set_error(context, X509_V_OK);
             return 1;
         }
     }
-    return ok;
+    if (state->collect) {
+        int depth = X509_STORE_CTX_get_error_depth(context);
+        int known = 0;
+        for (int index = 0; index < state->count; index++) {
+            if (state->errors[index] == error && state->depths[index] == depth) known = 1;
+        }
+        if (!known && state->count < COPENSSL_VERIFY_FINDINGS) {
+            state->errors[state->count] = error;
+            state->depths[state->count] = depth;
+            state->count++;
+        } else if (!known) {
+            state->dropped++;
+        }
+        X509_STORE_CTX_set_error(context, X509_V_OK);
+        return 1;
+    }
+    return 0;
 }
 
-static inline void COpenSSL_tolerate_missing_key_identifiers(X509_STORE_CTX *context) {
-    X509_STORE_CTX_set_verify_cb(context, COpenSSL_verify_tolerating_key_identifiers);
+/// X509_verify_cert on an initialised context with COpenSSL_verify_callback steered by `state`,
+/// which is lent to the context for this call only (the caller keeps owning it). Returns
+/// X509_verify_cert's result (1 valid).
+static inline int COpenSSL_X509_verify_cert_with_state(X509_STORE_CTX *context, COpenSSL_VerifyState *state) {
+    if (X509_STORE_CTX_set_ex_data(context, 0, state) != 1) return -1;
+    X509_STORE_CTX_set_verify_cb(context, COpenSSL_verify_callback);
+    int result = X509_verify_cert(context);
+    X509_STORE_CTX_set_ex_data(context, 0, NULL);
+    return result;
+}
+
+/// Finding `index` (below state->count) of a collecting validation: its X509_V_ERR code and depth.
+static inline int COpenSSL_VerifyState_error(const COpenSSL_VerifyState *state, int index) {
+    return state->errors[index];
+}
+static inline int COpenSSL_VerifyState_depth(const COpenSSL_VerifyState *state, int index) {
+    return state->depths[index];
 }
 
 static inline long COpenSSL_BIO_get_mem_data(BIO *bio, char **data) { return BIO_get_mem_data(bio, data); }

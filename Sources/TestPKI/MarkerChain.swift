@@ -17,11 +17,12 @@ extension TestPKI {
     }
 
     /// The intermediate (marker `intermediateOID` when `intermediateHasOID`) issued by `root`, and
-    /// the leaf (marker `leafOID` when `leafHasOID`) issued by the intermediate.
+    /// the leaf (marker `leafOID` when `leafHasOID`) issued by the intermediate; both signed with
+    /// `digest`, the leaf with `leafDigest` when given.
     static func markerChain(
         under root: TestCertificate, intermediateCN: String, intermediateKey: TestKey, leafCN: String,
         leafKey: TestKey, leafHasOID: Bool, intermediateHasOID: Bool, leafNotBefore: Date, leafNotAfter: Date,
-        keyIdentifiers: Bool = true, digest: DigestAlgorithm = .sha256,
+        keyIdentifiers: Bool = true, digest: DigestAlgorithm = .sha256, leafDigest: DigestAlgorithm? = nil,
         caValidity: (notBefore: Date, notAfter: Date) = (AppleShapedChain.caNotBefore, AppleShapedChain.caNotAfter)
     ) -> (intermediate: TestCertificate, leaf: TestCertificate) {
         let intermediateSpec = CertificateSpec(
@@ -32,7 +33,8 @@ extension TestPKI {
         let intermediate = issue(intermediateSpec, key: intermediateKey, issuer: root)
         let leafSpec = CertificateSpec(
             commonName: leafCN, serial: 3, notBefore: leafNotBefore, notAfter: leafNotAfter, isCA: false,
-            markerOIDs: leafHasOID ? [leafOID] : [], keyIdentifiers: keyIdentifiers, signatureDigest: digest)
+            markerOIDs: leafHasOID ? [leafOID] : [], keyIdentifiers: keyIdentifiers,
+            signatureDigest: leafDigest ?? digest)
         return (intermediate, issue(leafSpec, key: leafKey, issuer: intermediate))
     }
 }

@@ -1,6 +1,7 @@
 internal import COpenSSL
 
-/// A private key: EC (P-256, P-384) for the JWS chains, RSA for the legacy receipt chains.
+/// A private key: EC (P-256, P-384) for the JWS chains, RSA for the legacy receipt chains (and
+/// P-192 or small RSA keys for chains that must be refused).
 ///
 /// Keys are generated with OpenSSL's provider API (`EVP_PKEY_CTX_new_from_name`
 /// and `EVP_PKEY_keygen`); no deprecated `EC_KEY` or `RSA` functions are used.
@@ -15,10 +16,13 @@ public final class TestKey: @unchecked Sendable {
         case p256 = "P-256"
         /// NIST P-384 (secp384r1), the curve of ES384 and of Apple's root CA G3.
         case p384 = "P-384"
+        /// NIST P-192 (prime192v1): 80-bit security, for keys a verifier must refuse.
+        case p192 = "P-192"
 
         /// Byte length of one signature component (r or s) and of a field element.
         public var componentSize: Int {
             switch self {
+            case .p192: 24
             case .p256: 32
             case .p384: 48
             }

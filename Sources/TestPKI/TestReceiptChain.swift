@@ -33,35 +33,46 @@ public struct TestReceiptChain: Sendable {
     ///   - leafNotAfter: End of the leaf's validity (default 2026-01-01); before a receipt's creation
     ///     date it makes that receipt "expired at creation".
     ///   - certificateDigest: The digest every certificate is signed with (SHA-1 like Apple's chains to 2023).
+    ///   - leafDigest: The digest the intermediate signs the leaf with, when not `certificateDigest`.
+    ///   - rootKey, intermediateKey, leafKey: The keys (fresh RSA 2048 by default, as Apple's).
     public init(
         rootCN: String = TestReceiptChain.defaultRootCN,
         leafHasOID: Bool = true,
         intermediateHasOID: Bool = true,
         leafNotBefore: Date = AppleShapedChain.leafNotBefore,
         leafNotAfter: Date = AppleShapedChain.leafNotAfter,
-        certificateDigest: DigestAlgorithm = .sha256
+        certificateDigest: DigestAlgorithm = .sha256,
+        leafDigest: DigestAlgorithm? = nil,
+        rootKey: TestKey? = nil,
+        intermediateKey: TestKey? = nil,
+        leafKey: TestKey? = nil
     ) {
         self.init(
-            root: TestPKI.markerRoot(commonName: rootCN, key: .rsa(), digest: certificateDigest),
+            root: TestPKI.markerRoot(commonName: rootCN, key: rootKey ?? .rsa(), digest: certificateDigest),
             leafHasOID: leafHasOID,
             intermediateHasOID: intermediateHasOID, leafNotBefore: leafNotBefore, leafNotAfter: leafNotAfter,
-            certificateDigest: certificateDigest)
+            certificateDigest: certificateDigest, leafDigest: leafDigest, intermediateKey: intermediateKey,
+            leafKey: leafKey)
     }
 
     /// Builds a chain under an existing root (so several chains share one trust anchor);
-    /// the intermediate and leaf get fresh keys. Parameters as in `init(rootCN:...)`.
+    /// the intermediate and leaf get fresh keys unless given. Parameters as in `init(rootCN:...)`.
     public init(
         root: TestCertificate,
         leafHasOID: Bool = true,
         intermediateHasOID: Bool = true,
         leafNotBefore: Date = AppleShapedChain.leafNotBefore,
         leafNotAfter: Date = AppleShapedChain.leafNotAfter,
-        certificateDigest: DigestAlgorithm = .sha256
+        certificateDigest: DigestAlgorithm = .sha256,
+        leafDigest: DigestAlgorithm? = nil,
+        intermediateKey: TestKey? = nil,
+        leafKey: TestKey? = nil
     ) {
         (intermediate, leaf) = TestPKI.markerChain(
-            under: root, intermediateCN: Self.intermediateCN, intermediateKey: .rsa(), leafCN: Self.leafCN,
-            leafKey: .rsa(), leafHasOID: leafHasOID, intermediateHasOID: intermediateHasOID,
-            leafNotBefore: leafNotBefore, leafNotAfter: leafNotAfter, digest: certificateDigest)
+            under: root, intermediateCN: Self.intermediateCN, intermediateKey: intermediateKey ?? .rsa(),
+            leafCN: Self.leafCN, leafKey: leafKey ?? .rsa(), leafHasOID: leafHasOID,
+            intermediateHasOID: intermediateHasOID, leafNotBefore: leafNotBefore, leafNotAfter: leafNotAfter,
+            digest: certificateDigest, leafDigest: leafDigest)
         self.root = root
     }
 

@@ -98,14 +98,14 @@ import Testing
         }
     }
 
-    @Test func sha1ChainsNeedAuthLevelZeroAndGetItOnlyWhereAsked() throws {
+    @Test func sha1ChainsNeedTheReceiptFloorAndGetItOnlyWhereAsked() throws {
         let container = try CMSSignedData(bytes: Self.receipt("06-sandbox-griddiary-2014.der"))
         let created = Date(timeIntervalSince1970: 1_409_628_546)
         let others = container.certificates.filter { $0 !== container.signerCertificate }
-        // At level 1 (SHA-1 refused), as a stricter JWS validation might ask: too weak.
+        // At the JWS chains' floor (level 2, SHA-1 refused): too weak, from the leaf up.
         let strict = ReceiptChain.appleIncRoot.validate(
-            leaf: container.signerCertificate, intermediates: others, at: created, checks: .rfc5280, authLevel: 1)
-        #expect(strict.error == .other(68), "\(strict.errorText)")  // X509_V_ERR_CA_MD_TOO_WEAK
+            leaf: container.signerCertificate, intermediates: others, at: created, checks: .rfc5280, floor: .level2)
+        #expect(strict.error == .signatureDigestTooWeak && strict.errorDepth == 0, "\(strict.errorText)")
         #expect(ReceiptChain.validate(container, at: created).isValid)
     }
 

@@ -97,7 +97,8 @@ import Testing
         let leaf = try Certificate(derBytes: Self.pki.leaf.der)
         let intermediate = try Certificate(derBytes: Self.pki.intermediate.der)
         let result = store.validate(
-            leaf: leaf, intermediates: [intermediate], at: Date(timeIntervalSince1970: 1e19), checks: .rfc5280)
+            leaf: leaf, intermediates: [intermediate], at: Date(timeIntervalSince1970: 1e19), checks: .rfc5280,
+            floor: .level2)
         #expect(!result.isValid)
         #expect(result.errorText.contains("not a valid date"))
     }

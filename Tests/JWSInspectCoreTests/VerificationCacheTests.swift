@@ -17,6 +17,8 @@ import Testing
             #expect(cached.status == fresh.status, "\(cached.reason) vs \(fresh.reason)")
             #expect(cached.checks == fresh.checks)
             #expect(cached.validNow?.valid == fresh.validNow?.valid)
+            #expect(cached.validNow?.detail == fresh.validNow?.detail)
+            #expect(cached.notes == fresh.notes)
             return cached
         }
     }
@@ -58,6 +60,56 @@ import Testing
             pki.sign(payloadJSON: TestPayloads.transaction()),
         ]
         #expect(agree(tokens).map(\.status) == [.valid, .invalidChain, .valid])
+    }
+
+    /// What OpenSSL's strict checks say is kept with the validated path: every token of the
+    /// window carries the note a fresh check gives (or, asked for, the same failure), without a
+    /// new validation, and the words are the ones the cache holds.
+    @Test(arguments: [false, true])
+    func strictChecksAreKeptWithTheValidatedPath(strict: Bool) throws {
+        let chain = AppleShapedChain(root: pki.root, keyIdentifiers: false)
+        let times: [Int64] = [1_735_689_600_000, 1_740_000_000_000, 1_780_000_000_000, 1_745_000_000_000]
+        let tokens = times.map { chain.sign(payloadJSON: TestPayloads.transaction(signedDate: $0)) }
+        let results = agree(tokens) { $0.strictX509 = strict }
+        let expected: [Status] =
+            strict
+            ? [.invalidChain, .invalidChain, .invalidChain, .invalidChain] : [.valid, .valid, .invalidChain, .valid]
+        #expect(results.map(\.status) == expected)
+        let shared = Verifier(options: Fixtures.options { $0.strictX509 = strict })
+        _ = shared.inspect(tokens[0], source: "a")
+        // The cache's own certificate objects (it keys chains by them).
+        let (leaf, intermediate) = (
+            try shared.cache.certificate(der: chain.leaf.der), try shared.cache.certificate(der: chain.intermediate.der)
+        )
+        let entry = shared.cache.chain(leaf: leaf, intermediate: intermediate) { _, _ in [] }
+        let words = try #require(entry.validated?.strictFindings)
+        #expect(words.contains("Missing Subject Key Identifier (X509_V_ERR 86)"))
+        let second = shared.inspect(tokens[1], source: "b")
+        if strict {
+            #expect(second.check(.chain)?.detail == ChainPolicy.strictRefusal(words))
+            #expect(second.notes.allSatisfy { !$0.contains("X509_V_FLAG_X509_STRICT") })
+        } else {
+            #expect(second.notes.filter { $0.contains("X509_V_FLAG_X509_STRICT") } == [ChainPolicy.strictNote(words)])
+        }
+    }
+
+    /// A chain valid when its tokens were signed and not now (an old log): whether it is valid
+    /// now is validated once for the run's now and kept with the pair, with the same words a
+    /// fresh check gives; another now is validated afresh.
+    @Test func invalidNowIsValidatedOncePerNow() throws {
+        let later = Date(timeIntervalSince1970: 1_800_000_000)  // 2027, after the test leaf expired
+        let tokens = (0..<3).map { pki.sign(payloadJSON: TestPayloads.transaction(transactionId: "\($0)")) }
+        let results = agree(tokens) { $0.now = later }
+        #expect(results.allSatisfy { $0.status == .valid && $0.validNow?.valid == false })
+        #expect(results[0].validNow?.detail.contains("certificate has expired") == true)
+        let shared = Verifier(options: Fixtures.options { $0.now = later })
+        _ = shared.inspect(tokens[0], source: "a")
+        let (leaf, intermediate) = (
+            try shared.cache.certificate(der: pki.leaf.der), try shared.cache.certificate(der: pki.intermediate.der)
+        )
+        let entry = shared.cache.chain(leaf: leaf, intermediate: intermediate) { _, _ in [] }
+        #expect(entry.invalidValidation(at: later)?.error == .certHasExpired)
+        #expect(entry.invalidValidation(at: Fixtures.now) == nil)
     }
 
     @Test func validNowIsNotTakenFromTheCacheOutsideTheWindow() {

@@ -15,6 +15,9 @@ import Testing
         (10, .certHasExpired, "certificate has expired"),
         (20, .unableToGetIssuerCertLocally, "unable to get local issuer certificate"),
         (21, .unableToVerifyLeafSignature, "unable to verify the first certificate"),
+        (66, .leafKeyTooSmall, "EE certificate key too weak"),
+        (67, .caKeyTooSmall, "CA certificate key too weak"),
+        (68, .signatureDigestTooWeak, "CA signature digest algorithm too weak"),
     ]
 
     @Test func namedCodesMapBothWays() {
@@ -45,7 +48,7 @@ import Testing
         let leaf = try Certificate(derBytes: Self.pki.leaf.der)
         let intermediate = try Certificate(derBytes: Self.pki.intermediate.der)
         func validate(at date: Date, trusting store: TrustStore) -> TrustStore.PathValidation {
-            store.validate(leaf: leaf, intermediates: [intermediate], at: date, checks: .rfc5280)
+            store.validate(leaf: leaf, intermediates: [intermediate], at: date, checks: .rfc5280, floor: .level2)
         }
 
         let valid = validate(at: Fixtures.now, trusting: store)

@@ -17,7 +17,7 @@ Usage: difftest.py JWSINSPECT_BINARY [--seed N] [--jobs N]
 import base64, concurrent.futures, datetime, json, os, random, subprocess, sys, tempfile
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
 from cryptography.x509.oid import NameOID
 from appstoreserverlibrary.signed_data_verifier import SignedDataVerifier, VerificationException
@@ -36,6 +36,7 @@ EXPECTED_DIFFERENCES = {
     "base64-padding", "jwt-claims", "signedDate-string", "duplicate-keys", "payload-type-mismatch", "deep-nesting",
     "no-key-identifiers", "json-number-beyond-double", "json-unpaired-surrogate", "payload-encoding",
     "raw-control-characters", "signedDate-not-a-date", "huge-number", "base64-whitespace",
+    "intermediate-without-keyusage", "leaf-keycertsign-only", "weak-algorithms",
 }
 FLIPS_PER_SEGMENT = 300
 
@@ -73,20 +74,72 @@ def cert(cn, key, issuer_cert, issuer_key, ca, oid=None, not_before=None, not_af
     return builder.sign(issuer_key or key, hashes.SHA256())
 
 
+# `openssl ca`'s configuration for weak_cert: any subject, no checks of its own.
+WEAK_CA_CONFIG = """[ca]
+default_ca = weak
+[weak]
+database = index.txt
+new_certs_dir = .
+serial = serial
+policy = any
+unique_subject = no
+[any]
+countryName = optional
+organizationName = optional
+commonName = supplied
+"""
+
+
+def weak_cert(cn, key, issuer_cert, issuer_key, ca, oid, digest, not_before=None, not_after=None):
+    """A certificate shaped like cert()'s, signed with `digest` ("sha1", "md5"), which cryptography refuses
+    to sign with: issued by the `openssl` command (`openssl ca`, which keeps the given dates)."""
+    request = x509.CertificateSigningRequestBuilder().subject_name(name(cn)).sign(key, hashes.SHA256())
+    usage = "keyCertSign,cRLSign" if ca else "digitalSignature"
+    extensions = (f"basicConstraints=critical,CA:{'TRUE' if ca else 'FALSE'}\nkeyUsage=critical,{usage}\n"
+                  f"subjectKeyIdentifier=hash\nauthorityKeyIdentifier=keyid:always\n{oid}=DER:05:00\n")
+    start = (not_before or datetime.datetime(2020, 1, 1, tzinfo=UTC)).strftime("%Y%m%d%H%M%SZ")
+    end = (not_after or datetime.datetime(2040, 1, 1, tzinfo=UTC)).strftime("%Y%m%d%H%M%SZ")
+    issuer_pem = issuer_key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                          serialization.NoEncryption())
+    with tempfile.TemporaryDirectory() as folder:
+        for file, data in [("request.pem", request.public_bytes(serialization.Encoding.PEM)),
+                           ("issuer.pem", issuer_cert.public_bytes(serialization.Encoding.PEM)), ("issuer.key", issuer_pem),
+                           ("extensions.cnf", extensions.encode()), ("ca.cnf", WEAK_CA_CONFIG.encode()),
+                           ("index.txt", b""), ("serial", b"1000\n")]:
+            with open(os.path.join(folder, file), "wb") as f:
+                f.write(data)
+        subprocess.run(["openssl", "ca", "-batch", "-config", "ca.cnf", "-cert", "issuer.pem", "-keyfile", "issuer.key",
+                        "-in", "request.pem", "-out", "certificate.pem", "-startdate", start, "-enddate", end,
+                        "-md", digest, "-extfile", "extensions.cnf", "-notext", "-preserveDN"],
+                       cwd=folder, check=True, capture_output=True)
+        with open(os.path.join(folder, "certificate.pem"), "rb") as f:
+            return x509.load_pem_x509_certificate(f.read())
+
+
 class PKI:
     def __init__(self, root_cn="Difftest Root", root=None, root_key=None, leaf_oid=True, intermediate_oid=True,
-                 leaf_not_after=None, intermediate_key_usage="default", leaf_key_usage="default", key_ids=True):
+                 leaf_not_after=None, intermediate_key_usage="default", leaf_key_usage="default", key_ids=True,
+                 intermediate_key=None, intermediate_digest=None, leaf_digest=None):
+        """intermediate_key: the intermediate's key (P-384 by default); intermediate_digest, leaf_digest: the
+        digest that signs each ("sha1", "md5"; SHA-256 by cert() when None)."""
         self.root_key = root_key or ec.generate_private_key(ec.SECP384R1())
         self.root = root or cert(root_cn, self.root_key, None, None, True, key_ids=key_ids)
-        self.intermediate_key = ec.generate_private_key(ec.SECP384R1())
-        self.intermediate = cert("Difftest WWDR", self.intermediate_key, self.root, self.root_key, True,
-                                 INTERMEDIATE_OID if intermediate_oid else None, key_usage=intermediate_key_usage,
-                                 key_ids=key_ids)
+        self.intermediate_key = intermediate_key or ec.generate_private_key(ec.SECP384R1())
+        if intermediate_digest:
+            self.intermediate = weak_cert("Difftest WWDR", self.intermediate_key, self.root, self.root_key, True,
+                                          INTERMEDIATE_OID, intermediate_digest)
+        else:
+            self.intermediate = cert("Difftest WWDR", self.intermediate_key, self.root, self.root_key, True,
+                                     INTERMEDIATE_OID if intermediate_oid else None, key_usage=intermediate_key_usage,
+                                     key_ids=key_ids)
         self.leaf_key = ec.generate_private_key(ec.SECP256R1())
-        self.leaf = cert("Difftest Receipt Signing", self.leaf_key, self.intermediate, self.intermediate_key, False,
-                         LEAF_OID if leaf_oid else None, datetime.datetime(2024, 1, 1, tzinfo=UTC),
-                         leaf_not_after or datetime.datetime(2026, 1, 1, tzinfo=UTC), key_usage=leaf_key_usage,
-                         key_ids=key_ids)
+        leaf_dates = (datetime.datetime(2024, 1, 1, tzinfo=UTC), leaf_not_after or datetime.datetime(2026, 1, 1, tzinfo=UTC))
+        if leaf_digest:
+            self.leaf = weak_cert("Difftest Receipt Signing", self.leaf_key, self.intermediate, self.intermediate_key,
+                                  False, LEAF_OID, leaf_digest, *leaf_dates)
+        else:
+            self.leaf = cert("Difftest Receipt Signing", self.leaf_key, self.intermediate, self.intermediate_key, False,
+                             LEAF_OID if leaf_oid else None, *leaf_dates, key_usage=leaf_key_usage, key_ids=key_ids)
 
     def x5c(self):
         return [base64.b64encode(c.public_bytes(serialization.Encoding.DER)).decode() for c in (self.leaf, self.intermediate, self.root)]
@@ -131,6 +184,14 @@ def corpus(rng):
     no_intermediate_usage = PKI(root=pki.root, root_key=pki.root_key, intermediate_key_usage=None)
     certsign_leaf = PKI(root=pki.root, root_key=pki.root_key, leaf_key_usage="certsign")
     no_key_ids = PKI(root=pki.root, root_key=pki.root_key, key_ids=False)
+    # Weak cryptography (jwsinspect: OpenSSL's authentication level 2 for JWS chains).
+    sha1_intermediate = PKI(root=pki.root, root_key=pki.root_key, intermediate_digest="sha1")
+    rsa_intermediate_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    sha1_leaf = PKI(root=pki.root, root_key=pki.root_key, intermediate_key=rsa_intermediate_key, leaf_digest="sha1")
+    md5_leaf = PKI(root=pki.root, root_key=pki.root_key, intermediate_key=rsa_intermediate_key, leaf_digest="md5")
+    rsa1024_intermediate = PKI(root=pki.root, root_key=pki.root_key,
+                               intermediate_key=rsa.generate_private_key(public_exponent=65537, key_size=1024))
+    p192_intermediate = PKI(root=pki.root, root_key=pki.root_key, intermediate_key=ec.generate_private_key(ec.SECP192R1()))
     cases = []
     add = lambda cls, kind, tok: cases.append((cls, kind, tok))
     base = payloads()
@@ -196,11 +257,14 @@ def corpus(rng):
         add("untrusted-root", kind, token(attacker, payload))
         add("impostor-root", kind, token(impostor, payload))
         add("expired-leaf", kind, token(expired, payload))
-        # OpenSSL's strict checks (Apple's Python library sets X509_STRICT; jwsinspect applies
-        # them too, letting only missing key identifiers through).
+        # OpenSSL's strict checks (Apple's Python library sets X509_STRICT; jwsinspect validates
+        # RFC 5280 as Apple's Swift, Java and Node libraries do, with a note, and refuses them
+        # only with --x509-strict).
         add("intermediate-without-keyusage", kind, token(no_intermediate_usage, payload))
         add("leaf-keycertsign-only", kind, token(certsign_leaf, payload))
         add("no-key-identifiers", kind, token(no_key_ids, payload))
+        for weak in [sha1_intermediate, sha1_leaf, md5_leaf, rsa1024_intermediate, p192_intermediate]:
+            add("weak-algorithms", kind, token(weak, payload))
         add("wrong-key", kind, token(pki, payload, key=ec.generate_private_key(ec.SECP256R1())))
         direct_leaf_key = ec.generate_private_key(ec.SECP256R1())
         direct = cert("Direct Leaf", direct_leaf_key, pki.root, pki.root_key, False, LEAF_OID,

@@ -70,8 +70,8 @@ struct InspectOptions: HasKeyOptions {
         OptionSpec(
             ["--x509-strict"], group: verification,
             help:
-                "OpenSSL's X509_V_FLAG_X509_STRICT checks in full: also refuse certificates without key identifiers (the "
-                + "other strict checks always apply)."
+                "Fail chains that OpenSSL's X509_V_FLAG_X509_STRICT checks refuse, as Apple's Python library does "
+                + "(by default they are RFC 5280-valid with a note)."
         ) { options, _ in
             options.strictX509 = true
         },

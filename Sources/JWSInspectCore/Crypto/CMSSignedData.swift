@@ -71,6 +71,10 @@ public final class CMSSignedData: @unchecked Sendable {
     public let digestAlgorithm: String
     /// The signer's signature algorithm as OpenSSL names it ("rsaEncryption", "RSA-SHA256").
     public let signatureAlgorithm: String
+    /// The digests the signer names, as OpenSSL NIDs: its digestAlgorithm's, then the one its
+    /// signatureAlgorithm implies when that names a digest too (`md5WithRSAEncryption`, found
+    /// with `OBJ_find_sigid_algs`; OpenSSL hashes with the digestAlgorithm's either way).
+    private let digestNIDs: [Int32]
     /// Nil when the signature verified; else why not.
     private let signatureError: SignatureError?
 
@@ -111,6 +115,7 @@ public final class CMSSignedData: @unchecked Sendable {
         else { throw .signerCertificateMissing }
         self.digestAlgorithm = Self.algorithmName(signer, digest: true).lowercased()
         self.signatureAlgorithm = Self.algorithmName(signer, digest: false)
+        self.digestNIDs = Self.digestNIDs(signer)
         self.content = content
         self.certificates = certificates
         self.signerCertificate = signerCertificate
@@ -138,6 +143,14 @@ public final class CMSSignedData: @unchecked Sendable {
 
     /// Whether the signature over the content verifies.
     public var signatureVerifies: Bool { signatureError == nil }
+
+    /// The signer's digests that `floor` does not accept, by OpenSSL's short names ("MD5"), the
+    /// digestAlgorithm's first; empty when it accepts them all.
+    public func digests(refusedBy floor: TrustStore.AlgorithmFloor) -> [String] {
+        digestNIDs.filter { !floor.accepts(digestNID: $0) }.map { nid in
+            nid == NID_undef ? "an unknown digest" : OBJ_nid2sn(nid).map { String(cString: $0) } ?? "NID \(nid)"
+        }
+    }
 
     // MARK: Helpers
 
@@ -190,6 +203,30 @@ public final class CMSSignedData: @unchecked Sendable {
         var object: OpaquePointer?
         X509_ALGOR_get0(&object, nil, nil, algorithm)
         return name(object)
+    }
+
+    /// The signer's digest NIDs (see `digestNIDs`): NID_undef for a digestAlgorithm OpenSSL does
+    /// not know, so that it is refused.
+    private static func digestNIDs(_ signer: OpaquePointer) -> [Int32] {
+        var digest: UnsafeMutablePointer<X509_ALGOR>?
+        var signature: UnsafeMutablePointer<X509_ALGOR>?
+        CMS_SignerInfo_get0_algs(signer, nil, nil, &digest, &signature)
+        var nids = [nid(of: digest)]
+        var implied = NID_undef
+        if case let nid = nid(of: signature), nid != NID_undef, OBJ_find_sigid_algs(nid, &implied, nil) == 1,
+            implied != NID_undef
+        {
+            nids.append(implied)
+        }
+        return nids
+    }
+
+    /// The NID of an algorithm identifier's OID (NID_undef when absent or unknown).
+    private static func nid(of algorithm: UnsafeMutablePointer<X509_ALGOR>?) -> Int32 {
+        guard let algorithm else { return NID_undef }
+        var object: OpaquePointer?
+        X509_ALGOR_get0(&object, nil, nil, algorithm)
+        return object.map { OBJ_obj2nid($0) } ?? NID_undef
     }
 
     /// An object's short name ("SHA256", "pkcs7-data"), or its dotted OID when OpenSSL has none.

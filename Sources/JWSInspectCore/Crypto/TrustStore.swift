@@ -31,8 +31,33 @@ public final class TrustStore: @unchecked Sendable {
         public let error: X509VerifyError?
         /// Depth of the certificate the error is about (0 = leaf), or -1.
         public let errorDepth: Int32
+        /// The certificate the error is about, as OpenSSL saw it (the trusted root itself when the
+        /// error is about the root), when OpenSSL named one.
+        public let errorCertificate: Certificate?
         /// The validated path, leaf first, ending at the trusted root (empty when invalid).
         public let path: [Certificate]
+        /// The floor the validation applied.
+        public let floor: AlgorithmFloor
+        /// What OpenSSL's strict checks (`X509_V_FLAG_X509_STRICT`) would refuse in the validated
+        /// path, when asked for (`reviewingStrictChecks`) and the path validated: empty when they
+        /// pass too.
+        public let strictFindings: [StrictFinding]
+        /// Strict findings beyond the most one validation records (32), not in `strictFindings`.
+        public let strictFindingsDropped: Int
+
+        init(
+            error: X509VerifyError?, errorDepth: Int32 = -1, errorCertificate: Certificate? = nil,
+            path: [Certificate] = [], floor: AlgorithmFloor, strictFindings: [StrictFinding] = [],
+            strictFindingsDropped: Int = 0
+        ) {
+            self.error = error
+            self.errorDepth = errorDepth
+            self.errorCertificate = errorCertificate
+            self.path = path
+            self.floor = floor
+            self.strictFindings = strictFindings
+            self.strictFindingsDropped = strictFindingsDropped
+        }
 
         /// True when OpenSSL built and validated a path to a trusted root.
         public var isValid: Bool { error == nil }
@@ -40,16 +65,67 @@ public final class TrustStore: @unchecked Sendable {
         public var errorText: String { error?.text ?? "ok" }
     }
 
+    /// One check of OpenSSL's strict mode that a path validated under RFC 5280 fails.
+    public struct StrictFinding: Sendable {
+        /// OpenSSL's code for the check ("CA cert does not include key usage extension (X509_V_ERR 92)").
+        public let error: X509VerifyError
+        /// Depth in the validated path (0 = leaf).
+        public let depth: Int32
+        /// The certificate at that depth of the validated path.
+        public let certificate: Certificate?
+    }
+
     /// Which of OpenSSL's certificate structure checks apply beyond RFC 5280 path validation.
     public enum StructureChecks: Sendable, Equatable {
-        /// RFC 5280 path validation as OpenSSL does it by default.
+        /// RFC 5280 path validation as OpenSSL does it by default, as Apple's Swift, Java and Node
+        /// libraries validate.
         case rfc5280
-        /// Also `X509_V_FLAG_X509_STRICT`'s checks (a CA must have keyUsage, a leaf's keyUsage
-        /// must not be keyCertSign only, basicConstraints critical…), except that missing
-        /// subject and authority key identifiers are let through.
-        case strictExceptKeyIdentifiers
-        /// `X509_V_FLAG_X509_STRICT` in full, as Apple's Python library sets it.
+        /// `X509_V_FLAG_X509_STRICT` in full, as Apple's Python library sets it (a CA must have
+        /// keyUsage, key identifiers must be present, basicConstraints critical…).
         case strict
+    }
+
+    /// The weakest keys and certificate signatures a validation accepts: OpenSSL's authentication
+    /// security level (`X509_VERIFY_PARAM_set_auth_level`, on this validation's context only).
+    ///
+    /// At level 2 every key of the path (the leaf's, each issuer's, the trusted root's) has at
+    /// least 112-bit security (RSA and DSA 2048 bits, EC 224 bits: `X509_V_ERR_EE_KEY_TOO_SMALL`,
+    /// `X509_V_ERR_CA_KEY_TOO_SMALL`), and every certificate signature but the trust anchor's own
+    /// is over a digest of at least 112 bits (`X509_V_ERR_CA_MD_TOO_WEAK`): OpenSSL credits
+    /// SHA-1 signatures with 63 bits and MD5 ones with 39, so both are refused.
+    public enum AlgorithmFloor: Sendable, Equatable {
+        /// Level 2: App Store JWS chains (P-256 and P-384 keys, SHA-256 and SHA-384 signatures).
+        case level2
+        /// Level 2, except that certificate signatures over SHA-1 pass: legacy receipt chains,
+        /// which Apple signed with SHA-1 until 2025. MD5 and every other weak digest still fail.
+        case level2AllowingSHA1Signatures
+
+        /// OpenSSL's authentication level.
+        var authLevel: Int32 { 2 }
+
+        /// Whether a CMS signer's digest (OpenSSL NID) meets the floor: SHA-1 only where the floor
+        /// allows it, and the SHA-2 and SHA-3 families.
+        public func accepts(digestNID nid: Int32) -> Bool {
+            switch nid {
+            case NID_sha1: self == .level2AllowingSHA1Signatures
+            case NID_sha224, NID_sha256, NID_sha384, NID_sha512, NID_sha512_224, NID_sha512_256, NID_sha3_224,
+                NID_sha3_256, NID_sha3_384, NID_sha3_512:
+                true
+            default: false
+            }
+        }
+
+        /// What the floor accepts, for messages.
+        public var summary: String {
+            switch self {
+            case .level2:
+                "keys of at least 112-bit security (RSA 2048, EC P-224) and certificate signatures "
+                    + "over SHA-224 or stronger (no SHA-1, no MD5)"
+            case .level2AllowingSHA1Signatures:
+                "keys of at least 112-bit security (RSA 2048, EC P-224) and certificate signatures "
+                    + "over SHA-1 or stronger (no MD5)"
+            }
+        }
     }
 
     /// Validates `leaf` up to one of the trusted roots using `intermediates` as untrusted helpers.
@@ -57,19 +133,61 @@ public final class TrustStore: @unchecked Sendable {
     /// - Parameters:
     ///   - time: the moment at which every certificate must be valid.
     ///   - checks: the structure checks beyond RFC 5280.
-    ///   - authLevel: OpenSSL's authentication security level for this one validation
-    ///     (`X509_VERIFY_PARAM_set_auth_level` on this context only), or nil for OpenSSL's default
-    ///     (-1, no minimum). Level 1 and above refuse SHA-1 certificate signatures
-    ///     (`X509_V_ERR_CA_MD_TOO_WEAK`); legacy receipts pass 0 (see `ReceiptChain`).
+    ///   - floor: the weakest keys and certificate signatures accepted (see `AlgorithmFloor`).
+    ///   - reviewingStrictChecks: when the path validates, also run OpenSSL's strict checks on it
+    ///     (a second `X509_verify_cert` with `X509_V_FLAG_X509_STRICT`, recording every check it
+    ///     fails rather than stopping at the first) into `strictFindings`.
     public func validate(
         leaf: Certificate, intermediates: [Certificate], at time: Date, checks: StructureChecks,
-        authLevel: Int32? = nil
+        floor: AlgorithmFloor, reviewingStrictChecks: Bool = false
     ) -> PathValidation {
         // The time may come from a payload: range-checked before it becomes a time_t.
         guard let seconds = Timestamp.seconds(time).flatMap({ time_t(exactly: $0) }) else {
             return PathValidation(
-                error: .notStarted("the check time is not a valid date (years 0001 to 9999)"), errorDepth: -1, path: [])
+                error: .notStarted("the check time is not a valid date (years 0001 to 9999)"), floor: floor)
         }
+        let first = verify(
+            leaf: leaf, intermediates: intermediates, at: seconds, strict: checks == .strict, floor: floor)
+        guard let path = first.path else {
+            return PathValidation(
+                error: first.error, errorDepth: first.depth, errorCertificate: first.certificate, floor: floor)
+        }
+        guard reviewingStrictChecks, checks != .strict else {
+            return PathValidation(error: nil, path: path, floor: floor)
+        }
+        let review = verify(
+            leaf: leaf, intermediates: intermediates, at: seconds, strict: true, floor: floor, collecting: true)
+        let reviewed = review.path ?? path
+        let findings = review.findings.map { error, depth in
+            StrictFinding(
+                error: error, depth: depth,
+                certificate: depth >= 0 && depth < reviewed.count ? reviewed[Int(depth)] : nil)
+        }
+        return PathValidation(
+            error: nil, path: path, floor: floor, strictFindings: findings, strictFindingsDropped: review.dropped)
+    }
+
+    /// What one `X509_verify_cert` found.
+    private struct Verification {
+        /// The validated path, or nil when it did not validate.
+        var path: [Certificate]?
+        var error: X509VerifyError?
+        var depth: Int32 = -1
+        var certificate: Certificate?
+        /// Every failure recorded by a collecting validation (error, depth), in OpenSSL's order.
+        var findings: [(X509VerifyError, Int32)] = []
+        /// Failures a collecting validation found beyond those it records.
+        var dropped = 0
+    }
+
+    /// One `X509_verify_cert` at `seconds`, on a context of its own.
+    ///
+    /// - Parameter collecting: record every failure and go on (the verification then succeeds
+    ///   whatever it found); only meaningful after the same path validated without it.
+    private func verify(
+        leaf: Certificate, intermediates: [Certificate], at seconds: time_t, strict: Bool, floor: AlgorithmFloor,
+        collecting: Bool = false
+    ) -> Verification {
         guard let context = X509_STORE_CTX_new() else {
             preconditionFailure("X509_STORE_CTX_new failed: out of memory")
         }
@@ -85,28 +203,37 @@ public final class TrustStore: @unchecked Sendable {
             }
             guard X509_STORE_CTX_init(context, store, leaf.pointer, untrusted) == 1 else {
                 let detail = OpenSSLError.describe(or: "X509_STORE_CTX_init failed")
-                return PathValidation(error: .notStarted(detail), errorDepth: -1, path: [])
+                return Verification(error: .notStarted(detail))
             }
             let param = X509_STORE_CTX_get0_param(context)
             X509_VERIFY_PARAM_set_time(param, seconds)
-            if let authLevel {
-                X509_VERIFY_PARAM_set_auth_level(param, authLevel)
-            }
-            if checks != .rfc5280 {
+            X509_VERIFY_PARAM_set_auth_level(param, floor.authLevel)
+            if strict {
                 X509_VERIFY_PARAM_set_flags(param, UInt(X509_V_FLAG_X509_STRICT))
             }
-            if checks == .strictExceptKeyIdentifiers {
-                COpenSSL_tolerate_missing_key_identifiers(context)
-            }
-            let result = X509_verify_cert(context)
+            var state = COpenSSL_VerifyState()
+            state.allowSHA1Signatures = floor == .level2AllowingSHA1Signatures ? 1 : 0
+            state.collect = collecting ? 1 : 0
+            let result = COpenSSL_X509_verify_cert_with_state(context, &state)
             let code = X509_STORE_CTX_get_error(context)
             let depth = X509_STORE_CTX_get_error_depth(context)
             OpenSSLError.drain()
-            guard result == 1 else {
-                return PathValidation(error: X509VerifyError(code: code), errorDepth: depth, path: [])
+            let findings = (0..<min(state.count, COPENSSL_VERIFY_FINDINGS)).map { index in
+                (
+                    X509VerifyError(code: COpenSSL_VerifyState_error(&state, index)),
+                    COpenSSL_VerifyState_depth(&state, index)
+                )
             }
-            return PathValidation(
-                error: nil, errorDepth: -1, path: builtPath(context, leaf: leaf, intermediates: intermediates))
+            guard result == 1 else {
+                let certificate = X509_STORE_CTX_get_current_cert(context).flatMap { current in
+                    ([leaf] + intermediates + roots).first { X509_cmp($0.pointer, current) == 0 }
+                }
+                return Verification(
+                    error: X509VerifyError(code: code), depth: depth, certificate: certificate, findings: findings)
+            }
+            return Verification(
+                path: builtPath(context, leaf: leaf, intermediates: intermediates), findings: findings,
+                dropped: Int(state.dropped))
         }
     }
 

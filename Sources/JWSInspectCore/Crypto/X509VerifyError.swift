@@ -16,6 +16,13 @@ public enum X509VerifyError: Sendable, Equatable, CustomStringConvertible {
     case unableToGetIssuerCertLocally
     /// `X509_V_ERR_UNABLE_TO_VERIFY_LEAF_SIGNATURE` (21): a one-certificate path with no trusted issuer.
     case unableToVerifyLeafSignature
+    /// `X509_V_ERR_EE_KEY_TOO_SMALL` (66): the leaf's key is below the authentication level.
+    case leafKeyTooSmall
+    /// `X509_V_ERR_CA_KEY_TOO_SMALL` (67): an issuer's key (or the trusted root's) is below the level.
+    case caKeyTooSmall
+    /// `X509_V_ERR_CA_MD_TOO_WEAK` (68): a certificate's signature digest is below the level (any
+    /// certificate's but the trust anchor's own, whatever OpenSSL's text says about CAs).
+    case signatureDigestTooWeak
     /// Any other `X509_V_ERR_*` code (and `X509_V_OK`, should OpenSSL fail without a code).
     case other(Int32)
     /// OpenSSL's verification never ran: the check time is out of range, or the verification
@@ -30,6 +37,9 @@ public enum X509VerifyError: Sendable, Equatable, CustomStringConvertible {
         case X509_V_ERR_CERT_HAS_EXPIRED: self = .certHasExpired
         case X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY: self = .unableToGetIssuerCertLocally
         case X509_V_ERR_UNABLE_TO_VERIFY_LEAF_SIGNATURE: self = .unableToVerifyLeafSignature
+        case X509_V_ERR_EE_KEY_TOO_SMALL: self = .leafKeyTooSmall
+        case X509_V_ERR_CA_KEY_TOO_SMALL: self = .caKeyTooSmall
+        case X509_V_ERR_CA_MD_TOO_WEAK: self = .signatureDigestTooWeak
         default: self = .other(code)
         }
     }
@@ -42,6 +52,9 @@ public enum X509VerifyError: Sendable, Equatable, CustomStringConvertible {
         case .certHasExpired: X509_V_ERR_CERT_HAS_EXPIRED
         case .unableToGetIssuerCertLocally: X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY
         case .unableToVerifyLeafSignature: X509_V_ERR_UNABLE_TO_VERIFY_LEAF_SIGNATURE
+        case .leafKeyTooSmall: X509_V_ERR_EE_KEY_TOO_SMALL
+        case .caKeyTooSmall: X509_V_ERR_CA_KEY_TOO_SMALL
+        case .signatureDigestTooWeak: X509_V_ERR_CA_MD_TOO_WEAK
         case .other(let code): code
         case .notStarted: -1
         }

@@ -14,8 +14,10 @@ internal import FoundationEssentials
 /// which its validated path is within every certificate's dates*. Without revocation
 /// data, time enters path validation only through those dates, so a later token whose
 /// check time lies strictly inside the window gets the same answer a fresh validation
-/// would give; any other time is validated afresh. The trusted roots and the strict
-/// flag are fixed for the cache's lifetime (one cache per `Verifier`).
+/// would give; any other time is validated afresh. The trusted roots are fixed for the
+/// cache's lifetime (one cache per `Verifier`). What OpenSSL's strict checks say about the
+/// path (`ValidatedPath.strictFindings`) is kept with it whatever the options: whether that
+/// makes a note or a failure is decided per token, from the same words.
 ///
 /// That argument holds only while nothing else about validity depends on time. A revocation
 /// policy (OCSP, CRLs) makes it depend on when the status was fetched and how long it is
@@ -52,22 +54,43 @@ final class VerificationCache: Sendable {
         let leafKey: PublicKey?
         /// Set once the pair validated: the validated path and when all of it is in date.
         let validated: ValidatedPath?
+        /// Set once the pair failed to validate at a moment given as "now": that moment and
+        /// OpenSSL's answer. Every token of a run is asked whether its chain is valid now, at the
+        /// same now, so a chain that has expired since its tokens were signed (an old log) is
+        /// validated once for it, not once per token.
+        let invalidNow: (date: Date, validation: TrustStore.PathValidation)?
 
         init(
             leaf: Certificate, intermediate: Certificate, pairChecks: [Check], leafKey: PublicKey?,
-            validated: ValidatedPath?
+            validated: ValidatedPath?, invalidNow: (date: Date, validation: TrustStore.PathValidation)? = nil
         ) {
             self.leaf = leaf
             self.intermediate = intermediate
             self.pairChecks = pairChecks
             self.leafKey = leafKey
             self.validated = validated
+            self.invalidNow = invalidNow
         }
 
         /// This entry with its validated path recorded.
         func validated(_ path: ValidatedPath) -> ChainEntry {
             ChainEntry(
-                leaf: leaf, intermediate: intermediate, pairChecks: pairChecks, leafKey: leafKey, validated: path)
+                leaf: leaf, intermediate: intermediate, pairChecks: pairChecks, leafKey: leafKey, validated: path,
+                invalidNow: invalidNow)
+        }
+
+        /// This entry with a failed validation at `date` recorded.
+        func invalid(at date: Date, _ validation: TrustStore.PathValidation) -> ChainEntry {
+            ChainEntry(
+                leaf: leaf, intermediate: intermediate, pairChecks: pairChecks, leafKey: leafKey, validated: validated,
+                invalidNow: (date, validation))
+        }
+
+        /// The failed validation recorded at exactly `date`, if any: path validation at one moment,
+        /// with the same certificates and roots and no revocation data, gives one answer.
+        func invalidValidation(at date: Date) -> TrustStore.PathValidation? {
+            guard let invalidNow, invalidNow.date == date else { return nil }
+            return invalidNow.validation
         }
     }
 
@@ -78,12 +101,23 @@ final class VerificationCache: Sendable {
         /// Seconds since 1970: the latest notBefore and earliest notAfter along the path.
         let notBefore: Double
         let notAfter: Double
+        /// The checks of OpenSSL's strict mode the path fails, in words, or nil when it passes
+        /// them (`ChainPolicy.strictFindings`). They depend on the certificates alone, so every
+        /// token of the window gets the words a fresh validation would give.
+        let strictFindings: String?
+        /// The note a token of this path carries when the strict checks are not asked for
+        /// (`ChainPolicy.strictNote`), made once and shared by every such token.
+        let strictNote: String?
 
-        init(path: [Certificate], notBefore: Double, notAfter: Double) {
+        init(validation: TrustStore.PathValidation, notBefore: Double, notAfter: Double) {
+            let path = validation.path
             self.path = path
             self.anchorName = path.last.map { Run.name($0) } ?? "a trusted root"
             self.notBefore = notBefore
             self.notAfter = notAfter
+            let words = validation.strictFindings.isEmpty ? nil : ChainPolicy.strictFindings(validation)
+            self.strictFindings = words
+            self.strictNote = words.map(ChainPolicy.strictNote)
         }
 
         /// Strictly inside the window, at OpenSSL's one-second resolution.
@@ -225,15 +259,18 @@ final class VerificationCache: Sendable {
         return entry
     }
 
-    /// Records that a pair validated along `path`.
+    /// Records that a pair validated along the path of `validation` (with its strict findings).
     /// - Returns: the stored record, or nil when the path's dates cannot be read.
     @discardableResult
-    func storeValidated(_ path: [Certificate], leaf: Certificate, intermediate: Certificate) -> ValidatedPath? {
+    func storeValidated(_ validation: TrustStore.PathValidation, leaf: Certificate, intermediate: Certificate)
+        -> ValidatedPath?
+    {
+        let path = validation.path
         let starts = path.compactMap { $0.notBefore?.timeIntervalSince1970 }
         let ends = path.compactMap { $0.notAfter?.timeIntervalSince1970 }
         guard starts.count == path.count, ends.count == path.count, let start = starts.max(), let end = ends.min()
         else { return nil }
-        let validated = ValidatedPath(path: path, notBefore: start, notAfter: end)
+        let validated = ValidatedPath(validation: validation, notBefore: start, notAfter: end)
         let key = ChainKey(leaf: ObjectIdentifier(leaf), intermediate: ObjectIdentifier(intermediate))
         state.withLock { state in
             guard let entry = state.chains[key], entry.leaf === leaf, entry.intermediate === intermediate else {
@@ -242,5 +279,18 @@ final class VerificationCache: Sendable {
             state.chains[key] = entry.validated(validated)
         }
         return validated
+    }
+
+    /// Records that a pair failed to validate at `date` (the run's now).
+    func storeInvalid(
+        _ validation: TrustStore.PathValidation, at date: Date, leaf: Certificate, intermediate: Certificate
+    ) {
+        let key = ChainKey(leaf: ObjectIdentifier(leaf), intermediate: ObjectIdentifier(intermediate))
+        state.withLock { state in
+            guard let entry = state.chains[key], entry.leaf === leaf, entry.intermediate === intermediate else {
+                return
+            }
+            state.chains[key] = entry.invalid(at: date, validation)
+        }
     }
 }

@@ -4,23 +4,25 @@ public import FoundationEssentials
 /// embedded certificates (untrusted intermediates), and trusted roots (Apple Inc. Root by
 /// default; receipts never chain to Apple Root CA G2 or G3).
 ///
-/// **SHA-1 certificate signatures.** Apple's receipt chains up to 2025 are signed with SHA-1
-/// (the WWDR intermediates of 2008, 2013 and G7 and the leaves they issued). OpenSSL 3 refuses
-/// SHA-1 signatures from authentication security level 1 up (`X509_V_ERR_CA_MD_TOO_WEAK`).
-/// Receipt validation therefore sets the level to 0 with `X509_VERIFY_PARAM_set_auth_level`
-/// on its own verification context only (`TrustStore.validate(…, authLevel: 0)`); no other
-/// validation (JWS chains) is changed. The roots trusted are still only those configured, so
-/// a SHA-1 collision would have to be forged under Apple's own WWDR CA. (OpenSSL's library
-/// default is -1, no minimum, so the explicit 0 keeps receipts valid should the JWS paths ever
-/// ask for level 1.)
+/// **Algorithms.** Apple's receipt chains up to 2025 are signed with SHA-1 (the WWDR
+/// intermediates of 2008, 2013 and G7 and the leaves they issued), which OpenSSL 3 refuses
+/// from authentication security level 1 up (`X509_V_ERR_CA_MD_TOO_WEAK`), and no level allows
+/// SHA-1 while refusing MD5. Receipt chains are therefore validated at level 2 (every key of
+/// at least 112-bit security: RSA 2048 bits; every certificate signature over SHA-224 or
+/// stronger) except that a certificate signature over SHA-1 passes (`algorithmFloor`,
+/// `TrustStore.AlgorithmFloor.level2AllowingSHA1Signatures`, on this validation's context
+/// only): MD5 signatures and keys under 2048-bit RSA are refused anywhere in the path, the
+/// signer's certificate included. The roots trusted are still only those configured, so a
+/// SHA-1 collision would have to be forged under Apple's own WWDR CA. The CMS signer's own
+/// digest meets the same floor (`ReceiptRun`'s `signature` check).
 public enum ReceiptChain {
     /// SHA-256 fingerprint of Apple Inc. Root ("Apple Root CA", 2006 to 2035).
     public static let appleIncRootFingerprint = "b0b1730ecbc7ff4505142c49f1295e6eda6bcaed7e2c68c5be91b5a11001f024"
     /// SHA-256 fingerprint of the self-signed "StoreKit" certificate (2020 to 2040) that
     /// StoreKit Testing in Xcode signs receipts with.
     public static let storeKitFingerprint = "ff0ba36e721d2db741d2aa11e6112ef78bf7131b46c7f035b00891d045c864fe"
-    /// The authentication security level receipt chains are validated at (allows SHA-1).
-    public static let authLevel: Int32 = 0
+    /// The weakest keys and signatures receipt chains and CMS signers may use: level 2, SHA-1 allowed.
+    public static let algorithmFloor = TrustStore.AlgorithmFloor.level2AllowingSHA1Signatures
 
     /// The default trust anchor of receipts: the embedded Apple Inc. Root alone.
     public static let appleIncRoot: TrustStore = TrustStore(
@@ -89,7 +91,7 @@ public enum ReceiptChain {
     /// certificates to a root of `trustStore`, carry `AppleCertificates.leafMarkerOID`, and an
     /// intermediate of the path must carry `AppleCertificates.intermediateMarkerOID`. StoreKit
     /// Testing receipts: valid only when `trustStore` holds the StoreKit certificate itself (no
-    /// marker OIDs: it has none). Both at authentication level 0 (SHA-1 allowed, see above).
+    /// marker OIDs: it has none). Both at `algorithmFloor` (SHA-1 allowed, MD5 not, see above).
     ///
     /// - Parameters:
     ///   - trustStore: the trusted roots; Apple Inc. Root by default.
@@ -101,7 +103,7 @@ public enum ReceiptChain {
         let leaf = container.signerCertificate
         let others = container.certificates.filter { $0 !== leaf }
         let path = trustStore.validate(
-            leaf: leaf, intermediates: others, at: time, checks: .rfc5280, authLevel: authLevel)
+            leaf: leaf, intermediates: others, at: time, checks: .rfc5280, floor: algorithmFloor)
         var failures: [Failure] = []
         if let error = path.error { failures.append(.path(error, depth: path.errorDepth)) }
         if signer == .appStore {

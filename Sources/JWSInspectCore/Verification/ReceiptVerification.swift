@@ -4,7 +4,8 @@ extension Verifier {
     /// Inspects a legacy App Store receipt (a PKCS#7 container, DER or BER) with the same
     /// checks, statuses and expectations as a JWS.
     ///
-    /// Checks, in order: `signature` (the CMS signature over the content, exit 1), `chain` (the
+    /// Checks, in order: `signature` (the CMS signature over the content, over SHA-1 or a stronger
+    /// digest, exit 1), `chain` (the
     /// signer's certificate through the embedded ones to Apple Inc. Root, or the `--root`
     /// certificates, at `receipt_creation_date` unless `--at`; exit 2), `leaf-oid` and
     /// `intermediate-oid` (Apple's markers, App Store receipts only; exit 2), then the
@@ -86,7 +87,17 @@ struct ReceiptRun {
         chain = summaries(validation.path.isValid ? validation.path.path : nil)
         guard options.verifySignatures else { return }
         let algorithm = "\(container.digestAlgorithm) with \(container.signatureAlgorithm)"
+        let weakDigests = container.digests(refusedBy: ReceiptChain.algorithmFloor)
         switch Result(catching: { () throws(CMSSignedData.SignatureError) in try container.verifySignature() }) {
+        case .success where !weakDigests.isEmpty:
+            // A signature over a weak digest does not tie the signer to these bytes: a collision
+            // gives other content the same digest, so the same signature.
+            checks.append(
+                Check(
+                    SignaturePolicy.name, passed: false,
+                    "the PKCS#7 signature (\(algorithm)) uses the digest \(weakDigests.joined(separator: " and ")), "
+                        + "which receipts do not accept (SHA-1, SHA-2 and SHA-3 only): a collision would let other "
+                        + "content carry the same signature"))
         case .success:
             checks.append(
                 Check(

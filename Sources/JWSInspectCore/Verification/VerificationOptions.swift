@@ -28,13 +28,12 @@ public struct VerificationOptions: Sendable {
     public var requireActive = false
     /// Overrides payload kind recognition (`--type`).
     public var kindOverride: PayloadKind?
-    /// OpenSSL's `X509_V_FLAG_X509_STRICT` in full (`--x509-strict`): missing key identifiers
-    /// fail too, and a pinned single certificate gets the strict checks as well.
+    /// OpenSSL's `X509_V_FLAG_X509_STRICT` (`--x509-strict`): an App Store chain that its strict
+    /// checks refuse fails `chain` (by default it passes under RFC 5280, as in Apple's Swift, Java
+    /// and Node libraries, with a note naming the checks), and a pinned single certificate gets
+    /// the strict checks as well.
     public var strictX509 = false
 
-    /// The structure checks for an App Store chain: strict, except for key identifiers unless
-    /// `strictX509`.
-    var chainChecks: TrustStore.StructureChecks { strictX509 ? .strict : .strictExceptKeyIdentifiers }
     /// The structure checks for a one-certificate chain trusted as itself (`--root`, such as
     /// StoreKit Testing in Xcode's certificate): pinned byte for byte, its structure is not what
     /// is trusted, so RFC 5280 alone unless `strictX509`.

@@ -17,6 +17,9 @@ enum ChainPolicy: VerifierPolicy {
         case pinned(Certificate, at: Inspection.CheckTime)
         /// OpenSSL's verdict on a path that did not validate.
         case failed(Failure)
+        /// A path valid under RFC 5280 that OpenSSL's strict checks, asked for, refuse: the
+        /// findings in words (`strictFindings`).
+        case strictRefusal(String)
 
         var text: String {
             switch self {
@@ -26,6 +29,8 @@ enum ChainPolicy: VerifierPolicy {
                 "the certificate \(Run.name(certificate)) is itself a trusted root, valid \(time.phrase)"
             case .failed(let failure):
                 failure.text
+            case .strictRefusal(let findings):
+                ChainPolicy.strictRefusal(findings)
             }
         }
     }
@@ -64,7 +69,9 @@ enum ChainPolicy: VerifierPolicy {
                 case .phrase(let phrase, _): phrase
                 }
             let depth = Int(result.errorDepth)
-            let subject: Certificate? = depth >= 0 && depth < certificates.count ? certificates[depth] : nil
+            // The certificate OpenSSL names (the trusted root itself, not x5c[2], at the root's depth).
+            let subject: Certificate? =
+                result.errorCertificate ?? (depth >= 0 && depth < certificates.count ? certificates[depth] : nil)
             let which = depth == 0 ? "leaf" : depth == 1 ? "intermediate" : depth >= 2 ? "root" : "chain"
             var text = error.description
             if let subject {
@@ -100,11 +107,54 @@ enum ChainPolicy: VerifierPolicy {
                 let names = roots.map { Run.name($0) }.joined(separator: ", ")
                 let issuer = (subject ?? certificates[min(1, certificates.count - 1)]).issuer
                 text += ": issuer \"\(issuer)\" is not among the trusted roots (\(names)); \(untrustedNote)"
+            case .leafKeyTooSmall, .caKeyTooSmall:
+                text += ": its key is \(subject?.keyStrength?.description ?? "of an unknown strength"); "
+                text += "accepted: \(result.floor.summary)"
+            case .signatureDigestTooWeak:
+                text += ": signed with \(subject?.signatureStrength?.description ?? "an unknown algorithm"); "
+                text += "accepted: \(result.floor.summary)"
             default:
                 text += ", checked \(when)"
             }
             return text
         }
+    }
+
+    /// The checks of OpenSSL's strict mode (`X509_V_FLAG_X509_STRICT`) that a path valid under
+    /// RFC 5280 fails, by certificate: "at the intermediate "…": Path length given without key
+    /// usage keyCertSign (X509_V_ERR 81), CA cert does not include key usage extension
+    /// (X509_V_ERR 92); at the root "…": …". Worded once per validated path (the cache keeps the
+    /// words with it).
+    static func strictFindings(_ validation: TrustStore.PathValidation) -> String {
+        let count = validation.path.count
+        var groups: [(depth: Int32, certificate: Certificate?, errors: [String])] = []
+        for finding in validation.strictFindings {
+            if let index = groups.firstIndex(where: { $0.depth == finding.depth }) {
+                groups[index].errors.append(finding.error.description)
+            } else {
+                groups.append((finding.depth, finding.certificate, [finding.error.description]))
+            }
+        }
+        var words = groups.map { group in
+            let depth = Int(group.depth)
+            let role = depth == 0 ? "leaf" : depth == count - 1 ? "root" : depth > 0 ? "intermediate" : "chain"
+            let name = group.certificate.map { " \(Run.name($0))" } ?? ""
+            return "at the \(role)\(name): " + group.errors.joined(separator: ", ")
+        }.joined(separator: "; ")
+        if validation.strictFindingsDropped > 0 { words += "; and \(validation.strictFindingsDropped) more" }
+        return words
+    }
+
+    /// The note on a chain valid under RFC 5280 that OpenSSL's strict checks refuse.
+    static func strictNote(_ findings: String) -> String {
+        "the chain is valid under RFC 5280, as Apple's Swift, Java and Node libraries validate it, but OpenSSL's "
+            + "strict checks (X509_V_FLAG_X509_STRICT), which Apple's Python library applies by default, refuse it: "
+            + findings
+    }
+
+    /// The chain check's detail when the strict checks were asked for and refuse the chain.
+    static func strictRefusal(_ findings: String) -> String {
+        "OpenSSL's strict checks (X509_V_FLAG_X509_STRICT, asked for) refuse the chain: " + findings
     }
 }
 

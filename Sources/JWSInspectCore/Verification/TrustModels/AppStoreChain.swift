@@ -1,5 +1,8 @@
+internal import FoundationEssentials
+
 /// The App Store trust model's validation: x5c[0] -> x5c[1] -> a trusted root at the check
-/// time, in one OpenSSL call whose validated window the cache keeps, deciding `chain`,
+/// time, in one OpenSSL call (and, once the path validates, a second one for OpenSSL's strict
+/// checks) whose validated window the cache keeps with the strict checks' findings, deciding `chain`,
 /// `chain-path`, `leaf-oid` and `intermediate-oid` (the markers are decided once per pair,
 /// by `markerChecks`, and kept by the cache), and whether the chain is valid now too.
 enum AppStoreChain {
@@ -19,12 +22,11 @@ enum AppStoreChain {
         // A validated pair whose path is in date at the check time needs no new validation.
         var validated = entry.validated.flatMap { $0.covers(checkTime.date) ? $0 : nil }
         if validated == nil {
-            let result = store.validate(
-                leaf: leaf, intermediates: [intermediate], at: checkTime.date, checks: run.options.chainChecks)
+            let result = validation(leaf: leaf, intermediate: intermediate, at: checkTime.date, store: store)
             if result.isValid {
                 validated =
-                    cache.storeValidated(result.path, leaf: leaf, intermediate: intermediate)
-                    ?? .init(path: result.path, notBefore: .infinity, notAfter: -.infinity)
+                    cache.storeValidated(result, leaf: leaf, intermediate: intermediate)
+                    ?? .init(validation: result, notBefore: .infinity, notAfter: -.infinity)
             } else {
                 let failure = ChainPolicy.Failure(
                     result: result, certificates: run.parsedChain.certificates, roots: store.roots,
@@ -33,19 +35,41 @@ enum AppStoreChain {
             }
         }
         if let validated {
-            run.record(.chainValid(anchorName: validated.anchorName, at: checkTime))
+            // What OpenSSL's strict checks say is kept with the path: a failure when asked for, a note otherwise.
+            if let findings = validated.strictFindings, run.options.strictX509 {
+                run.record(ChainPolicy.name, false, ChainPolicy.Detail.strictRefusal(findings))
+            } else {
+                run.record(.chainValid(anchorName: validated.anchorName, at: checkTime))
+                if let note = validated.strictNote { run.notes.append(note) }
+            }
             run.record(ChainPathPolicy.check(validated.path, leaf: leaf, intermediate: intermediate))
         }
         for check in entry.pairChecks { run.record(check) }
 
-        let (now, chainChecks) = (run.options.now, run.options.chainChecks)
+        let now = run.options.now
         run.recordValidityNow(
             validText: run.chainValidNowText, certificates: run.parsedChain.certificates,
             known: validated?.covers(now) == true
         ) {
-            let result = store.validate(leaf: leaf, intermediates: [intermediate], at: now, checks: chainChecks)
-            if result.isValid { cache.storeValidated(result.path, leaf: leaf, intermediate: intermediate) }
+            if let known = entry.invalidValidation(at: now) { return known }
+            let result = validation(leaf: leaf, intermediate: intermediate, at: now, store: store)
+            if result.isValid {
+                cache.storeValidated(result, leaf: leaf, intermediate: intermediate)
+            } else {
+                cache.storeInvalid(result, at: now, leaf: leaf, intermediate: intermediate)
+            }
             return result
         }
+    }
+
+    /// The one validation of an App Store chain: RFC 5280 path validation (as Apple's Swift,
+    /// Java and Node libraries do) at OpenSSL's authentication level 2, with OpenSSL's strict
+    /// checks run on the validated path for what they would refuse.
+    private static func validation(leaf: Certificate, intermediate: Certificate, at date: Date, store: TrustStore)
+        -> TrustStore.PathValidation
+    {
+        store.validate(
+            leaf: leaf, intermediates: [intermediate], at: date, checks: .rfc5280, floor: .level2,
+            reviewingStrictChecks: true)
     }
 }

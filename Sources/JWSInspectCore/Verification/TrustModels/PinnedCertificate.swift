@@ -5,7 +5,8 @@ enum PinnedCertificate {
     static func validate(_ certificate: Certificate, isXcode: Bool, run: inout Run) {
         let (store, pinnedChecks) = (run.options.trustStore, run.options.pinnedChecks)
         let checkTime = run.checkTime
-        let result = store.validate(leaf: certificate, intermediates: [], at: checkTime.date, checks: pinnedChecks)
+        let result = store.validate(
+            leaf: certificate, intermediates: [], at: checkTime.date, checks: pinnedChecks, floor: .level2)
         if result.isValid {
             run.record(ChainPolicy.name, true, ChainPolicy.Detail.pinned(certificate, at: checkTime))
         } else {
@@ -21,7 +22,7 @@ enum PinnedCertificate {
             validText: Inspection.ValidityNow.alsoValid("certificate", now: run.nowText), certificates: [certificate],
             known: false
         ) {
-            store.validate(leaf: certificate, intermediates: [], at: now, checks: pinnedChecks)
+            store.validate(leaf: certificate, intermediates: [], at: now, checks: pinnedChecks, floor: .level2)
         }
     }
 }
