@@ -164,7 +164,12 @@ public struct Fetcher: Sendable {
         case .failure(let failure):
             return .failure(failure)
         case .success(let response):
-            guard let value = try? JSONValue.decode(response.body) else {
+            let value: JSONValue
+            do {
+                value = try JSONValue.decode(response.body)
+            } catch let duplicate as DuplicateMember {
+                return .failure(.badAnswer("HTTP \(response.status) with a body that names \(duplicate)"))
+            } catch {
                 return .failure(
                     .badAnswer("HTTP \(response.status) with a body that is not JSON: " + Self.excerpt(response.body)))
             }

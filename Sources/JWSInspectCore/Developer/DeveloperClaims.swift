@@ -18,11 +18,25 @@ enum DeveloperClaims {
     }
 
     /// An Advanced Commerce `request` claim's JSON text, when it is standard base64 of a UTF-8 JSON
-    /// object (nil otherwise).
+    /// object that names no member twice (nil otherwise).
     static func requestText(_ request: String) -> String? {
-        guard let data = Data(base64Encoded: request), ((try? JSONValue.decodeObject(Array(data))) ?? nil) != nil
-        else { return nil }
+        guard requestProblem(request) == nil, let data = Data(base64Encoded: request) else { return nil }
         return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Why an Advanced Commerce `request` claim is not standard base64 of a UTF-8 JSON object
+    /// naming no member twice (Apple's server reads it: a member named twice reads two ways).
+    static func requestProblem(_ request: String) -> String? {
+        let notJSON = "is not standard base64 of a JSON object"
+        guard let data = Data(base64Encoded: request) else { return notJSON }
+        do {
+            guard case .object = try JSONValue.decode(Array(data)) else { return notJSON }
+        } catch let duplicate as DuplicateMember {
+            return "names \(duplicate) in its JSON"
+        } catch {
+            return notJSON
+        }
+        return nil
     }
 
     /// "App Store Server API token for com.example.app, issuer 5f…, expires 2026-12-01T12:05:00Z."

@@ -112,11 +112,11 @@ public enum DeveloperToken {
     }
 
     /// Why an Advanced Commerce request is refused: nil when `bytes` are one JSON object
-    /// (RFC 8259, UTF-8), else why not.
+    /// (RFC 8259, UTF-8) that names no member twice, else why not.
     public static func requestProblem(_ bytes: [UInt8]) -> String? {
-        if let problem = bytes.withUnsafeBufferPointer({ JSONSyntax.strictProblem($0) }) {
-            return "is not JSON: \(problem)"
-        }
+        let (problem, duplicate, _) = bytes.withUnsafeBufferPointer { JSONSyntax.strictCheck($0) }
+        if let duplicate { return "names \(duplicate)" }
+        if let problem { return "is not JSON: \(problem)" }
         guard (try? JSONValue.decodeObject(bytes)) != nil else { return "is JSON but not an object" }
         return nil
     }

@@ -70,6 +70,15 @@ extension InputStream {
                     let document = try JSONValue.decode(record)
                     let prefix = whole ? "\(origin):" : numberLines ? "\(origin):\(number):" : "\(origin):"
                     return (InputScanner.jsonTokens(document, origin: prefix), nil)
+                } catch let duplicate as DuplicateMember {
+                    // Read two ways (Foundation keeps the first, others the last): refused whole,
+                    // neither copy verified.
+                    let line = lines.last { $0.start <= duplicate.offset }?.number ?? number
+                    let reason = "the JSON document names member \(duplicate.quotedName) twice at line \(line)"
+                    return (
+                        [.malformed(source: whole || !numberLines ? origin : "\(origin):\(number)", reason: reason)],
+                        nil
+                    )
                 } catch {
                     // Not JSON after all (a log line that starts with a brace): scan its lines as text.
                     let items = lines.flatMap { number, start, end in

@@ -47,6 +47,8 @@ public struct CompactJWS: Sendable {
         case base64(segment: String, Base64URL.DecodingError)
         case notJSON(segment: String, String)
         case notObject(segment: String, String)
+        /// An object in the segment names a member twice.
+        case duplicateMember(segment: String, DuplicateMember)
         case tooLarge(Int, limit: Int)
 
         public var description: String {
@@ -57,6 +59,7 @@ public struct CompactJWS: Sendable {
             case .base64(let segment, let error): "the \(segment) segment is not base64url: \(error)"
             case .notJSON(let segment, let detail): "the \(segment) is not valid JSON: \(detail)"
             case .notObject(let segment, let kind): "the \(segment) is \(kind), expected a JSON object"
+            case .duplicateMember(let segment, let duplicate): "the \(segment) names \(duplicate)"
             case .tooLarge(let size, let limit): "the token is \(size) bytes, over the \(limit)-byte limit for one JWS"
             }
         }
@@ -128,8 +131,12 @@ public struct CompactJWS: Sendable {
                 throw .notJSON(segment: name, "it is not valid UTF-8")
             }
             // Foundation is lax where RFC 8259 is not (trailing commas; numbers and escapes in
-            // members it does not decode): the text must be JSON to be shown as signed.
-            let (problem, rawControlCharacters) = bytes.withUnsafeBufferPointer { JSONSyntax.strictCheck($0) }
+            // members it does not decode): the text must be JSON to be shown as signed. And a
+            // member named twice reads two ways (Foundation keeps the first, others the last).
+            let (problem, duplicate, rawControlCharacters) = bytes.withUnsafeBufferPointer {
+                JSONSyntax.strictCheck($0)
+            }
+            if let duplicate { throw .duplicateMember(segment: name, duplicate) }
             if let problem { throw .notJSON(segment: name, problem) }
             // Raw control characters in strings are kept (and escaped in output); Foundation
             // decodes them only escaped.

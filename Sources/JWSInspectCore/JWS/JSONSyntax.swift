@@ -16,7 +16,11 @@
 ///   after it. Lenient where Foundation is (trailing commas, any escape, loose numbers):
 ///   Foundation has the last word on the document.
 ///
-/// Linear in the input; its only memory is one bit per nesting level.
+/// Either mode can also refuse an object that names a member twice (`MemberNames`; on by
+/// default in `.strict`): the first such member is `duplicate`, and the text is `.broken`.
+///
+/// Linear in the input; its memory is one bit per nesting level, and, when members are
+/// checked, the names of the objects open.
 struct JSONSyntax {
     enum Mode { case strict, record }
 
@@ -42,6 +46,8 @@ struct JSONSyntax {
     /// Whether a string held a raw control character (U+0000 to U+001F), which JSON text
     /// should escape: Foundation refuses them when it decodes the string.
     private(set) var rawControlCharacters = false
+    /// The first member named twice in one object (set with `outcome` `.broken`).
+    private(set) var duplicate: DuplicateMember?
 
     var state = State.value
     /// One bit per open container: set for an object, clear for an array.
@@ -59,6 +65,17 @@ struct JSONSyntax {
     /// Where the number being read started in the piece being fed, and whether it has an exponent.
     var numberStart = 0
     var numberHasExponent = false
+    /// Whether an object naming a member twice breaks the text, and the names of the open
+    /// objects' members then.
+    private let checksMembers: Bool
+    private var members = MemberNames()
+    /// The key being read: where its text starts in the piece being fed (0 once it runs on
+    /// into a later piece), its opening quote's offset in the text, whether it holds an
+    /// escape, and its bytes from earlier pieces.
+    private var keyStart = 0
+    private var keyOffset = 0
+    private var keyEscaped = false
+    private var keyPrefix: [UInt8] = []
 
     enum State: UInt8 {
         case value, valueOrClose, keyOrClose, key, colon, afterValue
@@ -66,8 +83,11 @@ struct JSONSyntax {
         case done
     }
 
-    init(mode: Mode) {
+    /// - Parameter members: whether an object naming a member twice breaks the text (by
+    ///   default in `.strict` mode only).
+    init(mode: Mode, members: Bool? = nil) {
         self.mode = mode
+        checksMembers = members ?? (mode == .strict)
     }
 
     /// Reads more of the text.
@@ -98,11 +118,13 @@ struct JSONSyntax {
                 guard index < count else { continue }
                 if base[index] == 0x22 {
                     if inKey {
+                        if checksMembers, !endKey(base, at: index) { return }
                         state = .colon
                     } else {
                         valueEnded()
                     }
                 } else {
+                    if inKey { keyEscaped = true }
                     state = .escape
                 }
             case .escape:
@@ -163,12 +185,52 @@ struct JSONSyntax {
             case .value, .valueOrClose, .keyOrClose, .key, .colon, .afterValue:
                 if !Self.isWhitespace(byte) {
                     if let failure = structural(byte) { return fail(failure, at: index) }
-                    if state == .number { numberStart = index }
+                    if state == .number {
+                        numberStart = index
+                    } else if state == .string, inKey, checksMembers {
+                        keyStart = index + 1
+                        keyOffset = offset + index
+                        keyEscaped = false
+                    }
                 }
             }
             index += 1
         }
+        if checksMembers {
+            if inKey, state == .string || state == .escape || state == .unicode {
+                // The key runs on into the next piece.
+                keyPrefix.append(contentsOf: UnsafeBufferPointer(start: base + keyStart, count: count - keyStart))
+                keyStart = 0
+            }
+            members.keepNames(of: base, at: offset)
+        }
         advance(by: count)
+    }
+
+    /// A key ended at `end` (its closing quote) in the piece at `base`: false, with the text
+    /// broken, when its object has a member of that name already.
+    private mutating func endKey(_ base: UnsafePointer<UInt8>, at end: Int) -> Bool {
+        let piece = UnsafeBufferPointer(start: base + keyStart, count: end - keyStart)
+        guard keyEscaped || !keyPrefix.isEmpty else {
+            if members.add(piece, textStart: offset + keyStart, piece: base, pieceOffset: offset) {
+                return true
+            }
+            return duplicateKey(piece)
+        }
+        keyPrefix.append(contentsOf: piece)
+        let name = keyEscaped ? MemberNames.unescape(keyPrefix) : keyPrefix
+        keyPrefix.removeAll(keepingCapacity: true)
+        return name.withUnsafeBufferPointer { name in
+            if members.add(name, textStart: nil, piece: base, pieceOffset: offset) { return true }
+            return duplicateKey(name)
+        }
+    }
+
+    private mutating func duplicateKey(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        let found = DuplicateMember(name: String(decoding: name, as: UTF8.self), offset: keyOffset)
+        duplicate = found
+        fail("a second member named \(found.quotedName)", atAbsolute: keyOffset)
+        return false
     }
 
     /// In `.record` mode, a line ended here. A string cannot span lines; anywhere else a line
@@ -283,7 +345,12 @@ struct JSONSyntax {
         let level = depth
         if level >> 6 == containers.count { containers.append(0) }
         let bit: UInt64 = 1 << UInt64(level & 63)
-        if object { containers[level >> 6] |= bit } else { containers[level >> 6] &= ~bit }
+        if object {
+            containers[level >> 6] |= bit
+            if checksMembers { members.open() }
+        } else {
+            containers[level >> 6] &= ~bit
+        }
         depth += 1
         deepest = max(deepest, depth)
     }
@@ -294,6 +361,7 @@ struct JSONSyntax {
         guard isObject == (byte == 0x7D) else {
             return "'\(Self.shown(byte))' closes \(isObject ? "an object" : "an array")"
         }
+        if byte == 0x7D, checksMembers { members.close() }
         depth -= 1
         valueEnded()
         return nil

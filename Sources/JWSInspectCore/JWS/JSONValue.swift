@@ -59,19 +59,35 @@ public enum JSONValue: Sendable, Equatable, Decodable {
         return CompactJWS.describe(error)
     }
 
-    /// Decodes a JSON text; throws Foundation's error for anything that is not JSON.
+    /// Decodes a JSON text from input (a document, an API answer) and checks that no object in
+    /// it names a member twice, which Foundation lets through keeping one of them.
+    ///
+    /// - Throws: Foundation's error for anything that is not JSON; `DuplicateMember` for a
+    ///   member named twice; `Unchecked` for a text Foundation reads and the member check
+    ///   cannot (not UTF-8).
     public static func decode(_ bytes: [UInt8]) throws -> JSONValue {
         // The bytes are only read while decoding: no copy into the Data (documents reach 64 MiB).
-        try bytes.withUnsafeBytes { raw in
+        let value = try bytes.withUnsafeBytes { raw in
             let data = Data(
                 bytesNoCopy: UnsafeMutableRawPointer(mutating: raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!),
                 count: raw.count, deallocator: .none)
             return try JSONDecoder().decode(JSONValue.self, from: data)
         }
+        let (duplicate, problem) = bytes.withUnsafeBufferPointer { JSONSyntax.memberCheck($0) }
+        if let duplicate { throw duplicate }
+        if let problem { throw Unchecked(description: "its members cannot be checked: \(problem)") }
+        return value
+    }
+
+    /// A text Foundation decoded whose members could not be checked for duplicates.
+    struct Unchecked: Error, CustomStringConvertible {
+        let description: String
     }
 
     /// Decodes a JSON text that should be an object (a JWS header or payload), the fast way:
     /// nil when it is valid JSON of another kind; throws Foundation's error when it is not JSON.
+    /// Members named twice are not looked for: the text must have passed
+    /// `JSONSyntax.strictCheck` (or `decode`) first, which refuses them.
     public static func decodeObject(_ bytes: [UInt8]) throws -> [String: JSONValue]? {
         let data = Data(bytes)
         let decoder = JSONDecoder()

@@ -27,9 +27,9 @@ enum FeatureClaimsPolicy: VerifierPolicy, PolicyStep {
             problems.append("transactionId is empty")
         }
         if run.kind == .advancedCommerceRequest, case .string(let request)? = claims["request"],
-            DeveloperClaims.requestText(request) == nil
+            let problem = DeveloperClaims.requestProblem(request)
         {
-            problems.append("request is not standard base64 of a JSON object")
+            problems.append("request \(problem)")
         }
         run.record(name, problems.isEmpty, ClaimDetail.feature(kind: run.kind, problems: problems))
     }
