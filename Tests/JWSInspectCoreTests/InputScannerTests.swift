@@ -276,6 +276,23 @@ extension InputScannerTests {
                 == [.token(source: "m.json: msg", token: Self.token)])
     }
 
+    /// A document held in a string that names a member twice is refused as one, as a document of
+    /// the input is: neither copy is verified (an API Gateway event's `body` with two `signedPayload`s).
+    @Test func aDocumentInAStringNamingAMemberTwiceIsRefusedWhole() {
+        let body = #"{"signedPayload":"\#(Self.token)","signedPayload":"\#(Self.other)"}"#
+        let event = #"{"body":\#(Self.quoted(body)),"id":"\#(Self.other)"}"#
+        let items = tokens(event, origin: "event.json")
+        let second = 20 + Self.token.utf8.count  // {"signedPayload":"<token>", then the second name
+        #expect(
+            items == [
+                .malformed(
+                    source: "event.json: body",
+                    reason: #"the JSON document in this string names member "signedPayload" twice (at byte "#
+                        + "\(second))"),
+                .token(source: "event.json: id", token: Self.other),
+            ], "\(items)")
+    }
+
     /// Documents in strings are read `InputScanner.maximumEmbeddedDocuments` levels deep and up to
     /// `InputScanner.maximumEmbeddedDocumentSize` bytes; a string deeper or larger than that is
     /// scanned as text, so its tokens are still found, each once.

@@ -133,10 +133,19 @@ private struct JSONWalk {
             } else if level < InputScanner.maximumEmbeddedDocuments,
                 trimmed.count <= InputScanner.maximumEmbeddedDocumentSize,
                 (first == UInt8(ascii: "{") && last == UInt8(ascii: "}"))
-                    || (first == UInt8(ascii: "[") && last == UInt8(ascii: "]")),
-                let document = try? JSONValue.decode(Array(trimmed))
+                    || (first == UInt8(ascii: "[") && last == UInt8(ascii: "]"))
             {
-                embedded = document
+                do {
+                    embedded = try JSONValue.decode(Array(trimmed))
+                } catch let duplicate as DuplicateMember {
+                    // Read two ways, as a document of the input would be: refused whole, neither
+                    // copy (nor any token in it) verified.
+                    found.append(
+                        .malformed(
+                            source: source(), reason: "the JSON document in this string names \(duplicate)"))
+                } catch {
+                    InputScanner.textTokens(trimmed, into: &found, source: source)
+                }
             } else {
                 InputScanner.textTokens(trimmed, into: &found, source: source)
             }
