@@ -6,6 +6,9 @@ internal import Foundation
 public enum StrictJSON {
     public struct Failure: Error, CustomStringConvertible {
         public let description: String
+        /// The member an object named twice, when that is the failure (RFC 8259 leaves the
+        /// meaning open; no JSON jwsinspect accepts or writes may hold one).
+        public var duplicateMember: String?
     }
 
     /// Every line of `text` (JSON Lines) parsed as one JSON object; fails on any other line.
@@ -80,6 +83,11 @@ public enum StrictJSON {
                 while true {
                     skipWhitespace()
                     let key = try string()
+                    guard object[key] == nil else {
+                        var failure = failure("member \"\(key)\" named twice")
+                        failure.duplicateMember = key
+                        throw failure
+                    }
                     skipWhitespace()
                     try expect(UInt8(ascii: ":"))
                     skipWhitespace()

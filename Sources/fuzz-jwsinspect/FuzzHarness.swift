@@ -84,6 +84,7 @@ enum Harness {
         _ = summary?.count
         for nested in inspection.nested { _ = nested.inspection.presentation }
         checkAccessFailsClosed(inspection)
+        checkNoMemberTwice(inspection)
     }
 
     /// Access is granted only on data that verified, decided the same way wherever it is asked,
@@ -98,6 +99,22 @@ enum Harness {
             precondition(decision == nil || decision?.access.grantsAccess == nil, "a decision on unproven data")
         }
         for nested in inspection.nested { checkAccessFailsClosed(nested.inspection) }
+    }
+
+    /// Whatever was not refused as malformed has a header and payload that name no member twice,
+    /// as the independent strict parser judges them (SECURITY.md, "Duplicate members are refused").
+    static func checkNoMemberTwice(_ inspection: Inspection) {
+        guard let sections = inspection.envelope?.sections else { return }
+        for (name, bytes) in [("header", sections.header.bytes), ("payload", sections.payload.bytes)] {
+            do {
+                _ = try StrictJSON.parse(bytes)
+            } catch let failure as StrictJSON.Failure where failure.duplicateMember != nil {
+                preconditionFailure("a \(name) naming a member twice was accepted: \(failure)")
+            } catch {
+                continue
+            }
+        }
+        for nested in inspection.nested { checkNoMemberTwice(nested.inspection) }
     }
 
     /// A JSON record's `access.grants` is true only when `verified` is, here and in `nested`.

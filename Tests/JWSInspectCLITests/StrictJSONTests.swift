@@ -12,6 +12,17 @@ import Testing
         #expect(throws: StrictJSON.Failure.self) { try StrictJSON.parse(Array(text.utf8)) }
     }
 
+    /// A member named twice (also through an escape) is refused and named: output never holds
+    /// one, and the fuzz harness judges accepted headers and payloads by it.
+    @Test(arguments: [#"{"a":1,"a":2}"#, #"{"x":{"b":1,"\u0062":2}}"#])
+    func refusesAMemberNamedTwice(_ text: String) {
+        #expect {
+            try StrictJSON.parse(Array(text.utf8))
+        } throws: { error in
+            (error as? StrictJSON.Failure)?.duplicateMember != nil
+        }
+    }
+
     @Test func acceptsJSON() throws {
         let value = try StrictJSON.parse(Array(#" {"a":[1,-0.5e+3,true,false,null,"\u00e9\n\"",{}],"b":[]} "#.utf8))
         #expect((value as? [String: Any])?["b"] as? [Any] != nil)
