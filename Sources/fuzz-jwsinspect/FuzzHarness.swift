@@ -43,6 +43,13 @@ enum Harness {
         let verifier = verifier()
         // As a whole input: scanned for JWS and receipts, each inspected and rendered for reading.
         for item in InputScanner.scan(bytes, origin: "fuzz") {
+            // Memory follows the record: a source names at most SourcePath.maximumLength bytes of
+            // JSON path after the origin and its line ("fuzz:12: ").
+            let source: String
+            switch item {
+            case .token(let place, _), .receipt(let place, _), .malformed(let place, _): source = place
+            }
+            precondition(source.utf8.count <= 32 + InputScanner.maximumPathLength, "a source unbounded: \(source)")
             switch item {
             case .token(let source, let token): inspect(token, source: source, verifier: verifier)
             case .receipt(let source, let der): inspectReceipt(der, source: source, verifier: verifier)

@@ -13,6 +13,9 @@ public enum InputScanner {
         case malformed(source: String, reason: String)
     }
 
+    /// The most bytes of JSON path a source names (`SourcePath`): a longer one is shortened.
+    public static let maximumPathLength = SourcePath.maximumLength
+
     /// Scans an input's bytes.
     ///
     /// - Parameters:
