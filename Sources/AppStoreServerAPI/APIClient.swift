@@ -26,8 +26,11 @@ public enum APIFailure: Error, Sendable, Equatable {
     case refused(status: Int, errorCode: Int64?, errorMessage: String?)
     /// Try again later: unreachable, timed out, or 429/5xx after every retry.
     case temporary(String)
-    /// A 2xx answer whose body is not a JSON object.
+    /// An answer that cannot be used: a body that is not one JSON object (or names a member
+    /// twice), over the size limit, a redirect, pages that do not add up.
     case badAnswer(String)
+    /// The server's TLS certificate was refused, in `environment`: permanent, not retried.
+    case untrustedCertificate(ServerEnvironment, String)
 
     /// Apple's error code and name, "errorCode 4040010 TransactionIdNotFoundError".
     public static func describe(code: Int64) -> String {
@@ -133,8 +136,13 @@ public final class APIClient: Sendable {
     ) -> Verdict {
         let response: HTTPResponse
         switch outcome {
-        case .failure(.tooLarge(let limit)):
-            return .done(.failure(.badAnswer(TransportError.tooLarge(limit: limit).description)))
+        case .failure(let error) where error.isAnswer:
+            return .done(.failure(.badAnswer(error.description)))
+        case .failure(.certificate(let reason)):
+            return .done(
+                .failure(
+                    .untrustedCertificate(
+                        environment, "\(baseURL(environment).text): \(TransportError.certificate(reason).description)")))
         case .failure(let error):
             let reason = "\(baseURL(environment).text): \(error.description)"
             return .retry(
@@ -180,10 +188,10 @@ public final class APIClient: Sendable {
         }
     }
 
-    /// Apple's `{"errorCode": N, "errorMessage": "…"}`, when the body is that.
+    /// Apple's `{"errorCode": N, "errorMessage": "…"}`, when the body is that (strict JSON: a
+    /// body naming `errorCode` twice says no code).
     static func apiError(_ response: HTTPResponse) -> (code: Int64?, message: String?) {
-        guard response.body.count <= 1 << 16, let value = try? JSONValue.decode(response.body),
-            case .object(let object) = value
+        guard response.body.count <= 1 << 16, case .success(let object) = JSONValue.strictObject(response.body)
         else { return (nil, nil) }
         var code: Int64?
         if case .integer(let number) = object["errorCode"] { code = number }

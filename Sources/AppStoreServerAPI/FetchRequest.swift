@@ -79,23 +79,50 @@ public enum FetchRequest: Sendable, Equatable {
         }
     }
 
-    /// The call for the page after the one that answered `answer`; nil when there is none.
-    func nextCall(after call: APICall, answer: [String: JSONValue]) -> APICall? {
-        guard case .bool(true) = answer["hasMore"] else { return nil }
-        switch self {
-        case .history, .refunds:
-            guard case .string(let revision) = answer["revision"], !revision.isEmpty else { return nil }
-            var next = call
-            next.query = call.query.filter { $0.0 != "revision" } + [("revision", revision)]
-            return next
-        case .notifications:
-            guard case .string(let token) = answer["paginationToken"], !token.isEmpty else { return nil }
-            var next = call
-            next.query = [("paginationToken", token)]
-            return next
-        default:
-            return nil
+    /// The longest page token (`revision`, `paginationToken`) taken, in bytes: Apple's are tens
+    /// of bytes; each is sent back in a URL.
+    public static let pageTokenLimit = 4096
+
+    /// What follows a page: nothing, the call for the next page (and the token it carries), or
+    /// why the answer cannot say (`hasMore` that is not a boolean, or true without a usable token).
+    enum NextPage {
+        case none
+        case call(APICall, token: String)
+        case malformed(String)
+    }
+
+    /// The page after the one that answered `answer`.
+    func nextPage(after call: APICall, answer: [String: JSONValue]) -> NextPage {
+        guard isPaged else { return .none }
+        let member = isNotifications ? "paginationToken" : "revision"
+        switch answer["hasMore"] {
+        case .bool(false)?: return .none
+        case .bool(true)?: break
+        case nil: return .malformed("the answer has no hasMore, so whether pages follow is unknown")
+        case let value?: return .malformed("hasMore is \(value.kindDescription), not true or false")
         }
+        guard case .string(let token) = answer[member], !token.isEmpty else {
+            let given =
+                answer[member].map { $0 == .string("") ? "an empty \(member)" : "\($0.kindDescription) as \(member)" }
+                ?? "no \(member)"
+            return .malformed("hasMore is true with \(given) to ask for the next page: the answer would end cut short")
+        }
+        guard token.utf8.count <= Self.pageTokenLimit else {
+            return .malformed(
+                "its \(member) is \(token.utf8.count) bytes, over the \(Self.pageTokenLimit) a page token may be")
+        }
+        var next = call
+        if isNotifications {
+            next.query = [("paginationToken", token)]
+        } else {
+            next.query = call.query.filter { $0.0 != "revision" } + [("revision", token)]
+        }
+        return .call(next, token: token)
+    }
+
+    private var isNotifications: Bool {
+        if case .notifications = self { return true }
+        return false
     }
 }
 

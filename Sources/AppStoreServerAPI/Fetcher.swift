@@ -93,7 +93,8 @@ public struct Fetcher: Sendable {
         var call: APICall? = request.call(now: client.clock())
         var page = 1
         var signedItems = 0
-        var seen: Set<String> = []
+        // The page tokens answered, by SHA-256: a token is sent back whole, but only its digest kept.
+        var seen: Set<[UInt8]> = []
         while let current = call {
             let described = "\(current.method) \(current.pathAndQuery)"
             let answer: [String: JSONValue]
@@ -120,22 +121,28 @@ public struct Fetcher: Sendable {
                 response: response, summary: summary,
                 fileStem: stem + (paged ? "-page-\(page)" : ""))
             guard deliver(fetched) else { return .stopped }
-            call = request.nextCall(after: current, answer: answer)
-            page += 1
-            // A server that does not advance would be asked forever: a page token seen before,
-            // or more pages than any App Store history has, ends the fetch.
-            if let next = call {
-                guard seen.insert(next.pathAndQuery).inserted else {
+            call = nil
+            switch request.nextPage(after: current, answer: answer) {
+            case .none:
+                break
+            case .malformed(let reason):
+                return .failed(.badAnswer("page \(page): \(reason)"), request: "\(name): \(described)")
+            case .call(let next, let token):
+                // A server that does not advance would be asked forever: a page token seen before,
+                // or more pages than any App Store history has, ends the fetch.
+                guard seen.insert(Digest.sha256(Array(token.utf8))).inserted else {
                     return .failed(
-                        .badAnswer("page \(page - 1) says hasMore with a page token already answered"),
+                        .badAnswer("page \(page) says hasMore with a page token already answered"),
                         request: "\(name): \(described)")
                 }
-                guard page <= Self.pageLimit else {
+                guard page < Self.pageLimit else {
                     return .failed(
                         .badAnswer("more than \(Self.pageLimit) pages; narrow the request (dates, --limit)"),
                         request: "\(name): \(described)")
                 }
+                call = next
             }
+            page += 1
         }
         if signedItems == 0 {
             unknownHere = false
@@ -164,19 +171,18 @@ public struct Fetcher: Sendable {
         case .failure(let failure):
             return .failure(failure)
         case .success(let response):
-            let value: JSONValue
-            do {
-                value = try JSONValue.decode(response.body)
-            } catch let duplicate as DuplicateMember {
-                return .failure(.badAnswer("HTTP \(response.status) with a body that names \(duplicate)"))
-            } catch {
-                return .failure(
-                    .badAnswer("HTTP \(response.status) with a body that is not JSON: " + Self.excerpt(response.body)))
-            }
-            guard case .object(let members) = value else {
+            switch JSONValue.strictObject(response.body) {
+            case .success(let members):
+                return .success((response, members))
+            case .failure(.notAnObject):
                 return .failure(.badAnswer("HTTP \(response.status) with JSON that is not an object"))
+            case .failure(.duplicateMember(let duplicate)):
+                return .failure(.badAnswer("HTTP \(response.status) with a body that names \(duplicate)"))
+            case .failure(.notJSON(let problem)):
+                return .failure(
+                    .badAnswer(
+                        "HTTP \(response.status) with a body that is not JSON: \(Self.excerpt(response.body)) (\(problem))"))
             }
-            return .success((response, members))
         }
     }
 

@@ -25,6 +25,16 @@ public struct ResponseSummary: Sendable {
         /// `signedTransactions[3]`, `data[0].lastTransactions[1].signedRenewalInfo`.
         public let path: String
         public let value: JSONValue
+        /// For a subscription's `signedRenewalInfo`: the path of the `signedTransactionInfo`
+        /// beside it, which decides access (renewal info says what happens next, not whether
+        /// the customer has access). Nil for everything else, and for renewal info alone.
+        public let accessDecidedBy: String?
+
+        init(path: String, value: JSONValue, accessDecidedBy: String? = nil) {
+            self.path = path
+            self.value = value
+            self.accessDecidedBy = accessDecidedBy
+        }
     }
 
     public private(set) var fields: [Field] = []
@@ -102,10 +112,14 @@ public struct ResponseSummary: Sendable {
                     if case .integer(let code) = status { meaning = Self.subscriptionStatus[code] }
                     record.append(Field(name: "status", value: .scalar(status), meaning: meaning))
                 }
-                for name in ["signedTransactionInfo", "signedRenewalInfo"] {
-                    guard let value = transaction[name] else { continue }
-                    let path = "data[\(groupIndex)].lastTransactions[\(itemIndex)].\(name)"
+                let prefix = "data[\(groupIndex)].lastTransactions[\(itemIndex)]."
+                let transactionPath = transaction["signedTransactionInfo"] == nil ? nil : prefix + "signedTransactionInfo"
+                if let value = transaction["signedTransactionInfo"], let path = transactionPath {
                     signed.append(SignedField(path: path, value: value))
+                }
+                if let value = transaction["signedRenewalInfo"] {
+                    signed.append(
+                        SignedField(path: prefix + "signedRenewalInfo", value: value, accessDecidedBy: transactionPath))
                 }
                 records.append(record)
             }

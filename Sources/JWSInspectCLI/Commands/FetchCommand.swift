@@ -75,7 +75,7 @@ private final class FetchRun {
     let render: Renderer
     let responses: APIResponseRenderer
     let progress: ProgressLine
-    private var engines: [ServerEnvironment: BatchEngine] = [:]
+    private var engines: [EngineKey: BatchEngine] = [:]
     private var exitStatus = ExitStatus.success
     private var remaining: Int?
 
@@ -134,36 +134,55 @@ private final class FetchRun {
         let table = options.inspect.format == .table
         if let text = responses.page(page) { output.writeResult(text, table: table) }
         // Only the members Apple documents as JWS are verified, each named by its path.
-        var items = page.summary.signed.map { field -> InputScanner.Item in
-            let source = "\(page.origin): \(field.path)"
-            guard case .string(let text) = field.value else {
-                return .malformed(
-                    source: source, reason: "not a JWS: \(field.value.kindDescription) where a signed value belongs")
-            }
-            return InputScanner.signedField(text, source: source)
-        }
+        var fields = page.summary.signed
         if let left = remaining {
-            if items.count > left { items.removeLast(items.count - left) }
-            remaining = left - items.count
+            if fields.count > left { fields.removeLast(fields.count - left) }
+            remaining = left - fields.count
         }
-        let engine = engine(for: page.environment)
-        _ = engine.run(items.map { .item($0) }, outcome: render.outcome) { outcome in
-            if let error = outcome.error { io.error(error) }
-            if let text = outcome.output { output.writeResult(text, table: table) }
-            fail(ExitStatus(outcome.status))
+        // A subscription's renewal info is not an access decision: --require-active is decided
+        // on the transaction beside it. Runs of items that share an engine keep the answer's order.
+        var start = 0
+        while start < fields.count {
+            let decides = fields[start].accessDecidedBy == nil
+            var end = start + 1
+            while end < fields.count, (fields[end].accessDecidedBy == nil) == decides { end += 1 }
+            let items = fields[start..<end].map { field -> BatchEngine.Work in
+                let source = "\(page.origin): \(field.path)"
+                guard case .string(let text) = field.value else {
+                    return .item(
+                        .malformed(
+                            source: source,
+                            reason: "not a JWS: \(field.value.kindDescription) where a signed value belongs"))
+                }
+                return .item(InputScanner.signedField(text, source: source))
+            }
+            _ = engine(for: page.environment, decidesAccess: decides).run(items, outcome: render.outcome) { outcome in
+                if let error = outcome.error { io.error(error) }
+                if let text = outcome.output { output.writeResult(text, table: table) }
+                fail(ExitStatus(outcome.status))
+            }
+            start = end
         }
         return !output.failed && remaining != 0
     }
 
-    /// The engine that verifies one environment's JWS: the answering environment is expected.
-    private func engine(for environment: ServerEnvironment) -> BatchEngine {
-        if let engine = engines[environment] { return engine }
+    /// The engine that verifies one environment's JWS: the answering environment is expected;
+    /// `decidesAccess` false for items whose access is decided beside them (no `--require-active`).
+    private func engine(for environment: ServerEnvironment, decidesAccess: Bool) -> BatchEngine {
+        let key = EngineKey(environment: environment, decidesAccess: decidesAccess)
+        if let engine = engines[key] { return engine }
         var verification = options.inspect.verificationOptions(trustStore: trustStore, now: io.now)
         verification.expectedBundleId = credentials.bundleID
         verification.expectedEnvironment = environment == .production ? .production : .sandbox
+        if !decidesAccess { verification.requireActive = false }
         let engine = BatchEngine(verifier: Verifier(options: verification), jobs: options.inspect.jobs)
-        engines[environment] = engine
+        engines[key] = engine
         return engine
+    }
+
+    private struct EngineKey: Hashable {
+        let environment: ServerEnvironment
+        let decidesAccess: Bool
     }
 
     /// Reports how the fetch ended, when not every page came.
@@ -188,6 +207,14 @@ private final class FetchRun {
                     source: request, status: "unavailable", reason: "try again later: " + reason, exit: .tryAgainLater)
             case .badAnswer(let reason):
                 report(source: request, status: "malformed", reason: "unusable answer: " + reason, exit: .unavailable)
+            case .untrustedCertificate(let environment, let reason):
+                let option = environment == .production ? "--production-url" : "--sandbox-url"
+                report(
+                    source: request, status: "untrusted-certificate",
+                    reason: "TLS refused: \(reason); not retried (the same certificate would be refused again): check "
+                        + "\(option), and that this system's CA store (/etc/ssl/certs) holds the CA that issued the "
+                        + "server's certificate (a TLS-inspecting proxy's own CA, for one)",
+                    exit: .unavailable)
             }
         }
     }

@@ -91,6 +91,7 @@ extension MockAppStoreServer {
             return contents.withLock { contents in
                 let reply = answer(request, now: now, record: &record, contents: &contents)
                 if case .respond(let response) = reply { record.status = response.status }
+                if case .drip(let response, _) = reply { record.status = response.status }
                 contents.requests.append(record)
                 return reply
             }
@@ -139,6 +140,12 @@ extension MockAppStoreServer {
             case .hang: return .hang
             case .drop: return .drop
             case .reset: return .reset
+            case .bytes(let status, let headers, let body):
+                let fields = headers.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) }
+                return .respond(MockHTTPServer.Response(status: status, headers: fields, body: body))
+            case .drip(let status, let headers, let body, let interval):
+                let fields = headers.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) }
+                return .drip(MockHTTPServer.Response(status: status, headers: fields, body: Array(body.utf8)), every: interval)
             }
         }
 

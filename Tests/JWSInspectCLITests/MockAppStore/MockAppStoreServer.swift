@@ -238,6 +238,10 @@ enum MockReply: Sendable {
     case drop
     /// Reset the connection without answering (TCP RST).
     case reset
+    /// Answer with this status, these headers and these bytes as the body (a gzip body, for one).
+    case bytes(Int, headers: [String: String], body: [UInt8])
+    /// Send the head at once, then the body (UTF-8) one byte every `every`.
+    case drip(Int, headers: [String: String], body: String, every: Duration)
 
     /// An Apple error body `{"errorCode":N,"errorMessage":"…"}` with `Content-Type: application/json`.
     static func apiError(status: Int, code: Int, message: String, headers: [String: String] = [:]) -> MockReply {

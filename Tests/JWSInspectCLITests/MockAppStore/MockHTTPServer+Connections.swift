@@ -138,13 +138,36 @@ extension MockHTTPServer {
             case .reset:
                 var linger = linger(l_onoff: 1, l_linger: 0)
                 setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<linger>.size))
+            case .drip(let response, let interval):
+                drip(response, every: interval, on: fd)
             }
         }
 
-        /// Sends `response` (headers only for HEAD), then closes gently: shuts down the sending
-        /// side and reads until the client closes (at most 1 s), so that unread request bytes
-        /// cannot turn the close into a reset that loses the answer.
-        private func respond(_ response: Response, method: String, on fd: Int32) {
+        /// Sends the head of `response`, then its body a byte at a time, `interval` apart; stops
+        /// when the client closes (or fails) or the server stops.
+        private func drip(_ response: Response, every interval: Duration, on fd: Int32) {
+            guard send(head(of: response), on: fd) else { return }
+            let parts = interval.components
+            let milliseconds = Int32(max(parts.seconds * 1000 + parts.attoseconds / 1_000_000_000_000_000, 1))
+            var sink = [UInt8](repeating: 0, count: 4096)
+            var next = 0
+            while next < response.body.count {
+                switch Self.wait(for: fd, wake: wakeRead, timeout: milliseconds) {
+                case .woken:
+                    return
+                case .readable:
+                    let count = sink.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                    if count == 0 || (count < 0 && errno != EINTR) { return }
+                case .timedOut:
+                    guard send([response.body[next]], on: fd) else { return }
+                    next += 1
+                }
+            }
+        }
+
+        /// The status line and header fields of `response`, with `Date` (unless given),
+        /// `Content-Length` and `Connection: close`.
+        private func head(of response: Response) -> [UInt8] {
             let reason = response.reason ?? HTTPRequestParser.reason(for: response.status)
             var head = "HTTP/1.1 \(response.status) \(reason)\r\n"
             let managed: Set<String> = ["content-length", "connection"]
@@ -155,7 +178,14 @@ extension MockHTTPServer {
             }
             if !hasDate { head += "Date: \(HTTPRequestParser.imfFixdate(clock()))\r\n" }
             head += "Content-Length: \(response.body.count)\r\nConnection: close\r\n\r\n"
-            guard send(Array(head.utf8) + (method == "HEAD" ? [] : response.body), on: fd) else { return }
+            return Array(head.utf8)
+        }
+
+        /// Sends `response` (headers only for HEAD), then closes gently: shuts down the sending
+        /// side and reads until the client closes (at most 1 s), so that unread request bytes
+        /// cannot turn the close into a reset that loses the answer.
+        private func respond(_ response: Response, method: String, on fd: Int32) {
+            guard send(head(of: response) + (method == "HEAD" ? [] : response.body), on: fd) else { return }
             shutdown(fd, Int32(SHUT_WR))
             var sink = [UInt8](repeating: 0, count: 4096)
             let deadline = ContinuousClock.now + .seconds(1)

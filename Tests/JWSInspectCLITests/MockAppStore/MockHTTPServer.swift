@@ -17,7 +17,8 @@ import JWSInspectCore
 ///   request it refuses is answered 400 (or 413, 417, 431, 501) in plain text and never reaches
 ///   the handler; `rejections` lists why. A request must be complete within 30 s of the connection.
 /// - Every answer carries `Connection: close`, `Content-Length` and a `Date` (IMF-fixdate, from
-///   `clock`), and the connection is closed after it.
+///   `clock`), and the connection is closed after it. A `.drip` answer sends its body a byte at
+///   a time.
 /// - `stop()` (also run by `deinit`) closes the listening socket, wakes every connection thread
 ///   (hanging ones included) and waits for them to finish.
 final class MockHTTPServer: Sendable {
@@ -94,6 +95,10 @@ final class MockHTTPServer: Sendable {
         case drop
         /// Abort the connection without answering (`SO_LINGER` 0: the client gets a TCP reset).
         case reset
+        /// Send the response's head (with its `Content-Length`) at once, then its body one byte
+        /// every `every`, until it is sent, the client goes or the server stops (for timeout
+        /// tests: a server that drips).
+        case drip(Response, every: Duration)
     }
 
     /// Answers one request; called on the connection's thread, possibly on several at once.
