@@ -142,7 +142,8 @@ public final class APIClient: Sendable {
             return .done(
                 .failure(
                     .untrustedCertificate(
-                        environment, "\(baseURL(environment).text): \(TransportError.certificate(reason).description)")))
+                        environment, "\(baseURL(environment).text): \(TransportError.certificate(reason).description)"))
+            )
         case .failure(let error):
             let reason = "\(baseURL(environment).text): \(error.description)"
             return .retry(

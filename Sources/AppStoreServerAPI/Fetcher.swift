@@ -181,7 +181,8 @@ public struct Fetcher: Sendable {
             case .failure(.notJSON(let problem)):
                 return .failure(
                     .badAnswer(
-                        "HTTP \(response.status) with a body that is not JSON: \(Self.excerpt(response.body)) (\(problem))"))
+                        "HTTP \(response.status) with a body that is not JSON: \(Self.excerpt(response.body)) (\(problem))"
+                    ))
             }
         }
     }

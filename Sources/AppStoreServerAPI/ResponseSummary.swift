@@ -113,7 +113,8 @@ public struct ResponseSummary: Sendable {
                     record.append(Field(name: "status", value: .scalar(status), meaning: meaning))
                 }
                 let prefix = "data[\(groupIndex)].lastTransactions[\(itemIndex)]."
-                let transactionPath = transaction["signedTransactionInfo"] == nil ? nil : prefix + "signedTransactionInfo"
+                let transactionPath =
+                    transaction["signedTransactionInfo"] == nil ? nil : prefix + "signedTransactionInfo"
                 if let value = transaction["signedTransactionInfo"], let path = transactionPath {
                     signed.append(SignedField(path: path, value: value))
                 }

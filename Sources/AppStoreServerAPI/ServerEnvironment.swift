@@ -82,7 +82,8 @@ public struct BaseURL: Sendable, Equatable, CustomStringConvertible {
         /// IPv6 address in brackets, or a name; nil for anything else.
         init?(_ encoded: String) {
             if encoded.hasPrefix("[") {
-                guard encoded.hasSuffix("]"), let address = Self.canonical(String(encoded.dropFirst().dropLast()), family: AF_INET6)
+                guard encoded.hasSuffix("]"),
+                    let address = Self.canonical(String(encoded.dropFirst().dropLast()), family: AF_INET6)
                 else { return nil }
                 text = "[" + address.text + "]"
                 isLoopback = address.bytes == [UInt8](repeating: 0, count: 15) + [1]
@@ -97,7 +98,9 @@ public struct BaseURL: Sendable, Equatable, CustomStringConvertible {
                 isLoopback = address.bytes[0] == 127
                 return
             }
-            let isName = bytes.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D || $0 == 0x2E }
+            let isName = bytes.allSatisfy {
+                ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D || $0 == 0x2E
+            }
             guard isName, bytes.first != 0x2E, bytes.first != 0x2D, !lowercased.contains("..") else { return nil }
             // A trailing dot is a fully qualified name elsewhere, but never loopback here.
             text = lowercased

@@ -55,9 +55,11 @@ enum ExitStatus: Int32, CaseIterable {
                 + "history, no refunds, subscriptions or notifications"
         case .unavailable:
             "fetch: the App Store Server API refused the request (a 4xx other than 401, with its errorCode), or its "
-                + "answer is not JSON"
+                + "answer is unusable (not one JSON object, a member named twice, over 16 MiB, a redirect, pages "
+                + "that do not add up), or its TLS certificate is not trusted"
         case .tryAgainLater:
-            "fetch: try again later: the API is unreachable, timed out, or answered 429 or 5xx after every retry"
+            "fetch: try again later: the API is unreachable, timed out (--timeout bounds the whole request), or "
+                + "answered 429 or 5xx after every retry"
         case .unauthorized:
             "fetch: 401, the API refused the bearer token (the message says why it may be; Production answers 401 "
                 + "until the app has a Production release)"

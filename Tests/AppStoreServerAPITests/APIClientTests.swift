@@ -128,7 +128,7 @@ struct APIClientTests {
             Issue.record("expected a temporary failure, got \(end)")
             return
         }
-        #expect(reason.contains("no answer within 30 s"))
+        #expect(reason.contains("no complete answer within 30 s"))
     }
 
     @Test("Production's 4040010 falls back to Sandbox; both unknown is not found")

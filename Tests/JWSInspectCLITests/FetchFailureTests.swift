@@ -63,7 +63,7 @@ struct FetchFailureTests {
         harness.production.enqueue(.hang, forPathPrefix: "/inApps/v1/transactions/")
         let result = harness.run(["transaction", Seed.coins, "--timeout", "1", "--retries", "0"])
         #expect(result.status == 75)
-        #expect(result.stderr.contains("no answer within 1 s"))
+        #expect(result.stderr.contains("no complete answer within 1 s"))
         #expect(result.stdout.isEmpty)
     }
 

@@ -23,7 +23,8 @@ struct FetchHostileServerTests {
             let requests = self.requests
             server = try MockHTTPServer(clock: { InProcess.now }) { request in
                 requests.withLock { $0.append(request) }
-                return .respond(.init(status: 200, headers: [("Content-Type", "application/json")], body: Array("{}".utf8)))
+                return .respond(
+                    .init(status: 200, headers: [("Content-Type", "application/json")], body: Array("{}".utf8)))
             }
         }
 
@@ -118,7 +119,8 @@ struct FetchHostileServerTests {
         try Data(#"{"signedTransactionInfo":"\#(try Self.signedCoins(harness))"}"#.utf8).write(to: body)
         harness.production.enqueue(
             .bytes(
-                200, headers: ["Content-Type": "application/json", "Content-Encoding": "gzip"], body: try Self.gzip(body)
+                200, headers: ["Content-Type": "application/json", "Content-Encoding": "gzip"],
+                body: try Self.gzip(body)
             ), forPathPrefix: "/inApps/v1/transactions/")
         let small = harness.run(["transaction", Seed.coins, "--environment", "Production", "--format", "jsonl"])
         #expect(small.status == 0, "\(small.stderr)")
@@ -138,7 +140,8 @@ struct FetchHostileServerTests {
         let harness = try FetchHarness()
         let body = #"{\#(members),"bundleId":"com.example","signedTransactions":["\#(try Self.signedCoins(harness))"]}"#
         harness.production.enqueue(
-            .status(200, headers: ["Content-Type": "application/json"], body: body), forPathPrefix: "/inApps/v2/history/")
+            .status(200, headers: ["Content-Type": "application/json"], body: body),
+            forPathPrefix: "/inApps/v2/history/")
         let result = harness.run(["history", Seed.coins, "--environment", "Production", "--format", "jsonl"])
         #expect(result.status == 69, "\(result.stderr)")
         #expect(result.stderr.contains("unusable answer: \(message)"), "\(result.stderr)")
@@ -152,7 +155,8 @@ struct FetchHostileServerTests {
     func notificationsWithoutToken() throws {
         let harness = try FetchHarness()
         harness.production.enqueue(
-            .status(200, headers: ["Content-Type": "application/json"], body: #"{"hasMore":true,"notificationHistory":[]}"#),
+            .status(
+                200, headers: ["Content-Type": "application/json"], body: #"{"hasMore":true,"notificationHistory":[]}"#),
             forPathPrefix: "/inApps/v1/notifications/history")
         let result = harness.run(["notifications", "--since", "2025-05-01", "--environment", "Production"])
         #expect(result.status == 69)
@@ -257,9 +261,10 @@ struct FetchHostileServerTests {
         let both = harness.run(["subscriptions", Seed.subscriptionOriginal, "--require-active", "--format", "jsonl"])
         #expect(both.status == 6)
         let inactive = FetchHarness.records(both.stdout).filter { $0["status"] as? String == "inactive" }
-        #expect(inactive.compactMap { $0["source"] as? String }.map { $0.split(separator: " ").last } == [
-            "data[1].lastTransactions[0].signedTransactionInfo"
-        ])
+        #expect(
+            inactive.compactMap { $0["source"] as? String }.map { $0.split(separator: " ").last } == [
+                "data[1].lastTransactions[0].signedTransactionInfo"
+            ])
     }
 
     @Test("a renewal info without its transaction still decides nothing: --require-active fails (6)")
@@ -282,9 +287,14 @@ struct FetchHostileServerTests {
         harness.production.enqueue(
             .status(200, headers: ["Content-Type": "application/json"], body: body),
             forPathPrefix: "/inApps/v1/subscriptions/")
-        let result = harness.run(["subscriptions", Seed.subscriptionOriginal, "--require-active", "-q"])
+        let result = harness.run(["subscriptions", Seed.subscriptionOriginal, "--require-active", "--format", "jsonl"])
         #expect(result.status == 6, "\(result.stderr)")
-        #expect(result.stderr.contains("renewal info alone does not say whether access is granted"), "\(result.stderr)")
+        let inactive = FetchHarness.records(result.stdout).filter { $0["status"] as? String == "inactive" }
+        #expect(inactive.count == 1, "\(result.stdout)")
+        #expect(
+            (inactive.first?["reason"] as? String)?.contains(
+                "renewal info alone does not say whether access is granted")
+                == true, "\(inactive)")
     }
 
     @Test("an answer naming a member twice is malformed (69), naming the member")

@@ -145,7 +145,8 @@ extension MockAppStoreServer {
                 return .respond(MockHTTPServer.Response(status: status, headers: fields, body: body))
             case .drip(let status, let headers, let body, let interval):
                 let fields = headers.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) }
-                return .drip(MockHTTPServer.Response(status: status, headers: fields, body: Array(body.utf8)), every: interval)
+                return .drip(
+                    MockHTTPServer.Response(status: status, headers: fields, body: Array(body.utf8)), every: interval)
             }
         }
 

@@ -11,7 +11,8 @@ final class MockTLSServer {
     /// 2020 to 2050 (so that being untrusted is its only defect).
     static let certificate = TestPKI.issue(
         CertificateSpec(
-            commonName: "127.0.0.1 (jwsinspect test, self-signed)", notBefore: Date(timeIntervalSince1970: 1_577_836_800),
+            commonName: "127.0.0.1 (jwsinspect test, self-signed)",
+            notBefore: Date(timeIntervalSince1970: 1_577_836_800),
             notAfter: Date(timeIntervalSince1970: 2_524_608_000), isCA: false),
         issuer: nil)
 
@@ -57,10 +58,13 @@ final class MockTLSServer {
         stop()
     }
 
-    /// Terminates the s_server process (by its own handle) and removes its files. Idempotent.
+    /// Kills the s_server process (by its own handle) and removes its files. Idempotent.
+    ///
+    /// SIGKILL, not `terminate()`'s SIGTERM: a process started from a test thread inherits that
+    /// thread's signal mask, in which the test runner blocks SIGTERM, and would never end.
     func stop() {
         if process.isRunning {
-            process.terminate()
+            kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }
         try? FileManager.default.removeItem(at: directory)
