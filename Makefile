@@ -1,6 +1,8 @@
 # jwsinspect — build, run, test, install.
-#   make run      build and inspect a bundled real Apple-signed token
-#   make test     swift format's lint, then the whole test suite (Swift Testing)
+#   make run      build jwsinspect and inspect a bundled real Apple-signed token
+#   make build    jwsinspect (offline: no network library) and jwsinspect-fetch (fetch)
+#   make test     swift format's lint, then the whole test suite (Swift Testing), built
+#                 strictly (warnings are errors, every import a declared dependency)
 #   make lint     swift format lint --strict (the rules are in .swift-format)
 #   make format   swift format, in place
 #   make install  PREFIX=/usr/local (DESTDIR supported)
@@ -13,9 +15,16 @@ SWIFT   ?= swift
 PREFIX  ?= /usr/local
 BINDIR  ?= $(PREFIX)/bin
 RELEASE := .build/release/jwsinspect
+COMPANION := .build/release/jwsinspect-fetch
 SAMPLE  := Samples/transaction-sandbox-2022.jws
+# A failing command in a pipe fails the recipe (the build's output is filtered below).
+SHELL   := /bin/bash
+.SHELLFLAGS := -o pipefail -c
+# The static Foundation archive's linker warning about mktemp (its own code, not ours).
+QUIET_LINK := { grep -v "the use of \`mktemp' is dangerous" || true; }
+STRICT  := -Xswiftc -warnings-as-errors --explicit-target-dependency-import-check error
 
-.PHONY: all curl-deps build run test lint format install uninstall bench bench-receipts roots clean deps sanitize fuzz leakcheck difftest
+.PHONY: all curl-deps build build-inspect build-fetch build-tools run test lint format install uninstall bench bench-receipts roots clean deps sanitize fuzz leakcheck difftest
 
 all: build
 
@@ -26,19 +35,41 @@ deps:
 	@pkg-config --exists 'libcrypto >= 3.0' || { echo "error: OpenSSL 3 development files are missing: run 'apt-get install libssl-dev' (Debian/Ubuntu) or 'brew install openssl@3' (macOS)" >&2; exit 1; }
 	@command -v openssl >/dev/null 2>&1 || { echo "error: the openssl command is missing (tests use it as an independent judge of the test PKI): run 'apt-get install openssl' (Debian/Ubuntu)" >&2; exit 1; }
 
-# The static release build links libcurl, which URLSession (jwsinspect fetch) sends requests with.
+# jwsinspect-fetch links libcurl (URLSession sends requests with it on Linux); statically
+# linked, it needs libcurl's development files. As root with apt-get, they are installed;
+# otherwise jwsinspect-fetch is linked against the toolchain's shared libraries instead.
+CURL_PACKAGE := libcurl4-openssl-dev
 curl-deps:
-	@test "$$(uname -s)" != Linux || pkg-config --exists libcurl || { echo "error: libcurl development files are missing (the release build links libcurl for 'jwsinspect fetch'): run 'apt-get install libcurl4-openssl-dev' (Debian/Ubuntu)" >&2; exit 1; }
+	@if [ "$$(uname -s)" = Linux ] && ! pkg-config --exists libcurl && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		echo "make: installing $(CURL_PACKAGE) (apt-get): jwsinspect-fetch, the program behind 'jwsinspect fetch', links libcurl statically; jwsinspect itself needs none of it"; \
+		apt-get install -y -q $(CURL_PACKAGE) >/dev/null 2>&1 || { apt-get update -q >/dev/null && apt-get install -y -q $(CURL_PACKAGE) >/dev/null; } \
+			|| { echo "error: apt-get could not install $(CURL_PACKAGE)" >&2; exit 1; }; \
+	fi
 
-build: deps curl-deps
-	$(SWIFT) build -c release --static-swift-stdlib 2>&1 | grep -v "the use of \`mktemp' is dangerous" || true
-	@test -x $(RELEASE) || { echo "error: the release build failed (run '$(SWIFT) build -c release' to see why)" >&2; exit 1; }
+# jwsinspect: the offline commands, statically linked, no network library (libcrypto and libc).
+build-inspect: deps
+	$(SWIFT) build -c release --static-swift-stdlib --product jwsinspect 2>&1 | $(QUIET_LINK)
 
-run: build
+# jwsinspect-fetch: `jwsinspect fetch`, found beside jwsinspect.
+build-fetch: deps curl-deps
+	@if [ "$$(uname -s)" != Linux ] || pkg-config --exists libcurl; then \
+		$(SWIFT) build -c release --static-swift-stdlib --product jwsinspect-fetch 2>&1 | $(QUIET_LINK); \
+	else \
+		echo "make: $(CURL_PACKAGE) is not installed (and this is not root): jwsinspect-fetch is linked against this toolchain's shared libraries, so it runs where this toolchain is; 'apt-get install $(CURL_PACKAGE)' makes it self-contained"; \
+		$(SWIFT) build -c release --product jwsinspect-fetch; \
+	fi
+
+build: build-inspect build-fetch
+
+# mint-test-tokens: the benchmarks' and the leak check's tokens and receipts.
+build-tools: deps
+	$(SWIFT) build -c release --static-swift-stdlib --product mint-test-tokens 2>&1 | $(QUIET_LINK)
+
+run: build-inspect
 	$(RELEASE) $(SAMPLE)
 
 test: deps lint
-	$(SWIFT) test
+	$(SWIFT) test $(STRICT)
 
 # swift-format ships with the Swift 6 toolchain; the rules are in .swift-format.
 lint: deps
@@ -57,6 +88,7 @@ FISHDIR ?= $(PREFIX)/share/fish/vendor_completions.d
 install: build
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(BASHDIR) $(DESTDIR)$(ZSHDIR) $(DESTDIR)$(FISHDIR)
 	install -m 0755 -s $(RELEASE) $(DESTDIR)$(BINDIR)/jwsinspect
+	install -m 0755 -s $(COMPANION) $(DESTDIR)$(BINDIR)/jwsinspect-fetch
 	$(RELEASE) help --man > $(DESTDIR)$(MANDIR)/jwsinspect.1
 	$(RELEASE) completion bash > $(DESTDIR)$(BASHDIR)/jwsinspect
 	$(RELEASE) completion zsh > $(DESTDIR)$(ZSHDIR)/_jwsinspect
@@ -65,13 +97,13 @@ install: build
 		$(DESTDIR)$(FISHDIR)/jwsinspect.fish
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/jwsinspect $(DESTDIR)$(MANDIR)/jwsinspect.1 $(DESTDIR)$(BASHDIR)/jwsinspect \
+	rm -f $(DESTDIR)$(BINDIR)/jwsinspect $(DESTDIR)$(BINDIR)/jwsinspect-fetch $(DESTDIR)$(MANDIR)/jwsinspect.1 $(DESTDIR)$(BASHDIR)/jwsinspect \
 		$(DESTDIR)$(ZSHDIR)/_jwsinspect $(DESTDIR)$(FISHDIR)/jwsinspect.fish
 
-bench: build
+bench: build build-tools
 	./scripts/bench.sh
 
-bench-receipts: build
+bench-receipts: build build-tools
 	./scripts/bench-receipts.sh
 
 roots:
@@ -105,7 +137,7 @@ difftest: build
 	JWSINSPECT_DIFFTEST_PYTHON=$(abspath $(DIFFTEST_VENV))/bin/python $(SWIFT) test --filter OfficialClientTests
 
 # valgrind's leak check over a batch through the release binary (OpenSSL objects included).
-leakcheck: build
+leakcheck: build build-tools
 	./scripts/leakcheck.sh
 
 clean:

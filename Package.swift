@@ -11,6 +11,7 @@ let package = Package(
     name: "jwsinspect",
     products: [
         .executable(name: "jwsinspect", targets: ["jwsinspect"]),
+        .executable(name: "jwsinspect-fetch", targets: ["jwsinspect-fetch"]),
         .library(name: "JWSInspectCore", targets: ["JWSInspectCore"]),
     ],
     targets: [
@@ -22,13 +23,18 @@ let package = Package(
         ),
         // Decoding and verification; never prints, never exits.
         .target(name: "JWSInspectCore", dependencies: ["COpenSSL"], swiftSettings: strictSettings),
-        // The App Store Server API client (URLSession): requests, retries, pages; returns answers.
+        // The App Store Server API client: requests, retries, pages; returns answers. It sends
+        // through an `HTTPTransport` and links no network library.
         .target(name: "AppStoreServerAPI", dependencies: ["JWSInspectCore"], swiftSettings: strictSettings),
+        // URLSession's transport (FoundationNetworking, libcurl on Linux): jwsinspect-fetch's alone.
+        .target(name: "AppStoreServerHTTP", dependencies: ["AppStoreServerAPI"], swiftSettings: strictSettings),
         // Arguments, rendering and exit codes; no cryptography.
         .target(
             name: "JWSInspectCLI", dependencies: ["JWSInspectCore", "AppStoreServerAPI", "TestPKI"],
             swiftSettings: strictSettings),
+        // The offline commands, linking no network library; `jwsinspect fetch` runs jwsinspect-fetch.
         .executableTarget(name: "jwsinspect", dependencies: ["JWSInspectCLI"]),
+        .executableTarget(name: "jwsinspect-fetch", dependencies: ["JWSInspectCLI", "AppStoreServerHTTP"]),
         // An Apple-shaped test PKI minted with OpenSSL: tests, benchmarks and `jwsinspect mint`.
         .target(name: "TestPKI", dependencies: ["COpenSSL"], swiftSettings: strictSettings),
         .executableTarget(name: "mint-test-tokens", dependencies: ["TestPKI"]),
@@ -38,11 +44,14 @@ let package = Package(
         .executableTarget(
             name: "fuzz-jwsinspect", dependencies: ["JWSInspectCore", "JWSInspectCLI", "StrictJSONParser"]),
         .testTarget(name: "JWSInspectCoreTests", dependencies: ["JWSInspectCore", "TestPKI"]),
-        .testTarget(name: "AppStoreServerAPITests", dependencies: ["AppStoreServerAPI", "JWSInspectCore", "TestPKI"]),
+        .testTarget(
+            name: "AppStoreServerAPITests",
+            dependencies: ["AppStoreServerAPI", "AppStoreServerHTTP", "JWSInspectCore", "TestPKI"]),
         .testTarget(
             name: "JWSInspectCLITests",
             dependencies: [
-                "jwsinspect", "fuzz-jwsinspect", "JWSInspectCLI", "JWSInspectCore", "AppStoreServerAPI", "TestPKI",
+                "jwsinspect", "jwsinspect-fetch", "fuzz-jwsinspect", "JWSInspectCLI", "JWSInspectCore",
+                "AppStoreServerAPI", "AppStoreServerHTTP", "TestPKI",
                 "StrictJSONParser",
             ],
             exclude: ["Goldens"]

@@ -1,3 +1,4 @@
+public import AppStoreServerAPI
 internal import JWSInspectCore
 
 /// `jwsinspect`: picks the subcommand, parses its options from its table, runs it, and
@@ -6,12 +7,32 @@ public enum Command {
     /// Runs with the process's arguments and exits, after restoring the terminal if a paste
     /// was read from it.
     public static func main() -> Never {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        // `fetch` is a program of its own, the one that links a network library: run it in
+        // this process's place, as git runs its subcommands (same streams, same exit status).
+        // Without it, fetch runs here as far as its help and usage errors, then says how to get it.
+        if arguments.first == Commands.fetch.name, let companion = Companion.installedPath {
+            let failure = System.execute(companion, arguments: Array(arguments.dropFirst()))
+            _ = System.writeAll("jwsinspect: fetch: cannot run \(companion): \(failure)\n", to: System.standardError)
+            System.terminate(ExitStatus.fetchMissing.rawValue)
+        }
+        main(arguments, transport: nil)
+    }
+
+    /// `jwsinspect-fetch`: runs `jwsinspect fetch` with the process's arguments, sending its
+    /// requests with `transport`.
+    public static func main(fetchingWith transport: any HTTPTransport) -> Never {
+        main([Commands.fetch.name] + CommandLine.arguments.dropFirst(), transport: transport)
+    }
+
+    private static func main(_ arguments: [String], transport: (any HTTPTransport)?) -> Never {
         // A closed standard input (`<&-`) is noted, then its descriptor taken by /dev/null, so
         // that no file opened later lands on descriptor 0 and is read as standard input.
         let standardInputClosed = !System.isOpen(System.standardInput)
         if standardInputClosed { System.occupyWithNull() }
-        let status = run(
-            Array(CommandLine.arguments.dropFirst()), io: .process(standardInputClosed: standardInputClosed))
+        var io = CommandIO.process(standardInputClosed: standardInputClosed)
+        io.transport = transport
+        let status = run(arguments, io: io)
         TerminalPaste.restore()
         System.terminate(status)
     }

@@ -24,8 +24,9 @@ public struct CommandIO {
     public var monotonicSeconds: @Sendable () -> Double = { System.monotonicSeconds() }
     /// Waits so many seconds (`fetch` before a retry).
     public var sleep: @Sendable (Double) -> Void = { System.sleep(seconds: $0) }
-    /// Sends `fetch`'s requests (tests may put their own in its place).
-    public var transport: any HTTPTransport = URLSessionTransport()
+    /// Sends `fetch`'s requests: `jwsinspect-fetch` gives URLSession's; `jwsinspect` links no
+    /// network library and has none (it runs `jwsinspect-fetch` instead); tests give their own.
+    public var transport: (any HTTPTransport)?
     /// An environment variable's value.
     public var environment: (String) -> String? = { _ in nil }
     /// The moment taken as now.

@@ -18,6 +18,7 @@ enum ExitStatus: Int32, CaseIterable {
     case ioError = 74
     case tryAgainLater = 75
     case unauthorized = 77
+    case fetchMissing = 127
 
     init(_ status: Status) {
         switch status {
@@ -63,6 +64,8 @@ enum ExitStatus: Int32, CaseIterable {
         case .unauthorized:
             "fetch: 401, the API refused the bearer token (the message says why it may be; Production answers 401 "
                 + "until the app has a Production release)"
+        case .fetchMissing:
+            "fetch: jwsinspect-fetch, the program that sends fetch's requests, is not installed beside jwsinspect"
         case .usage:
             "usage: unknown option or bad option value (--at outside years 0001 to 9999), a --root file without a usable certificate"
         case .unreadable: "an input file, standard input (closed) or a --root file cannot be read"

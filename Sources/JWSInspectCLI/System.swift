@@ -34,6 +34,35 @@ enum System {
     /// Whether a descriptor is open (`<&-` closes standard input before the program starts).
     static func isOpen(_ descriptor: Int32) -> Bool { fcntl(descriptor, F_GETFD) != -1 || errno != EBADF }
 
+    /// This executable's path, symbolic links resolved (Linux: /proc/self/exe).
+    static func executablePath() -> String? {
+        #if os(Linux)
+            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+            let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+            guard length > 0 else { return nil }
+            return String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        #else
+            guard let resolved = realpath(CommandLine.arguments[0], nil) else { return nil }
+            defer { free(resolved) }
+            return String(cString: resolved)
+        #endif
+    }
+
+    /// Whether `path` is a regular file this process may execute.
+    static func isExecutableFile(_ path: String) -> Bool {
+        kind(ofPath: path) == .regular && access(path, X_OK) == 0
+    }
+
+    /// Runs `path` in this process's place with `arguments` (after argv[0], which is `path`),
+    /// the environment and open descriptors unchanged; returns only when that fails, with why.
+    static func execute(_ path: String, arguments: [String]) -> String {
+        var argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) }
+        argv.append(nil)
+        defer { argv.forEach { free($0) } }
+        execv(path, argv)
+        return errorText(errno)
+    }
+
     /// Opens /dev/null on the lowest free descriptor (to fill a closed standard descriptor).
     static func occupyWithNull() { _ = open("/dev/null", O_RDONLY) }
 

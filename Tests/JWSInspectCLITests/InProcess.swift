@@ -1,3 +1,5 @@
+import AppStoreServerAPI
+import AppStoreServerHTTP
 import Foundation
 import JWSInspectCore
 
@@ -19,9 +21,11 @@ enum InProcess {
     ///   - stdin: standard input's text (nil: standard input is closed).
     ///   - environment: the variables the run sees.
     ///   - failWritesWith: an error number every write to standard output fails with.
+    ///   - transport: what sends fetch's requests (as jwsinspect-fetch's; nil: as jwsinspect's, none).
     static func run(
         _ arguments: [String], stdin: String? = "", environment: [String: String] = [:], stdoutIsTerminal: Bool = false,
-        stderrIsTerminal: Bool = false, failWritesWith failure: Int32? = nil
+        stderrIsTerminal: Bool = false, failWritesWith failure: Int32? = nil,
+        transport: (any HTTPTransport)? = URLSessionTransport()
     ) -> Result {
         var result = Result()
         var remaining: [UInt8]? = stdin.map { Array($0.utf8) }
@@ -45,6 +49,7 @@ enum InProcess {
         io.environment = { environment[$0] }
         io.stdoutIsTerminal = stdoutIsTerminal
         io.stderrIsTerminal = stderrIsTerminal
+        io.transport = transport
         result.status = Command.run(arguments, io: io)
         return result
     }

@@ -9,6 +9,10 @@ enum FetchCommand {
         guard !options.showHelp, let kind = options.kind else {
             return Output.print(HelpText.of(Commands.fetch), io: io)
         }
+        guard let transport = io.transport else {
+            io.error("fetch: " + Companion.missing)
+            return ExitStatus.fetchMissing.rawValue
+        }
         let credentials: Credentials
         do throws(KeyOptions.Failure) {
             let keys = options.keyOptions
@@ -33,7 +37,8 @@ enum FetchCommand {
             io.error("--save: \(failure.message(folder))")
             return ExitStatus.ioError.rawValue
         }
-        let run = FetchRun(options: options, credentials: credentials, trustStore: trustStore, io: io)
+        let run = FetchRun(
+            options: options, credentials: credentials, trustStore: trustStore, transport: transport, io: io)
         return run.start(request(kind, options, now: io.now))
     }
 
@@ -70,6 +75,7 @@ private final class FetchRun {
     let options: FetchOptions
     let credentials: Credentials
     let trustStore: TrustStore?
+    let transport: any HTTPTransport
     let io: CommandIO
     let output: Output
     let render: Renderer
@@ -79,10 +85,14 @@ private final class FetchRun {
     private var exitStatus = ExitStatus.success
     private var remaining: Int?
 
-    init(options: FetchOptions, credentials: Credentials, trustStore: TrustStore?, io: CommandIO) {
+    init(
+        options: FetchOptions, credentials: Credentials, trustStore: TrustStore?, transport: any HTTPTransport,
+        io: CommandIO
+    ) {
         self.options = options
         self.credentials = credentials
         self.trustStore = trustStore
+        self.transport = transport
         self.io = io
         output = Output(io.writeOut)
         let color = options.inspect.usesColor(stdoutIsTerminal: io.stdoutIsTerminal, environment: io.environment)
@@ -101,7 +111,7 @@ private final class FetchRun {
         baseURLs[.sandbox] = options.sandboxURL
         let progress = self.progress
         let client = APIClient(
-            credentials: credentials, baseURLs: baseURLs, transport: io.transport,
+            credentials: credentials, baseURLs: baseURLs, transport: transport,
             retry: RetryPolicy(retries: options.retries), timeout: options.timeout, clock: clock, sleep: io.sleep,
             events: { event in progress.show(event) })
         let fetcher = Fetcher(client: client)
