@@ -1,6 +1,6 @@
+public import AppStoreServerAPI
 internal import Dispatch
 internal import Foundation
-public import AppStoreServerAPI
 internal import JWSInspectCore
 internal import Synchronization
 

@@ -58,7 +58,7 @@ enum System {
     static func execute(_ path: String, arguments: [String]) -> String {
         var argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) }
         argv.append(nil)
-        defer { argv.forEach { free($0) } }
+        defer { for argument in argv { free(argument) } }
         execv(path, argv)
         return errorText(errno)
     }
