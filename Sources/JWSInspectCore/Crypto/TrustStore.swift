@@ -136,7 +136,8 @@ public final class TrustStore: @unchecked Sendable {
     ///   - floor: the weakest keys and certificate signatures accepted (see `AlgorithmFloor`).
     ///   - reviewingStrictChecks: when the path validates, also run OpenSSL's strict checks on it
     ///     (a second `X509_verify_cert` with `X509_V_FLAG_X509_STRICT`, recording every check it
-    ///     fails rather than stopping at the first) into `strictFindings`.
+    ///     fails rather than stopping at the first, without computing the signatures again)
+    ///     into `strictFindings`.
     public func validate(
         leaf: Certificate, intermediates: [Certificate], at time: Date, checks: StructureChecks,
         floor: AlgorithmFloor, reviewingStrictChecks: Bool = false
@@ -183,7 +184,8 @@ public final class TrustStore: @unchecked Sendable {
     /// One `X509_verify_cert` at `seconds`, on a context of its own.
     ///
     /// - Parameter collecting: record every failure and go on (the verification then succeeds
-    ///   whatever it found); only meaningful after the same path validated without it.
+    ///   whatever it found); only meaningful after the same path validated without it, since
+    ///   it checks no signature or validity time (those the validation did).
     private func verify(
         leaf: Certificate, intermediates: [Certificate], at seconds: time_t, strict: Bool, floor: AlgorithmFloor,
         collecting: Bool = false
