@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 
 /// What `TestPKI.issue` puts into a certificate.
 public struct CertificateSpec: Sendable {

@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 
 /// One in-app purchase of a legacy receipt (attribute type 17): a `SET OF` attributes
 /// 1701–1719 with the value types Apple's receipts use.

@@ -1,4 +1,4 @@
-internal import Foundation
+internal import FoundationEssentials
 
 /// The certificates of an Apple-shaped chain, built once for both of its shapes: the App Store
 /// JWS chain (`AppleShapedChain`, EC keys) and the receipt chain (`TestReceiptChain`, RSA keys).

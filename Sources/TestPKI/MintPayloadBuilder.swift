@@ -1,5 +1,5 @@
 internal import COpenSSL
-internal import Foundation
+internal import FoundationEssentials
 
 /// What a notification type says about the purchase behind it, so that the transaction and
 /// renewal info minted for it agree with it (an expired subscription, a refund, a renewal…).

@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 
 /// The kinds `jwsinspect mint` signs, named as on its command line.
 public enum MintKind: String, Sendable, CaseIterable {

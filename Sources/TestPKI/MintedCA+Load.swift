@@ -1,5 +1,5 @@
 internal import COpenSSL
-internal import Foundation
+internal import FoundationEssentials
 
 extension TestKey {
     /// A private key read from PKCS#8 PEM (`mint ca`'s `*-key.p8`); nil when the text is not one

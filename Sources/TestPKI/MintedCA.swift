@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 
 /// The test PKI `jwsinspect mint ca` writes: an Apple-shaped chain of its own (root,
 /// intermediate with 1.2.840.113635.100.6.2.1, leaf with 1.2.840.113635.100.6.11.1 and a P-256
@@ -89,8 +89,6 @@ public struct MintedCA: Sendable {
     }
 
     private static func day(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withFullDate]
-        return formatter.string(from: date)
+        date.formatted(Date.ISO8601FormatStyle(timeZone: .gmt).year().month().day())
     }
 }

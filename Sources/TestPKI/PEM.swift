@@ -1,4 +1,4 @@
-internal import Foundation
+internal import FoundationEssentials
 
 /// PEM and base64 text encodings used by the test PKI.
 enum PEM {

@@ -1,5 +1,5 @@
 internal import COpenSSL
-public import Foundation
+public import FoundationEssentials
 
 /// The content of a legacy App Store receipt: a `SET OF TestReceiptAttribute`, built with OpenSSL's ASN.1 API.
 ///

@@ -1,5 +1,5 @@
 internal import COpenSSL
-internal import Foundation
+internal import FoundationEssentials
 
 /// An X.509 certificate minted by `TestPKI.issue`, together with its private key.
 ///

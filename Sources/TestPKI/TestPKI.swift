@@ -1,5 +1,5 @@
 internal import COpenSSL
-internal import Foundation
+internal import FoundationEssentials
 
 /// Mints X.509 certificates and compact JWS tokens shaped like Apple's App Store ones.
 ///
@@ -78,8 +78,8 @@ public enum TestPKI {
     /// Base64url without padding (RFC 4648 §5, as JWS uses it).
     public static func base64URL(_ bytes: [UInt8]) -> String {
         var text = Data(bytes).base64EncodedString()
-        text = text.replacingOccurrences(of: "+", with: "-")
-        text = text.replacingOccurrences(of: "/", with: "_")
+        text = text.replacing("+", with: "-")
+        text = text.replacing("/", with: "_")
         while text.hasSuffix("=") {
             text.removeLast()
         }

@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 
 /// An RSA chain shaped like the one that signs App Store receipts, and the receipts it signs.
 ///
