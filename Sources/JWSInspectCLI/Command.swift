@@ -11,7 +11,7 @@ public enum Command {
         // `fetch` is a program of its own, the one that links a network library: run it in
         // this process's place, as git runs its subcommands (same streams, same exit status).
         // Without it, fetch runs here as far as its help and usage errors, then says how to get it.
-        if arguments.first == Commands.fetch.name, let companion = Companion.installedPath {
+        if arguments.first == Commands.Name.fetch.rawValue, let companion = Companion.installedPath {
             let failure = System.execute(companion, arguments: Array(arguments.dropFirst()))
             _ = System.writeAll("jwsinspect: fetch: cannot run \(companion): \(failure)\n", to: System.standardError)
             System.terminate(ExitStatus.fetchMissing.rawValue)
@@ -22,7 +22,7 @@ public enum Command {
     /// `jwsinspect-fetch`: runs `jwsinspect fetch` with the process's arguments, sending its
     /// requests with `transport`.
     public static func main(fetchingWith transport: any HTTPTransport) -> Never {
-        main([Commands.fetch.name] + CommandLine.arguments.dropFirst(), transport: transport)
+        main([Commands.Name.fetch.rawValue] + CommandLine.arguments.dropFirst(), transport: transport)
     }
 
     private static func main(_ arguments: [String], transport: (any HTTPTransport)?) -> Never {
@@ -43,36 +43,31 @@ public enum Command {
         let (name, rest) = subcommand(of: arguments)
         do throws(UsageError) {
             switch name {
-            case Commands.completion.name:
-                return CompletionCommand.run(try CompletionOptions.parse(rest), io: io)
-            case Commands.help.name:
-                return HelpCommand.run(try HelpOptions.parse(rest), io: io)
-            case Commands.sign.name:
-                return SignCommand.run(try SignOptions.parse(rest), io: io)
-            case Commands.fetch.name:
-                return FetchCommand.run(try FetchOptions.parse(rest), io: io)
-            case Commands.mint.name:
-                return MintCommand.run(try MintOptions.parse(rest), io: io)
-            case Commands.verifyOfferV1.name:
-                return VerifyOfferV1Command.run(try VerifyOfferV1Options.parse(rest), io: io)
-            default:
-                return InspectCommand.run(try InspectOptions.parse(rest), io: io)
+            case .completion: return CompletionCommand.run(try CompletionOptions.parse(rest), io: io)
+            case .help: return HelpCommand.run(try HelpOptions.parse(rest), io: io)
+            case .sign: return SignCommand.run(try SignOptions.parse(rest), io: io)
+            case .fetch: return FetchCommand.run(try FetchOptions.parse(rest), io: io)
+            case .mint: return MintCommand.run(try MintOptions.parse(rest), io: io)
+            case .verifyOfferV1: return VerifyOfferV1Command.run(try VerifyOfferV1Options.parse(rest), io: io)
+            case .inspect: return InspectCommand.run(try InspectOptions.parse(rest), io: io)
             }
         } catch {
             io.error(error.message)
             let usage =
-                name == Commands.inspect.name
-                ? HelpText.usage : "usage: jwsinspect " + (Commands.named(name)?.usage[0] ?? "")
-            io.error(usage + " (see \(name == Commands.inspect.name ? "--help" : "jwsinspect help \(name)"))")
+                name == .inspect
+                ? HelpText.usage : "usage: jwsinspect " + (Commands.named(name.rawValue)?.usage[0] ?? "")
+            io.error(usage + " (see \(name == .inspect ? "--help" : "jwsinspect help \(name.rawValue)"))")
             return ExitStatus.usage.rawValue
         }
     }
 
     /// The subcommand named by the first argument, and the arguments after it; `inspect` (and
     /// every argument) when the first argument names none (a file called `help` is `./help`).
-    static func subcommand(of arguments: [String]) -> (name: String, arguments: [String]) {
-        if let first = arguments.first, Commands.named(first) != nil { return (first, Array(arguments.dropFirst())) }
-        return (Commands.inspect.name, arguments)
+    static func subcommand(of arguments: [String]) -> (name: Commands.Name, arguments: [String]) {
+        if let first = arguments.first, let name = Commands.Name(rawValue: first) {
+            return (name, Array(arguments.dropFirst()))
+        }
+        return (.inspect, arguments)
     }
 }
 

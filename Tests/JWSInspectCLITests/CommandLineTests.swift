@@ -179,12 +179,14 @@ import Testing
     // MARK: Subcommands
 
     @Test func inspectIsTheDefaultSubcommand() {
-        #expect(Command.subcommand(of: ["t.jws"]).name == "inspect")
-        #expect(Command.subcommand(of: ["inspect", "t.jws"]) == ("inspect", ["t.jws"]))
-        #expect(Command.subcommand(of: ["completion", "bash"]) == ("completion", ["bash"]))
-        #expect(Command.subcommand(of: ["help"]) == ("help", []))
-        #expect(Command.subcommand(of: ["./help"]) == ("inspect", ["./help"]))
-        #expect(Command.subcommand(of: []) == ("inspect", []))
+        #expect(Command.subcommand(of: ["t.jws"]).name == .inspect)
+        #expect(Command.subcommand(of: ["inspect", "t.jws"]) == (.inspect, ["t.jws"]))
+        #expect(Command.subcommand(of: ["completion", "bash"]) == (.completion, ["bash"]))
+        #expect(Command.subcommand(of: ["help"]) == (.help, []))
+        #expect(Command.subcommand(of: ["./help"]) == (.inspect, ["./help"]))
+        #expect(Command.subcommand(of: []) == (.inspect, []))
+        // The names a run picks by are the documented subcommands', in the same order.
+        #expect(Commands.Name.allCases.map(\.rawValue) == Commands.all.map(\.name))
         #expect(InProcess.run(["inspect", "--help"]).stdout == InProcess.run(["--help"]).stdout)
         #expect(InProcess.run(["help"]).stdout == HelpText.main)
         #expect(InProcess.run(["help", "completion"]).stdout == InProcess.run(["completion", "--help"]).stdout)

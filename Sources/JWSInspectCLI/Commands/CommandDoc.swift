@@ -23,12 +23,20 @@ struct CommandDoc {
 enum Commands {
     static let all = [inspect, fetch, sign, mint, verifyOfferV1, completion, help]
 
+    /// The subcommands' names, known without building any documentation or option table: a
+    /// run picks its subcommand by name, then builds that one's table alone.
+    enum Name: String, CaseIterable {
+        case inspect, fetch, sign, mint
+        case verifyOfferV1 = "verify-offer-v1"
+        case completion, help
+    }
+
     static func named(_ name: String) -> CommandDoc? {
         all.first { $0.name == name }
     }
 
     static let inspect = CommandDoc(
-        name: "inspect",
+        name: Name.inspect.rawValue,
         abstract: "decode and verify App Store signed data (the default subcommand)",
         usage: ["[inspect] [options] [JWS | FILE | -]..."],
         discussion: [
@@ -68,7 +76,7 @@ enum Commands {
         ])
 
     static let fetch = CommandDoc(
-        name: "fetch",
+        name: Name.fetch.rawValue,
         abstract: "ask the App Store Server API, then verify and show every JWS of its answer",
         usage: ["fetch KIND [ID] --key FILE --issuer-id UUID --bundle-id ID [options]"],
         discussion: [
@@ -111,7 +119,7 @@ enum Commands {
         ])
 
     static let mint = CommandDoc(
-        name: "mint",
+        name: Name.mint.rawValue,
         abstract: "make signed App Store test data of one's own (NOT Apple's): a test CA and tokens signed with it",
         usage: [
             "mint ca --out DIR [--valid-days N] [--root-curve P-384|P-256] [--force]",
@@ -157,7 +165,7 @@ enum Commands {
     )
 
     static let sign = CommandDoc(
-        name: "sign",
+        name: Name.sign.rawValue,
         abstract: "make a developer-signed token or offer signature with an App Store Connect In-App Purchase key",
         usage: ["sign KIND --key FILE [options]"],
         discussion: [
@@ -195,7 +203,7 @@ enum Commands {
         ])
 
     static let verifyOfferV1 = CommandDoc(
-        name: "verify-offer-v1",
+        name: Name.verifyOfferV1.rawValue,
         abstract: "verify a legacy (StoreKit 1) promotional offer signature with the developer's key",
         usage: [
             "verify-offer-v1 --key FILE --bundle-id ID --product-id ID --offer-id ID --application-username TEXT "
@@ -226,7 +234,7 @@ enum Commands {
         ])
 
     static let completion = CommandDoc(
-        name: "completion",
+        name: Name.completion.rawValue,
         abstract: "print a shell completion script",
         usage: ["completion bash|zsh|fish"],
         discussion: [
@@ -240,7 +248,7 @@ enum Commands {
         examples: [("completion bash > /etc/bash_completion.d/jwsinspect", "install bash completion system-wide")])
 
     static let help = CommandDoc(
-        name: "help",
+        name: Name.help.rawValue,
         abstract: "show help for jwsinspect or one subcommand, or its man page",
         usage: ["help [SUBCOMMAND] [--man]"],
         discussion: [

@@ -73,8 +73,9 @@ public final class Certificate: @unchecked Sendable {
         var certificates: [Certificate] = []
         while let x509 = PEM_read_bio_X509(bio, nil, nil, nil) {
             defer { X509_free(x509) }
-            guard let der = Self.der(of: x509) else { break }
-            certificates.append(try Certificate(derBytes: der))
+            // Kept as OpenSSL parsed it, not parsed a second time from its DER.
+            guard let certificate = Certificate(sharing: x509) else { break }
+            certificates.append(certificate)
         }
         OpenSSLError.drain()
         guard certificates.count == blocks else {
