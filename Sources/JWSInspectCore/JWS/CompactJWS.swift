@@ -123,24 +123,13 @@ public struct CompactJWS: Sendable {
             }
         }
         func object(_ bytes: [UInt8], _ name: String, essentialsOnly: Bool) throws(FormatError) -> DecodedSegment {
-            // JSON text is UTF-8 without a byte order mark (RFC 8259 §8.1), as Apple signs it;
-            // Foundation's parser also takes UTF-16, UTF-32, a BOM and invalid bytes, none of
-            // which could be shown "exactly as signed" in JSON output.
-            if let problem = encodingProblem(bytes) { throw .notJSON(segment: name, problem) }
-            guard isValidUTF8(bytes) else {
-                throw .notJSON(segment: name, "it is not valid UTF-8")
+            let decodable: [UInt8]?
+            switch strictText(bytes) {
+            case .success(let copy): decodable = copy
+            case .failure(.duplicateMember(let duplicate)): throw .duplicateMember(segment: name, duplicate)
+            case .failure(.notJSON(let problem)): throw .notJSON(segment: name, problem)
+            case .failure(.notAnObject): throw .notObject(segment: name, "not an object")  // strictText never says so
             }
-            // Foundation is lax where RFC 8259 is not (trailing commas; numbers and escapes in
-            // members it does not decode): the text must be JSON to be shown as signed. And a
-            // member named twice reads two ways (Foundation keeps the first, others the last).
-            let (problem, duplicate, rawControlCharacters) = bytes.withUnsafeBufferPointer {
-                JSONSyntax.strictCheck($0)
-            }
-            if let duplicate { throw .duplicateMember(segment: name, duplicate) }
-            if let problem { throw .notJSON(segment: name, problem) }
-            // Raw control characters in strings are kept (and escaped in output); Foundation
-            // decodes them only escaped.
-            let decodable = rawControlCharacters ? JSONSyntax.escapingControlCharacters(bytes) : nil
             let object: [String: JSONValue]?
             var kind: PayloadKind?
             do {
@@ -155,7 +144,7 @@ public struct CompactJWS: Sendable {
                 throw .notJSON(segment: name, JSONValue.describeFailure(error, bytes: bytes))
             }
             guard let object else {
-                let kind = (try? JSONValue.decode(decodable ?? bytes))?.kindDescription ?? "not an object"
+                let kind = (try? JSONValue.decodeUnchecked(decodable ?? bytes))?.kindDescription ?? "not an object"
                 throw .notObject(segment: name, kind)
             }
             return DecodedSegment(
@@ -172,6 +161,27 @@ public struct CompactJWS: Sendable {
         let payload = try object(try decode(parts[1], "payload"), "payload", essentialsOnly: true)
         let signature = try decode(parts[2], "signature")
         return (header, payload, signature, parts[1].endIndex)
+    }
+
+    /// The checks a JSON text passes before Foundation decodes it, where what it says must be
+    /// read one way only (a JWS header or payload, an App Store Server API answer): the copy
+    /// Foundation decodes (nil: `bytes` themselves), or why not (`.notJSON` or
+    /// `.duplicateMember`).
+    ///
+    /// JSON text is UTF-8 without a byte order mark (RFC 8259 §8.1), as Apple signs it;
+    /// Foundation's parser also takes UTF-16, UTF-32, a BOM and invalid bytes, none of which
+    /// could be shown "exactly as signed" in JSON output. Foundation is lax where RFC 8259 is
+    /// not (trailing commas; numbers and escapes in members it does not decode), and a member
+    /// named twice reads two ways (Foundation keeps the first, others the last). Raw control
+    /// characters in strings are kept (and escaped in output); Foundation decodes them only
+    /// escaped, so the copy it decodes has them escaped.
+    static func strictText(_ bytes: [UInt8]) -> Result<[UInt8]?, StrictJSONError> {
+        if let problem = encodingProblem(bytes) { return .failure(.notJSON(problem)) }
+        guard isValidUTF8(bytes) else { return .failure(.notJSON("it is not valid UTF-8")) }
+        let (problem, duplicate, rawControlCharacters) = bytes.withUnsafeBufferPointer { JSONSyntax.strictCheck($0) }
+        if let duplicate { return .failure(.duplicateMember(duplicate)) }
+        if let problem { return .failure(.notJSON(problem)) }
+        return .success(rawControlCharacters ? JSONSyntax.escapingControlCharacters(bytes) : nil)
     }
 
     /// Why `bytes` are not in JSON's one encoding, UTF-8 without a byte order mark, when they

@@ -8,14 +8,14 @@ extension JSONValue {
     ///
     /// An object that names a member twice (at any depth) is refused: it reads two ways.
     public static func strictObject(_ bytes: [UInt8]) -> Result<[String: JSONValue], StrictJSONError> {
-        if let problem = CompactJWS.encodingProblem(bytes) { return .failure(.notJSON(problem)) }
-        guard CompactJWS.isValidUTF8(bytes) else { return .failure(.notJSON("it is not valid UTF-8")) }
-        let (problem, duplicate, rawControlCharacters) = bytes.withUnsafeBufferPointer { JSONSyntax.strictCheck($0) }
-        if let duplicate { return .failure(.duplicateMember(duplicate)) }
-        if let problem { return .failure(.notJSON(problem)) }
-        let decodable = rawControlCharacters ? JSONSyntax.escapingControlCharacters(bytes) : bytes
+        let decodable: [UInt8]
+        switch CompactJWS.strictText(bytes) {
+        case .success(let copy): decodable = copy ?? bytes
+        case .failure(let failure): return .failure(failure)
+        }
         do {
-            guard case .object(let members) = try decode(decodable) else { return .failure(.notAnObject) }
+            // The strict check refused any member named twice: `decode`'s member check is not run again.
+            guard case .object(let members) = try decodeUnchecked(decodable) else { return .failure(.notAnObject) }
             return .success(members)
         } catch {
             return .failure(.notJSON(describeFailure(error, bytes: bytes)))

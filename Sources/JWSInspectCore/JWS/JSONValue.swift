@@ -66,17 +66,23 @@ public enum JSONValue: Sendable, Equatable, Decodable {
     ///   member named twice; `Unchecked` for a text Foundation reads and the member check
     ///   cannot (not UTF-8).
     public static func decode(_ bytes: [UInt8]) throws -> JSONValue {
+        let value = try decodeUnchecked(bytes)
+        let (duplicate, problem) = bytes.withUnsafeBufferPointer { JSONSyntax.memberCheck($0) }
+        if let duplicate { throw duplicate }
+        if let problem { throw Unchecked(description: "its members cannot be checked: \(problem)") }
+        return value
+    }
+
+    /// Foundation's reading of a JSON text, members named twice not looked for (the caller has
+    /// refused them, or `decode` does after).
+    static func decodeUnchecked(_ bytes: [UInt8]) throws -> JSONValue {
         // The bytes are only read while decoding: no copy into the Data (documents reach 64 MiB).
-        let value = try bytes.withUnsafeBytes { raw in
+        try bytes.withUnsafeBytes { raw in
             let data = Data(
                 bytesNoCopy: UnsafeMutableRawPointer(mutating: raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!),
                 count: raw.count, deallocator: .none)
             return try JSONDecoder().decode(JSONValue.self, from: data)
         }
-        let (duplicate, problem) = bytes.withUnsafeBufferPointer { JSONSyntax.memberCheck($0) }
-        if let duplicate { throw duplicate }
-        if let problem { throw Unchecked(description: "its members cannot be checked: \(problem)") }
-        return value
     }
 
     /// A text Foundation decoded whose members could not be checked for duplicates.
