@@ -20,23 +20,41 @@ enum DeveloperClaims {
     /// An Advanced Commerce `request` claim's JSON text, when it is standard base64 of a UTF-8 JSON
     /// object that names no member twice (nil otherwise).
     static func requestText(_ request: String) -> String? {
-        guard requestProblem(request) == nil, let data = Data(base64Encoded: request) else { return nil }
-        return String(decoding: data, as: UTF8.self)
+        guard case .success(let json) = readRequest(request) else { return nil }
+        return String(decoding: json, as: UTF8.self)
     }
 
     /// Why an Advanced Commerce `request` claim is not standard base64 of a UTF-8 JSON object
     /// naming no member twice (Apple's server reads it: a member named twice reads two ways).
     static func requestProblem(_ request: String) -> String? {
-        let notJSON = "is not standard base64 of a JSON object"
-        guard let data = Data(base64Encoded: request) else { return notJSON }
+        guard case .failure(let problem) = readRequest(request) else { return nil }
+        return problem.description
+    }
+
+    /// A `request` claim's JSON bytes, when they are one object naming no member twice.
+    private static func readRequest(_ request: String) -> Result<[UInt8], RequestProblem> {
+        guard let data = Data(base64Encoded: request) else { return .failure(.notJSON) }
+        let json = Array(data)
         do {
-            guard case .object = try JSONValue.decode(Array(data)) else { return notJSON }
+            guard case .object = try JSONValue.decode(json) else { return .failure(.notJSON) }
         } catch let duplicate as DuplicateMember {
-            return "names \(duplicate) in its JSON"
+            return .failure(.duplicate(duplicate))
         } catch {
-            return notJSON
+            return .failure(.notJSON)
         }
-        return nil
+        return .success(json)
+    }
+
+    private enum RequestProblem: Error, CustomStringConvertible {
+        case notJSON
+        case duplicate(DuplicateMember)
+
+        var description: String {
+            switch self {
+            case .notJSON: "is not standard base64 of a JSON object"
+            case .duplicate(let duplicate): "names \(duplicate) in its JSON"
+            }
+        }
     }
 
     /// "App Store Server API token for com.example.app, issuer 5f…, expires 2026-12-01T12:05:00Z."
