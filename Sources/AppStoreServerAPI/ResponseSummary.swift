@@ -113,10 +113,10 @@ public struct ResponseSummary: Sendable {
                     record.append(Field(name: "status", value: .scalar(status), meaning: meaning))
                 }
                 let prefix = "data[\(groupIndex)].lastTransactions[\(itemIndex)]."
-                let transactionPath =
-                    transaction["signedTransactionInfo"] == nil ? nil : prefix + "signedTransactionInfo"
-                if let value = transaction["signedTransactionInfo"], let path = transactionPath {
-                    signed.append(SignedField(path: path, value: value))
+                var transactionPath: String?
+                if let value = transaction["signedTransactionInfo"] {
+                    transactionPath = prefix + "signedTransactionInfo"
+                    signed.append(SignedField(path: prefix + "signedTransactionInfo", value: value))
                 }
                 if let value = transaction["signedRenewalInfo"] {
                     signed.append(

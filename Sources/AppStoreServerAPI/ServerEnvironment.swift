@@ -2,6 +2,8 @@ internal import FoundationEssentials
 
 #if canImport(Glibc)
     internal import Glibc
+#elseif canImport(Darwin)
+    internal import Darwin
 #endif
 
 /// The two environments the App Store Server API answers in, and where each is reached.
