@@ -4,7 +4,8 @@
 #   - OpenSSL's own P-256 verify rate (openssl speed) in the same run, and the ratios
 #   - peak resident memory for a large input (BENCH_LINES lines, default 1,000,000)
 #   - wall time of one single-token inspection from the command line, alternating with the
-#     floor (a static Swift program that imports Foundation and prints a date) and --version
+#     floor (a static Swift program that imports Foundation and prints a date), --version and
+#     the OpenSSL floor (scripts/openssl-floor.c: only the OpenSSL calls of that token, in C)
 #   - time and memory on hostile inputs at two sizes (they must grow linearly, and memory
 #     must follow the largest record, not the input)
 #   - with BENCH_BASELINE=path/to/another/jwsinspect: that binary and this one timed
@@ -111,18 +112,61 @@ token=$(head -n 1 "$tokens")
 runs=${BENCH_STARTUP_RUNS:-41}
 printf 'import Foundation\nprint(Date())\n' > "$work/floor.swift"
 swiftc -O -static-stdlib "$work/floor.swift" -o "$work/floor" 2>&1 | { grep -v "the use of \`mktemp' is dangerous" || true; }
-micros() { local start end; start=$(date +%s%N); "$@" >/dev/null 2>&1 || true; end=$(date +%s%N); echo $(( (end - start) / 1000 )); }
+# The OpenSSL floor: a C program making only the OpenSSL calls one token needs (the root's
+# PEM, three DER certificates, X509_verify_cert, the ES256 signature), on this token's files.
+b64url() { local text; text=$(tr '_-' '/+'); while (( ${#text} % 4 )); do text="$text="; done; base64 -d <<< "$text"; }
+cut -d. -f1 <<< "$token" | b64url > "$work/header.json"
+for i in 0 1 2; do jq -r ".x5c[$i]" "$work/header.json" | base64 -d > "$work/x5c-$i.der"; done
+printf '%s' "$(cut -d. -f1,2 <<< "$token")" > "$work/signing-input"
+cut -d. -f3 <<< "$token" | b64url > "$work/signature.raw"
+compiler=$(command -v cc || command -v clang || true)
+openssl_floor=()
+if [ -n "$compiler" ] && "$compiler" -O2 scripts/openssl-floor.c -o "$work/openssl-floor" \
+    $(pkg-config --cflags --libs libcrypto) 2>/dev/null; then
+    openssl_floor=("$work/openssl-floor" "$root" "$work/x5c-0.der" "$work/x5c-1.der" "$work/x5c-2.der" \
+        "$work/signing-input" "$work/signature.raw")
+    "${openssl_floor[@]}" || { echo "error: the OpenSSL floor program did not verify the token" >&2; exit 1; }
+    printf 'int main(void) { return 0; }\n' > "$work/empty.c"
+    "$compiler" -O2 "$work/empty.c" -o "$work/empty"
+fi
+# Microseconds of one run, from bash's own clock ($EPOCHREALTIME: no `date` process inside
+# the measurement, which would add a millisecond or two to every figure).
+micros() {
+    local start end
+    start=${EPOCHREALTIME/[.,]/}
+    "$@" >/dev/null 2>&1 || true
+    end=${EPOCHREALTIME/[.,]/}
+    echo $((end - start))
+}
 median_ms() { tr ' ' '\n' <<< "$1" | grep . | sort -n | awk '{ t[NR] = $1 } END { printf "%.1f", t[int((NR + 1) / 2)] / 1000 }'; }
-one="" floor="" version=""
+one="" floor="" version="" ossl="" empty=""
 for _ in $(seq "$runs"); do
     one="$one $(micros "$bin" -q --root "$root" "$token")"
     floor="$floor $(micros "$work/floor")"
     version="$version $(micros "$bin" --version)"
+    if [ ${#openssl_floor[@]} -gt 0 ]; then
+        ossl="$ossl $(micros "${openssl_floor[@]}")"
+        empty="$empty $(micros "$work/empty")"
+    fi
 done
 printf '| one token from the command line (-q --root), wall, median of %s, alternating with the floor | %s ms |\n' "$runs" "$(median_ms "$one")"
 printf '| the floor: a static Swift program that imports Foundation and prints a date | %s ms |\n' "$(median_ms "$floor")"
 printf '| jwsinspect --version | %s ms |\n' "$(median_ms "$version")"
 printf '| one token ÷ the floor (target ≤ 2) | %s |\n' "$(calc "$(median_ms "$one") / $(median_ms "$floor")" 2)"
+if [ -n "$ossl" ]; then
+    printf '| the OpenSSL floor: C calling only the OpenSSL functions of one token (scripts/openssl-floor.c) | %s ms |\n' "$(median_ms "$ossl")"
+    printf '| the OpenSSL floor ÷ the floor | %s |\n' "$(calc "$(median_ms "$ossl") / $(median_ms "$floor")" 2)"
+    # What any Swift program doing this work pays: its own start (the floor) plus OpenSSL's
+    # work (the OpenSSL floor less the start of an empty C program).
+    bound=$(calc "$(median_ms "$floor") + $(median_ms "$ossl") - $(median_ms "$empty")" 1)
+    printf '| an empty C program | %s ms |\n' "$(median_ms "$empty")"
+    printf '| the bound for a Swift program doing this work: floor + OpenSSL floor − empty C | %s ms (%s × the floor) |\n' \
+        "$bound" "$(calc "$bound / $(median_ms "$floor")" 2)"
+    printf '| one token ÷ the OpenSSL floor | %s |\n' "$(calc "$(median_ms "$one") / $(median_ms "$ossl")" 2)"
+    printf '| one token ÷ that bound | %s |\n' "$(calc "$(median_ms "$one") / $bound" 2)"
+else
+    echo "(no C compiler: the OpenSSL floor is not measured)"
+fi
 
 # Hostile inputs: time must grow with the input (4x the input, about 4x the time), memory
 # must follow the largest record, not the input. Each input is generated at two sizes.

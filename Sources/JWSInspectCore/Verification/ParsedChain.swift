@@ -44,7 +44,7 @@ final class ParsedChain: Sendable {
         var ignoredRoot: String?
         for (index, entry) in entries.enumerated() {
             let role = Self.role(index: index, count: entries.count)
-            switch Self.parse(entry, cache: cache) {
+            switch Self.parse(entry, roots: trustStore.roots, cache: cache) {
             case .success(let certificate):
                 certificates.append(certificate)
                 summaries.append(
@@ -63,12 +63,17 @@ final class ParsedChain: Sendable {
             problem: problems.first, ignoredRoot: problems.isEmpty ? ignoredRoot : nil)
     }
 
-    /// One `x5c` entry parsed through `cache`.
-    private static func parse(_ entry: JSONValue, cache: VerificationCache) -> Result<Certificate, EntryFailure> {
+    /// One `x5c` entry parsed through `cache`; an entry whose bytes are those of a trusted root
+    /// is that root, already parsed (an App Store chain's third entry, read once per run).
+    private static func parse(_ entry: JSONValue, roots: [Certificate], cache: VerificationCache) -> Result<
+        Certificate, EntryFailure
+    > {
         guard case .string(let text) = entry else { return .failure(.notString(entry.kindDescription)) }
         guard let data = Data(base64Encoded: text) else { return .failure(.notBase64) }
+        let der = Array(data)
+        if let root = roots.first(where: { $0.derBytes == der }) { return .success(root) }
         do {
-            return .success(try cache.certificate(der: Array(data)))
+            return .success(try cache.certificate(der: der))
         } catch {
             return .failure(.notCertificate(error, empty: text.isEmpty))
         }
