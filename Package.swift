@@ -30,28 +30,35 @@ let package = Package(
         .target(name: "AppStoreServerHTTP", dependencies: ["AppStoreServerAPI"], swiftSettings: strictSettings),
         // Arguments, rendering and exit codes; no cryptography.
         .target(
-            name: "JWSInspectCLI", dependencies: ["JWSInspectCore", "AppStoreServerAPI", "TestPKI"],
+            name: "JWSInspectCLI", dependencies: ["JWSInspectCore", "AppStoreServerAPI", "AppStoreTestData"],
             swiftSettings: strictSettings),
         // The offline commands, linking no network library; `jwsinspect fetch` runs jwsinspect-fetch.
         .executableTarget(name: "jwsinspect", dependencies: ["JWSInspectCLI"]),
         .executableTarget(name: "jwsinspect-fetch", dependencies: ["JWSInspectCLI", "AppStoreServerHTTP"]),
-        // An Apple-shaped test PKI minted with OpenSSL: tests, benchmarks and `jwsinspect mint`.
-        .target(name: "TestPKI", dependencies: ["COpenSSL"], swiftSettings: strictSettings),
+        // Test data for App Store verifiers, shipped in `jwsinspect mint`: an Apple-shaped CA of
+        // one's own, payloads and defects; every failure is a thrown `MintError`.
+        .target(
+            name: "AppStoreTestData", dependencies: ["JWSInspectCore", "COpenSSL"], swiftSettings: strictSettings),
+        // The test suites' fixtures on top of it (receipts, chains, payloads): never shipped; a
+        // failure here is a programming error and stops the test.
+        .target(
+            name: "TestPKI", dependencies: ["AppStoreTestData", "JWSInspectCore", "COpenSSL"],
+            swiftSettings: strictSettings),
         .executableTarget(name: "mint-test-tokens", dependencies: ["TestPKI"]),
         // A strict JSON parser independent of the code under test: the judge of JSON output.
         .target(name: "StrictJSONParser", swiftSettings: strictSettings),
         // libFuzzer target (make fuzz); built normally, it replays a corpus (make test does).
         .executableTarget(
             name: "fuzz-jwsinspect", dependencies: ["JWSInspectCore", "JWSInspectCLI", "StrictJSONParser"]),
-        .testTarget(name: "JWSInspectCoreTests", dependencies: ["JWSInspectCore", "TestPKI"]),
+        .testTarget(name: "JWSInspectCoreTests", dependencies: ["JWSInspectCore", "AppStoreTestData", "TestPKI"]),
         .testTarget(
             name: "AppStoreServerAPITests",
-            dependencies: ["AppStoreServerAPI", "AppStoreServerHTTP", "JWSInspectCore", "TestPKI"]),
+            dependencies: ["AppStoreServerAPI", "AppStoreServerHTTP", "AppStoreTestData", "JWSInspectCore", "TestPKI"]),
         .testTarget(
             name: "JWSInspectCLITests",
             dependencies: [
                 "jwsinspect", "jwsinspect-fetch", "fuzz-jwsinspect", "JWSInspectCLI", "JWSInspectCore",
-                "AppStoreServerAPI", "AppStoreServerHTTP", "TestPKI",
+                "AppStoreServerAPI", "AppStoreServerHTTP", "AppStoreTestData", "TestPKI",
                 "StrictJSONParser",
             ],
             exclude: ["Goldens"]

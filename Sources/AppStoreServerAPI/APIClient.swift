@@ -31,6 +31,8 @@ public enum APIFailure: Error, Sendable, Equatable {
     case badAnswer(String)
     /// The server's TLS certificate was refused, in `environment`: permanent, not retried.
     case untrustedCertificate(ServerEnvironment, String)
+    /// The bearer token could not be signed (OpenSSL refused the key): nothing was sent.
+    case signingFailed(String)
 
     /// Apple's error code and name, "errorCode 4040010 TransactionIdNotFoundError".
     public static func describe(code: Int64) -> String {
@@ -88,12 +90,19 @@ public final class APIClient: Sendable {
     }
 
     /// The request for `call` in `environment`, with a bearer token signed now.
-    func request(_ call: APICall, in environment: ServerEnvironment) -> (HTTPRequest, DeveloperToken.Signed) {
+    func request(_ call: APICall, in environment: ServerEnvironment) throws(APIFailure) -> (
+        HTTPRequest, DeveloperToken.Signed
+    ) {
         let issuedAt = Int64(clock().timeIntervalSince1970.rounded(.down))
         let claims = DeveloperToken.claims(
             .apiToken(lifetime: tokenLifetime), issuerID: credentials.issuerID, bundleID: credentials.bundleID,
             issuedAt: issuedAt, nonce: UUID())
-        let token = DeveloperToken.sign(claims: claims, keyID: credentials.keyID, key: credentials.key)
+        let token: DeveloperToken.Signed
+        do {
+            token = try DeveloperToken.sign(claims: claims, keyID: credentials.keyID, key: credentials.key)
+        } catch {
+            throw .signingFailed("the bearer token could not be signed: \(error)")
+        }
         var headers = [
             ("Authorization", "Bearer " + token.token), ("Accept", "application/json"),
             ("User-Agent", "jwsinspect"),
@@ -107,7 +116,13 @@ public final class APIClient: Sendable {
     public func send(_ call: APICall, in environment: ServerEnvironment) -> Result<HTTPResponse, APIFailure> {
         var attempt = 0
         while true {
-            let (request, token) = self.request(call, in: environment)
+            let request: HTTPRequest
+            let token: DeveloperToken.Signed
+            do {
+                (request, token) = try self.request(call, in: environment)
+            } catch {
+                return .failure(error)
+            }
             let sentAt = clock()
             let outcome = transport.send(request, timeout: timeout)
             let verdict = judge(outcome, token: token, sentAt: sentAt, environment: environment, retry: attempt + 1)

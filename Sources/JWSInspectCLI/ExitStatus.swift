@@ -15,6 +15,7 @@ enum ExitStatus: Int32, CaseIterable {
     case usage = 64
     case unreadable = 66
     case unavailable = 69
+    case software = 70
     case ioError = 74
     case tryAgainLater = 75
     case unauthorized = 77
@@ -58,6 +59,9 @@ enum ExitStatus: Int32, CaseIterable {
             "fetch: the App Store Server API refused the request (a 4xx other than 401, with its errorCode), or its "
                 + "answer is unusable (not one JSON object, a member named twice, over 16 MiB, a redirect, pages "
                 + "that do not add up), or its TLS certificate is not trusted"
+        case .software:
+            "OpenSSL did not make a key, a certificate or a signature: mint's test data, sign's token or signature, "
+                + "fetch's bearer token (the message names the call; a broken OpenSSL installation)"
         case .tryAgainLater:
             "fetch: try again later: the API is unreachable, timed out (--timeout bounds the whole request), or "
                 + "answered 429 or 5xx after every retry"

@@ -1,3 +1,4 @@
+internal import AppStoreTestData
 public import FoundationEssentials
 
 /// One in-app purchase of a legacy receipt (attribute type 17): a `SET OF` attributes

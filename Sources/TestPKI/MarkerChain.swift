@@ -1,19 +1,22 @@
+internal import AppStoreTestData
 internal import FoundationEssentials
 
 /// The certificates of an Apple-shaped chain, built once for both of its shapes: the App Store
-/// JWS chain (`AppleShapedChain`, EC keys) and the receipt chain (`TestReceiptChain`, RSA keys).
-/// Serial numbers are 1 (root), 2 (intermediate) and 3 (leaf); the root and intermediate are
-/// valid from `AppleShapedChain.caNotBefore` to `caNotAfter`.
+/// JWS chain (`AppleShapedChain`, EC keys) and the receipt chain (`TestReceiptChain`, RSA keys),
+/// by `CertificateIssuer.root` and `.chain`. Serial numbers are 1 (root), 2 (intermediate) and 3
+/// (leaf); the root and intermediate are valid from `AppleShapedChain.caNotBefore` to `caNotAfter`.
 extension TestPKI {
     /// A self-signed root CA, without marker OIDs.
     static func markerRoot(
         commonName: String, key: TestKey, keyIdentifiers: Bool = true, digest: DigestAlgorithm = .sha256,
         validity: (notBefore: Date, notAfter: Date) = (AppleShapedChain.caNotBefore, AppleShapedChain.caNotAfter)
     ) -> TestCertificate {
-        let spec = CertificateSpec(
-            commonName: commonName, serial: 1, notBefore: validity.notBefore, notAfter: validity.notAfter, isCA: true,
-            keyIdentifiers: keyIdentifiers, signatureDigest: digest)
-        return issue(spec, key: key, issuer: nil)
+        let root = OpenSSL.must {
+            try CertificateIssuer.root(
+                commonName: commonName, key: key.privateKey, validity: validity, keyIdentifiers: keyIdentifiers,
+                digest: digest)
+        }
+        return TestCertificate(root, key: key)
     }
 
     /// The intermediate (marker `intermediateOID` when `intermediateHasOID`) issued by `root`, and
@@ -25,16 +28,13 @@ extension TestPKI {
         keyIdentifiers: Bool = true, digest: DigestAlgorithm = .sha256, leafDigest: DigestAlgorithm? = nil,
         caValidity: (notBefore: Date, notAfter: Date) = (AppleShapedChain.caNotBefore, AppleShapedChain.caNotAfter)
     ) -> (intermediate: TestCertificate, leaf: TestCertificate) {
-        let intermediateSpec = CertificateSpec(
-            commonName: intermediateCN, serial: 2, notBefore: caValidity.notBefore, notAfter: caValidity.notAfter,
-            isCA: true,
-            markerOIDs: intermediateHasOID ? [intermediateOID] : [], keyIdentifiers: keyIdentifiers,
-            signatureDigest: digest)
-        let intermediate = issue(intermediateSpec, key: intermediateKey, issuer: root)
-        let leafSpec = CertificateSpec(
-            commonName: leafCN, serial: 3, notBefore: leafNotBefore, notAfter: leafNotAfter, isCA: false,
-            markerOIDs: leafHasOID ? [leafOID] : [], keyIdentifiers: keyIdentifiers,
-            signatureDigest: leafDigest ?? digest)
-        return (intermediate, issue(leafSpec, key: leafKey, issuer: intermediate))
+        let (intermediate, leaf) = OpenSSL.must {
+            try CertificateIssuer.chain(
+                under: root.issued, intermediateCN: intermediateCN, intermediateKey: intermediateKey.privateKey,
+                leafCN: leafCN, leafKey: leafKey.privateKey, leafHasOID: leafHasOID,
+                intermediateHasOID: intermediateHasOID, leafNotBefore: leafNotBefore, leafNotAfter: leafNotAfter,
+                caValidity: caValidity, keyIdentifiers: keyIdentifiers, digest: digest, leafDigest: leafDigest)
+        }
+        return (TestCertificate(intermediate, key: intermediateKey), TestCertificate(leaf, key: leafKey))
     }
 }

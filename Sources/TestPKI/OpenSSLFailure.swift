@@ -1,3 +1,4 @@
+internal import AppStoreTestData
 internal import COpenSSL
 
 /// Internal helpers for calling OpenSSL from the test PKI.
@@ -11,6 +12,18 @@ enum OpenSSL {
     /// Stops the process with `what` and the drained OpenSSL error queue.
     static func fail(_ what: String, file: StaticString = #file, line: UInt = #line) -> Never {
         preconditionFailure("TestPKI: \(what) failed\(errorQueueDescription())", file: file, line: line)
+    }
+
+    /// The value `body` returns; a thrown error (from `AppStoreTestData` or the core) stops the
+    /// process with its message: fixtures make their own inputs, so it is a programming error.
+    static func must<T, E: Error>(
+        file: StaticString = #file, line: UInt = #line, _ body: () throws(E) -> T
+    ) -> T {
+        do {
+            return try body()
+        } catch {
+            preconditionFailure("TestPKI: \(error)", file: file, line: line)
+        }
     }
 
     /// Requires an OpenSSL status code to be exactly 1 (OpenSSL's success value).

@@ -1,3 +1,4 @@
+internal import AppStoreTestData
 internal import COpenSSL
 public import FoundationEssentials
 

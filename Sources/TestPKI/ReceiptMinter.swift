@@ -1,3 +1,4 @@
+public import AppStoreTestData
 internal import COpenSSL
 
 /// Signs receipt content as CMS SignedData, as Apple's App Store and Xcode do, and spoils the result on demand.

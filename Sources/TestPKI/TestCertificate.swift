@@ -1,42 +1,30 @@
-internal import COpenSSL
+public import AppStoreTestData
 internal import FoundationEssentials
+internal import JWSInspectCore
 
-/// An X.509 certificate minted by `TestPKI.issue`, together with its private key.
-///
-/// Immutable after `init`: the wrapped `X509` is only read afterwards (as the
-/// issuer of further certificates), which is why the class is
-/// `@unchecked Sendable`. The `X509` is freed in `deinit`.
-public final class TestCertificate: @unchecked Sendable {
-    /// The certificate in DER.
-    public let der: [UInt8]
+/// An X.509 certificate minted by `TestPKI.issue` (through `AppStoreTestData`'s
+/// `CertificateIssuer`), together with its private key.
+public final class TestCertificate: Sendable {
+    /// The certificate as issued, parsed by the core's `Certificate`.
+    public let issued: IssuedCertificate
     /// The certificate's own private key (the one matching its public key).
     public let key: TestKey
-    /// The specification the certificate was issued from.
-    public let spec: CertificateSpec
 
-    /// The owned `X509`, kept to name the issuer and derive the
-    /// authorityKeyIdentifier of certificates this one signs.
-    let x509: OpaquePointer
-
-    /// Takes ownership of a signed `x509` whose public key belongs to `key`.
-    init(owning x509: OpaquePointer, key: TestKey, spec: CertificateSpec) {
-        self.x509 = x509
+    /// `issued`, whose key is `key`.
+    public init(_ issued: IssuedCertificate, key: TestKey) {
+        self.issued = issued
         self.key = key
-        self.spec = spec
-        self.der = OpenSSL.der("i2d_X509") { i2d_X509(x509, $0) }
     }
 
-    deinit {
-        X509_free(x509)
-    }
-
+    /// The certificate in DER.
+    public var der: [UInt8] { issued.der }
+    /// The specification the certificate was issued from.
+    public var spec: CertificateSpec { issued.spec }
     /// `-----BEGIN CERTIFICATE-----\n`, base64 in 64-character lines, `\n-----END CERTIFICATE-----\n`.
-    public var pem: String {
-        PEM.encode(der, label: "CERTIFICATE")
-    }
-
+    public var pem: String { issued.pem }
     /// Standard base64 (with padding, no line breaks) of `der`, as in a JWS `x5c` entry.
-    public var base64: String {
-        Data(der).base64EncodedString()
-    }
+    public var base64: String { issued.base64 }
+
+    /// The `X509`, for receipts' `CMS_sign`.
+    var x509: OpaquePointer { issued.certificate.x509 }
 }

@@ -1,3 +1,4 @@
+internal import AppStoreTestData
 internal import COpenSSL
 
 /// One attribute of a legacy App Store receipt: `SEQUENCE { type INTEGER, version INTEGER, value OCTET STRING }`.

@@ -1,3 +1,4 @@
+public import AppStoreTestData
 public import FoundationEssentials
 
 /// An RSA chain shaped like the one that signs App Store receipts, and the receipts it signs.

@@ -1,4 +1,5 @@
 import AppStoreServerAPI
+import AppStoreTestData
 import Foundation
 import JWSInspectCore
 import Synchronization

@@ -32,6 +32,15 @@ struct FetchCompanionTests {
         #expect(online.contains("libcurl"), "jwsinspect-fetch shows no libcurl: \(online)")
     }
 
+    @Test("jwsinspect ships mint's AppStoreTestData and none of the test suites' TestPKI")
+    func onlyTheShippedTestDataIsInTheBinary() throws {
+        let binary = try Data(contentsOf: CLI.executable)
+        // Swift mangles a module name as its length and the name: every symbol of a module
+        // carries it.
+        #expect(binary.range(of: Data("16AppStoreTestData".utf8)) != nil, "not vacuous: mint's module is found")
+        #expect(binary.range(of: Data("7TestPKI".utf8)) == nil, "jwsinspect carries TestPKI's symbols")
+    }
+
     @Test("jwsinspect fetch runs jwsinspect-fetch: the same records, stderr and exit status as in this process")
     func fetchRunsTheCompanion() throws {
         let harness = try FetchHarness()

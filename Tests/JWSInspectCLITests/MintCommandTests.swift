@@ -1,3 +1,4 @@
+import AppStoreTestData
 import Foundation
 import JWSInspectCore
 import TestPKI
@@ -29,7 +30,7 @@ import Testing
         let header = TestPKI.base64URL(Array("{\"alg\":\"ES256\",\"x5c\":[\(x5c.joined(separator: ","))]}".utf8))
         let signedDate = Int64(InProcess.now.timeIntervalSince1970 * 1000)
         let payload = TestPKI.base64URL(Array(TestPayloads.transaction(signedDate: signedDate).utf8))
-        let signature = key.signES256(Array("\(header).\(payload)".utf8))
+        let signature = try key.signES256(Array("\(header).\(payload)".utf8))
         return "\(header).\(payload).\(TestPKI.base64URL(signature))"
     }
 

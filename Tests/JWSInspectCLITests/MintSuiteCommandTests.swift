@@ -53,4 +53,29 @@ import Testing
         #expect(result.status == 66 && result.stderr.contains("root.der"))
         #expect(InProcess.run(["mint", "suite", "--ca", empty.path]).status == 64)
     }
+
+    /// Each file of a CA folder that is there but not what `mint ca` wrote: exit 64 and a line
+    /// naming the file (the CA is read by the shipped AppStoreTestData, which throws, never traps).
+    @Test(arguments: [
+        ("root.der", "root.der is not a DER X.509 certificate"),
+        ("intermediate.der", "intermediate.der is not a DER X.509 certificate"),
+        ("leaf.der", "leaf.der is not a DER X.509 certificate"),
+        ("root-key.p8", "root-key.p8 is not a PKCS#8 P-384 or P-256 private key"),
+        ("intermediate-key.p8", "intermediate-key.p8 is not a PKCS#8 P-384 private key"),
+        ("leaf-key.p8", "leaf-key.p8 is not a PKCS#8 P-256 private key"),
+    ])
+    func aCAFileThatDoesNotReadIsNamed(file: String, message: String) throws {
+        let folder = try CLI.temporaryDirectory()
+        let ca = folder.appendingPathComponent("ca")
+        #expect(InProcess.run(["mint", "ca", "--out", ca.path]).status == 0)
+        // A key where a certificate belongs and a certificate where a key does: each reads as
+        // something, never as what the name says.
+        let swapped = file.hasSuffix(".der") ? "leaf-key.p8" : "leaf.der"
+        try Data(contentsOf: ca.appendingPathComponent(swapped)).write(to: ca.appendingPathComponent(file))
+        let result = InProcess.run(["mint", "suite", "--ca", ca.path, "--out", folder.appendingPathComponent("s").path])
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+        #expect(result.stderr.split(separator: "\n").count == 1, "one line: \(result.stderr)")
+        #expect(result.stdout.isEmpty)
+    }
 }

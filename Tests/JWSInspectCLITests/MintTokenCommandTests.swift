@@ -1,3 +1,4 @@
+import AppStoreTestData
 import Foundation
 import JWSInspectCore
 import TestPKI

@@ -1,3 +1,4 @@
+import AppStoreTestData
 import Foundation
 import JWSInspectCore
 import TestPKI
@@ -17,7 +18,7 @@ import Testing
         let file = try Self.keyFile(testKey)
         let key = try #require(file.privateKey)
         let message = Array("header.payload".utf8)
-        let signature = key.signES256(message)
+        let signature = try key.signES256(message)
         #expect(signature.count == 64)
         #expect(key.publicKey.verifyES256(signature: signature, message: message) == nil)
         // The public key is the test key's: its own encoding verifies the signature too.
@@ -41,7 +42,7 @@ import Testing
         var short = 0
         for index in 0..<2000 {
             let message = Array("message \(index)".utf8)
-            let der = key.signDER(message)
+            let der = try key.signDER(message)
             let raw = try #require(PrivateKey.rawSignature(der: der))
             #expect(raw.count == 64)
             if raw[0] == 0 || raw[32] == 0 { short += 1 }
@@ -92,7 +93,8 @@ import Testing
         #expect(publicFile.privateKey == nil && publicFile.keyIDFromName == nil)
         let message = Array("m".utf8)
         #expect(
-            publicFile.publicKey.verifyES256(signature: file.privateKey!.signES256(message), message: message) == nil)
+            publicFile.publicKey.verifyES256(signature: try file.privateKey!.signES256(message), message: message)
+                == nil)
     }
 
     @Test func unusableKeyFiles() {

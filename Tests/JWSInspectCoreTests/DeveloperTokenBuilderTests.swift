@@ -1,3 +1,4 @@
+import AppStoreTestData
 import Foundation
 import JWSInspectCore
 import TestPKI
@@ -46,7 +47,7 @@ import Testing
             try KeyFile(bytes: Array(TestKey.p256().privateKeyPEM.utf8), path: "AuthKey_A.p8").privateKey)
         let claims = DeveloperToken.claims(
             .apiToken(lifetime: 60), issuerID: Self.issuer, bundleID: "b", issuedAt: Self.iat, nonce: Self.nonce)
-        let signed = DeveloperToken.sign(claims: claims, keyID: "2X9R4HXF34", key: key)
+        let signed = try DeveloperToken.sign(claims: claims, keyID: "2X9R4HXF34", key: key)
         #expect(
             String(decoding: signed.headerJSON, as: UTF8.self) == #"{"alg":"ES256","kid":"2X9R4HXF34","typ":"JWT"}"#)
         let parts = signed.token.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
@@ -85,7 +86,7 @@ import Testing
                     "20fba8a0-2b80-4a7d-a17f-85c1854727f8", "1698148900000",
                 ].joined(separator: separator))
         #expect(Array(separator.utf8) == [0xe2, 0x81, 0xa3])
-        let signature = offer.signature(with: key)
+        let signature = try offer.signature(with: key)
         let der = try #require(Data(base64Encoded: signature))
         #expect(der.first == 0x30)
         #expect(offer.verifies(signature: signature, with: key.publicKey))
@@ -102,7 +103,7 @@ import Testing
     /// exactly one DER signature; base64url, other characters and raw r‖s are named.
     @Test func offerV1SignatureText() throws {
         let key = try #require(try KeyFile(bytes: Array(TestKey.p256().privateKeyPEM.utf8), path: "k").privateKey)
-        let der = key.signDER(Array("message".utf8))
+        let der = try key.signDER(Array("message".utf8))
         let text = Data(der).base64EncodedString()
         #expect(try PromotionalOfferV1.derSignature(base64: text).get() == der)
         #expect(try PromotionalOfferV1.derSignature(base64: " \(text)\n").get() == der)

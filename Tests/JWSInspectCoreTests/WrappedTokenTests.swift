@@ -1,3 +1,4 @@
+import AppStoreTestData
 import TestPKI
 import Testing
 

@@ -1,3 +1,4 @@
+import AppStoreTestData
 import Foundation
 import TestPKI
 import Testing

@@ -225,6 +225,9 @@ private final class FetchRun {
                         + "\(option), and that this system's CA store (/etc/ssl/certs) holds the CA that issued the "
                         + "server's certificate (a TLS-inspecting proxy's own CA, for one)",
                     exit: .unavailable)
+            case .signingFailed(let reason):
+                report(
+                    source: request, status: "signing-failed", reason: reason + "; nothing was sent", exit: .software)
             }
         }
     }

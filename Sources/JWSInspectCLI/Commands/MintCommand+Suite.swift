@@ -1,6 +1,6 @@
+internal import AppStoreTestData
 internal import FoundationEssentials
 internal import JWSInspectCore
-internal import TestPKI
 
 /// `jwsinspect mint suite --ca DIR --out DIR2`: `MintSuite`'s cases, one file each, and
 /// `manifest.json` saying what each is, what Apple's algorithm decides and what jwsinspect answers.
@@ -17,17 +17,16 @@ extension MintCommand {
                 return error.status.rawValue
             }
         }
-        guard
-            let ca = MintedCA(
+        let ca: MintedCA
+        let root: Certificate
+        do {
+            ca = try MintedCA(
                 rootDER: files["root.der"]!, rootKey: files["root-key.p8"]!,
-                intermediateDER: files["intermediate.der"]!,
-                intermediateKey: files["intermediate-key.p8"]!, leafDER: files["leaf.der"]!,
-                leafKey: files["leaf-key.p8"]!),
-            let root = try? Certificate(derBytes: ca.root.der)
-        else {
-            io.error(
-                "mint suite: '\(Excerpt.of(folder))' is not a folder mint ca wrote (its certificates or keys do not read)"
-            )
+                intermediateDER: files["intermediate.der"]!, intermediateKey: files["intermediate-key.p8"]!,
+                leafDER: files["leaf.der"]!, leafKey: files["leaf-key.p8"]!)
+            root = ca.root.certificate
+        } catch {
+            io.error("mint suite: '\(Excerpt.of(folder))' is not a folder mint ca wrote: \(error)")
             return ExitStatus.usage.rawValue
         }
         guard prepare(out, for: "suite", force: options.force, io: io) else { return ExitStatus.ioError.rawValue }
@@ -40,7 +39,14 @@ extension MintCommand {
         verification.expectedEnvironment = Environment(rawValue: environment)
         let verifier = Verifier(options: verification)
         var manifest: [String] = []
-        for (index, item) in MintSuite.cases(ca, context: context).enumerated() {
+        let cases: [MintSuite.Case]
+        do {
+            cases = try MintSuite.cases(ca, context: context)
+        } catch {
+            io.error("mint suite: \(error)")
+            return ExitStatus.software.rawValue
+        }
+        for (index, item) in cases.enumerated() {
             let file = (index < 9 ? "0" : "") + "\(index + 1)-\(item.name).jws"
             let status = ExitStatus(verifier.inspect(item.token, source: file).status).rawValue
             let path = System.path(file, in: out)
@@ -50,7 +56,7 @@ extension MintCommand {
             }
             manifest.append(
                 "    {\"file\": \"\(file)\", \"type\": \"\(item.type.rawValue)\", \"expect\": \"\(item.expect ? "valid" : "invalid")\", "
-                    + "\"defect\": \"\(item.defect)\", \"exitCode\": \(status), \"description\": \(TestPKI.jsonString(item.description))}"
+                    + "\"defect\": \"\(item.defect)\", \"exitCode\": \(status), \"description\": \(TestData.jsonString(item.description))}"
             )
         }
         let text = "{\"cases\": [\n" + manifest.joined(separator: ",\n") + "\n]}\n"

@@ -1,6 +1,6 @@
+internal import AppStoreTestData
 internal import FoundationEssentials
 internal import JWSInspectCore
-internal import TestPKI
 
 /// `jwsinspect mint transaction|renewal-info|notification|app-transaction|realtime-request`:
 /// one App Store-shaped JWS signed by a `mint ca` folder's leaf, its `x5c` that folder's chain.
@@ -33,7 +33,7 @@ extension MintCommand {
                     var inner = MintPayloads.payload(nestedKind, context: context)
                     try apply(nested[nestedKind] ?? [], to: &inner)
                     nested[nestedKind] = nil
-                    own.insert("\(path.joined(separator: "."))=\"\(signer.sign(inner.jsonBytes))\"", at: 0)
+                    own.insert("\(path.joined(separator: "."))=\"\(try signer.sign(inner.jsonBytes))\"", at: 0)
                 }
                 if let unused = nested.keys.first {
                     throw Failure(
@@ -43,7 +43,7 @@ extension MintCommand {
                 }
             }
             try apply(own, to: &payload)
-            let jws = signer.sign(payload.jsonBytes)
+            let jws = try signer.sign(payload.jsonBytes)
             switch options.format {
             case .text: return Output.print(jws + "\n", io: io)
             case .json:
@@ -148,9 +148,13 @@ extension MintCommand {
         }
 
         /// A compact JWS over `payload` with the folder's header.
-        func sign(_ payload: [UInt8]) -> String {
+        func sign(_ payload: [UInt8]) throws(Failure) -> String {
             let signingInput = Base64URL.encode(Array(header.utf8)) + "." + Base64URL.encode(payload)
-            return signingInput + "." + Base64URL.encode(key.signES256(Array(signingInput.utf8)))
+            do {
+                return signingInput + "." + Base64URL.encode(try key.signES256(Array(signingInput.utf8)))
+            } catch {
+                throw Failure(message: "mint: signing failed: \(error)", status: .software)
+            }
         }
     }
 }

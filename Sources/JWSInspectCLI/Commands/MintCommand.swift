@@ -1,6 +1,6 @@
+internal import AppStoreTestData
 internal import FoundationEssentials
 internal import JWSInspectCore
-internal import TestPKI
 
 /// `jwsinspect mint`: an Apple-shaped test PKI of one's own (`mint ca`), and App Store-shaped
 /// data signed with it (`MintCommand+Token.swift`), for testing backends with data they
@@ -44,8 +44,16 @@ enum MintCommand {
     /// files (the leaf's key readable by its owner only), and says what it wrote.
     private static func writeCA(to folder: String, _ options: MintOptions, io: CommandIO) -> Int32 {
         guard prepare(folder, for: "ca", force: options.force, io: io) else { return ExitStatus.ioError.rawValue }
-        let ca = MintedCA(validDays: options.validDays, rootCurve: options.rootCurve, now: io.now)
-        for file in ca.files {
+        let ca: MintedCA
+        let files: [MintedCA.File]
+        do {
+            ca = try MintedCA(validDays: options.validDays, rootCurve: options.rootCurve, now: io.now)
+            files = try ca.files()
+        } catch {
+            io.error("mint ca: \(error)")
+            return ExitStatus.software.rawValue
+        }
+        for file in files {
             let path = System.path(file.name, in: folder)
             if let reason = System.writeFile(path, file.bytes, mode: file.isSecret ? 0o600 : 0o644) {
                 io.error("mint ca: cannot write '\(Excerpt.of(path))': \(reason)")
@@ -56,7 +64,7 @@ enum MintCommand {
         let validity = "\(ISO8601.string(ca.leaf.spec.notBefore)) to \(ISO8601.string(ca.leaf.spec.notAfter))"
         return Output.print(
             """
-            a jwsinspect test CA (NOT Apple's) in \(folder): \(ca.files.map(\.name).joined(separator: ", "))
+            a jwsinspect test CA (NOT Apple's) in \(folder): \(files.map(\.name).joined(separator: ", "))
             valid \(validity); trust it with --root \(root)
 
             """, io: io)

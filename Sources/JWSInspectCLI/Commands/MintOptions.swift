@@ -1,5 +1,5 @@
+internal import AppStoreTestData
 internal import JWSInspectCore
-internal import TestPKI
 
 /// `jwsinspect mint KIND`'s options.
 struct MintOptions {
@@ -19,7 +19,7 @@ struct MintOptions {
     var kind: Kind?
     var out: String?
     var validDays = 3650
-    var rootCurve: TestKey.Curve = .p384
+    var rootCurve: KeyKind.Curve = .p384
     var force = false
     var ca: String?
     var bundleID: String?

@@ -1,6 +1,6 @@
+internal import AppStoreTestData
 internal import FoundationEssentials
 internal import JWSInspectCore
-internal import TestPKI
 
 /// `jwsinspect mint suite`: valid tokens of every kind and the defective ones a correct
 /// verifier must refuse, each with what Apple's algorithm decides (`expect`) and what
@@ -15,8 +15,19 @@ enum MintSuite {
         let token: String
     }
 
-    /// Every case, minted with `ca` for `context`.
-    static func cases(_ ca: MintedCA, context: MintContext) -> [Case] {
+    /// Every case, minted with `ca` for `context`; throws when OpenSSL does not make a key, a
+    /// certificate or a signature.
+    static func cases(_ ca: MintedCA, context: MintContext) throws(MintError) -> [Case] {
+        var failure: MintError?
+        /// An ES256 signature (`r‖s`, or DER when not `raw`) by `key`; a failure is kept for the end.
+        func signed(_ key: PrivateKey, _ message: [UInt8], raw: Bool = true) -> [UInt8] {
+            do {
+                return raw ? try key.signES256(message) : try key.signDER(message)
+            } catch {
+                failure = failure ?? MintError("signing failed: \(error)")
+                return []
+            }
+        }
         /// A header with `x5c` holding `entries` (standard base64, normally certificates).
         func headerWith(_ entries: [String], alg: String = "ES256", extra: String = "") -> String {
             "{\"alg\":\"\(alg)\"\(extra),\"x5c\":[\(entries.map { "\"\($0)\"" }.joined(separator: ","))]}"
@@ -29,12 +40,13 @@ enum MintSuite {
             return object.jsonBytes
         }
         func jws(
-            _ header: String, _ payload: [UInt8], key: TestKey = ca.leaf.key, signature: (([UInt8]) -> [UInt8])? = nil
+            _ header: String, _ payload: [UInt8], key: PrivateKey = ca.leaf.key,
+            signature: (([UInt8]) -> [UInt8])? = nil
         )
             -> String
         {
             let input = Base64URL.encode(Array(header.utf8)) + "." + Base64URL.encode(payload)
-            let bytes = signature?(Array(input.utf8)) ?? key.signES256(Array(input.utf8))
+            let bytes = signature?(Array(input.utf8)) ?? signed(key, Array(input.utf8))
             return input + "." + Base64URL.encode(bytes)
         }
         func milliseconds(_ date: Date) -> MintValue { .integer(Int64(date.timeIntervalSince1970 * 1000)) }
@@ -55,9 +67,9 @@ enum MintSuite {
                 name: name, type: .transaction, expect: false, defect: name, description: description,
                 token: jws(header, transaction))
         }
-        let otherCA = MintedCA(validDays: 30, now: context.now)
-        let noOIDIntermediate = ca.chainWithIntermediateWithoutOID()
-        let noOIDLeaf = ca.leafWithoutOID()
+        let otherCA = try MintedCA(validDays: 30, now: context.now)
+        let noOIDIntermediate = try ca.chainWithIntermediateWithoutOID()
+        let noOIDLeaf = try ca.leafWithoutOID()
         let otherBundle = context.bundleID + ".other"
         let otherEnvironment = context.environment == "Sandbox" ? "Production" : "Sandbox"
         var tampered = MintPayloads.payload(.transaction, context: context)
@@ -77,7 +89,7 @@ enum MintSuite {
             Case(
                 name: "edge-high-s", type: .transaction, expect: true, defect: "high-s",
                 description: "the signature's s above n/2: ECDSA is malleable and neither JWS nor Apple forbids it",
-                token: jws(header, transaction) { TestPKI.highS(ca.leaf.key.signES256($0)) }),
+                token: jws(header, transaction) { TestData.highS(signed(ca.leaf.key, $0)) }),
             Case(
                 name: "edge-garbage-x5c2", type: .transaction, expect: true, defect: "garbage-x5c2",
                 description: "x5c[2] is not a certificate: Apple never reads it",
@@ -85,7 +97,7 @@ enum MintSuite {
             Case(
                 name: "bad-signature", type: .transaction, expect: false, defect: "bad-signature",
                 description: "one bit of the signature flipped",
-                token: jws(header, transaction) { flip(ca.leaf.key.signES256($0)) }),
+                token: jws(header, transaction) { flip(signed(ca.leaf.key, $0)) }),
             Case(
                 name: "tampered-payload", type: .transaction, expect: false, defect: "tampered-payload",
                 description: "the payload changed after signing (price)", token: tamperedToken),
@@ -137,7 +149,7 @@ enum MintSuite {
             Case(
                 name: "der-signature", type: .transaction, expect: false, defect: "der-signature",
                 description: "the signature in DER (ECDSA-Sig-Value) instead of r‖s",
-                token: jws(header, transaction) { ca.leaf.key.signDERES256($0) }),
+                token: jws(header, transaction) { signed(ca.leaf.key, $0, raw: false) }),
             defect(
                 "crit-header", "a crit header member (exp) that Apple does not understand",
                 headerWith(chain, extra: ",\"crit\":[\"exp\"],\"exp\":4102444800")),
@@ -150,12 +162,13 @@ enum MintSuite {
                 description: "environment \(otherEnvironment), not \(context.environment)",
                 token: jws(header, payload(.transaction) { $0["environment"] = .string(otherEnvironment) })),
         ]
-        let badNested = jws(header, transaction) { flip(ca.leaf.key.signES256($0)) }
+        let badNested = jws(header, transaction) { flip(signed(ca.leaf.key, $0)) }
         cases.append(
             Case(
                 name: "nested-bad-signature", type: .notification, expect: false, defect: "nested-bad-signature",
                 description: "a valid notification whose nested transaction's signature does not verify",
                 token: jws(header, notification(nestedTransaction: badNested))))
+        if let failure { throw failure }
         return cases
     }
 

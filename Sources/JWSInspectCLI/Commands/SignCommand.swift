@@ -31,7 +31,7 @@ enum SignCommand {
         let bundleID = try keys.bundleID(environment: io.environment)
         if kind == .promotionalOfferV1 {
             for warning in warnings { io.error(warning) }
-            return offerV1(options, key: key, keyID: keyID, bundleID: bundleID, io: io)
+            return try offerV1(options, key: key, keyID: keyID, bundleID: bundleID, io: io)
         }
         let issuerID = try keys.issuerID(environment: io.environment)
         let feature = try self.feature(kind, options)
@@ -40,7 +40,12 @@ enum SignCommand {
             feature, issuerID: issuerID, bundleID: bundleID,
             issuedAt: Int64(io.now.timeIntervalSince1970.rounded(.down)),
             nonce: UUID())
-        let signed = DeveloperToken.sign(claims: claims, keyID: keyID, key: key)
+        let signed: DeveloperToken.Signed
+        do {
+            signed = try DeveloperToken.sign(claims: claims, keyID: keyID, key: key)
+        } catch {
+            throw KeyOptions.Failure(message: "sign: signing failed: \(error)", status: .software)
+        }
         switch options.format {
         case .text:
             return signed.token + "\n"
@@ -102,13 +107,18 @@ enum SignCommand {
 
     /// `promotional-offer-v1`: the signature line, or the four values the app passes to StoreKit.
     private static func offerV1(_ options: SignOptions, key: PrivateKey, keyID: String, bundleID: String, io: CommandIO)
-        -> String
+        throws(KeyOptions.Failure) -> String
     {
         let offer = PromotionalOfferV1(
             bundleID: bundleID, keyID: keyID, productID: options.productID ?? "", offerID: options.offerID ?? "",
             applicationUsername: options.applicationUsername ?? "", nonce: options.nonce ?? UUID(),
             timestamp: options.timestamp ?? Int64((io.now.timeIntervalSince1970 * 1000).rounded(.down)))
-        let signature = offer.signature(with: key)
+        let signature: String
+        do {
+            signature = try offer.signature(with: key)
+        } catch {
+            throw KeyOptions.Failure(message: "sign: signing failed: \(error)", status: .software)
+        }
         switch options.format {
         case .text:
             return signature + "\n"

@@ -7,6 +7,9 @@ public import FoundationEssentials
 /// (its internal caches are set up under OpenSSL's own locks).
 public final class Certificate: @unchecked Sendable {
     let pointer: OpaquePointer
+    /// The `X509`, for this package's modules that hand it to OpenSSL (`X509V3_set_ctx`,
+    /// `CMS_sign`); valid while the certificate lives.
+    package var x509: OpaquePointer { pointer }
     /// The certificate exactly as encoded (DER).
     public let derBytes: [UInt8]
 

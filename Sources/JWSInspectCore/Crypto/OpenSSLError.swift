@@ -1,13 +1,13 @@
 internal import COpenSSL
 
 /// OpenSSL's per-thread error queue, captured as text right after a failing call.
-enum OpenSSLError {
+package enum OpenSSLError {
     /// Drains the calling thread's error queue and returns its entries, oldest first.
     ///
     /// Call it right after the failing OpenSSL function; also call it after an
     /// expected failure so that a stale entry never leaks into a later report.
     @discardableResult
-    static func drain() -> [String] {
+    package static func drain() -> [String] {
         var messages: [String] = []
         while true {
             let code = ERR_get_error()
@@ -20,7 +20,7 @@ enum OpenSSLError {
     }
 
     /// The queue's entries joined into one fragment, or `fallback` when it is empty.
-    static func describe(or fallback: String) -> String {
+    package static func describe(or fallback: String) -> String {
         let messages = drain()
         return messages.isEmpty ? fallback : messages.joined(separator: "; ")
     }

@@ -1,10 +1,11 @@
 internal import COpenSSL
 
-/// A P-256 private key (an App Store Connect In-App Purchase key, `AuthKey_<KEYID>.p8`): what
-/// developer tokens and legacy offer signatures are signed with. Loaded by `KeyFile`.
+/// A private key: a P-256 App Store Connect In-App Purchase key (`AuthKey_<KEYID>.p8`, loaded
+/// by `KeyFile`) that developer tokens and legacy offer signatures are signed with, or a key
+/// `jwsinspect mint` generates for its test CA (EC P-256 or P-384, RSA for receipt chains).
 ///
 /// The key material never leaves OpenSSL: no property, description or error shows it
-/// (`description` and the mirror name only the curve).
+/// (`description` and the mirror name only the kind of key).
 ///
 /// `@unchecked Sendable`: the `EVP_PKEY` is never mutated after init, and OpenSSL 3 allows
 /// concurrent signing with one key.
@@ -15,9 +16,14 @@ public final class PrivateKey: @unchecked Sendable, CustomStringConvertible, Cus
     /// The public half.
     public let publicKey: PublicKey
 
-    /// Takes ownership of a P-256 `EVP_PKEY*` holding a private key; nil (the key freed) when
-    /// its public half cannot be encoded.
-    init?(taking pointer: OpaquePointer) {
+    /// Why OpenSSL did not sign: the function that failed and OpenSSL's error queue.
+    public struct SigningError: Error, Sendable, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// Takes ownership of an `EVP_PKEY*` holding a private key; nil (the key freed) when its
+    /// public half cannot be encoded.
+    package init?(taking pointer: OpaquePointer) {
         self.pointer = pointer
         let length = i2d_PUBKEY(pointer, nil)
         var der = [UInt8](repeating: 0, count: Int(max(length, 0)))
@@ -37,46 +43,70 @@ public final class PrivateKey: @unchecked Sendable, CustomStringConvertible, Cus
         EVP_PKEY_free(pointer)
     }
 
+    /// The `EVP_PKEY`, for this package's modules that hand it to OpenSSL (`X509_sign`,
+    /// `CMS_add1_signer`); valid while the key lives.
+    package var evpKey: OpaquePointer { pointer }
+
     public var description: String { "\(publicKey.summary) private key" }
     public var debugDescription: String { description }
     public var customMirror: Mirror { Mirror(self, children: ["key": description]) }
 
     /// An ES256 signature (ECDSA P-256 with SHA-256) over `message`, in the JWS form: the
     /// 64 bytes `r || s`, each left-padded to 32 bytes (RFC 7518 §3.4).
-    public func signES256(_ message: [UInt8]) -> [UInt8] {
-        guard let raw = Self.rawSignature(der: signDER(message)) else {
-            preconditionFailure("OpenSSL's ECDSA signature did not decode: \(OpenSSLError.describe(or: "no detail"))")
+    public func signES256(_ message: [UInt8]) throws(SigningError) -> [UInt8] {
+        guard publicKey.curveName == "prime256v1" else {
+            throw SigningError(description: "ES256 needs a P-256 key, this is a \(description)")
+        }
+        guard let raw = Self.rawSignature(der: try signDER(message)) else {
+            throw SigningError(description: "OpenSSL's ECDSA signature did not decode")
         }
         return raw
     }
 
-    /// An ECDSA P-256 signature with SHA-256 over `message`, DER-encoded (`ECDSA-Sig-Value`), as
-    /// OpenSSL makes it: the form of the legacy (V1) promotional offer signature.
-    public func signDER(_ message: [UInt8]) -> [UInt8] {
-        guard let context = EVP_MD_CTX_new() else { preconditionFailure("EVP_MD_CTX_new failed") }
+    /// An ECDSA signature over `message` hashed with `digest` (default SHA-256), DER-encoded
+    /// (`ECDSA-Sig-Value`) as OpenSSL makes it: the form of the legacy (V1) promotional offer
+    /// signature. With an RSA key, a PKCS#1 v1.5 signature.
+    public func signDER(_ message: [UInt8], digest: SignatureDigest = .sha256) throws(SigningError) -> [UInt8] {
+        func failure(_ what: String) -> SigningError {
+            SigningError(description: "\(what) failed: \(OpenSSLError.describe(or: "no detail"))")
+        }
+        guard let context = EVP_MD_CTX_new() else { throw failure("EVP_MD_CTX_new") }
         defer { EVP_MD_CTX_free(context) }
-        guard EVP_DigestSignInit(context, nil, EVP_sha256(), nil, pointer) == 1 else {
-            preconditionFailure("EVP_DigestSignInit failed: \(OpenSSLError.describe(or: "no detail"))")
+        guard EVP_DigestSignInit(context, nil, digest.md, nil, pointer) == 1 else {
+            throw failure("EVP_DigestSignInit")
         }
         // A one-byte stand-in keeps the data pointer non-NULL for an empty message.
         let input = message.isEmpty ? [0] : message
-        return input.withUnsafeBufferPointer { data -> [UInt8] in
+        return try input.withUnsafeBufferPointer { data throws(SigningError) -> [UInt8] in
             var length = 0
             guard EVP_DigestSign(context, nil, &length, data.baseAddress, message.count) == 1 else {
-                preconditionFailure("EVP_DigestSign failed: \(OpenSSLError.describe(or: "no detail"))")
+                throw failure("EVP_DigestSign")
             }
             var signature = [UInt8](repeating: 0, count: length)
             guard EVP_DigestSign(context, &signature, &length, data.baseAddress, message.count) == 1 else {
-                preconditionFailure("EVP_DigestSign failed: \(OpenSSLError.describe(or: "no detail"))")
+                throw failure("EVP_DigestSign")
             }
             return Array(signature.prefix(length))
         }
     }
 
-    /// A DER `ECDSA-Sig-Value` as the raw 64 bytes `r || s` of ES256, each left-padded to 32
-    /// bytes; nil when it is not one DER signature (trailing bytes included) or r or s needs
-    /// more than 32 bytes.
-    public static func rawSignature(der: [UInt8]) -> [UInt8]? {
+    /// The digests a `PrivateKey` signs with.
+    public enum SignatureDigest: Sendable {
+        case sha256
+        case sha384
+
+        var md: OpaquePointer? {
+            switch self {
+            case .sha256: EVP_sha256()
+            case .sha384: EVP_sha384()
+            }
+        }
+    }
+
+    /// A DER `ECDSA-Sig-Value` as the raw bytes `r || s` of a JWS signature, each left-padded
+    /// to `componentSize` bytes (32 for ES256, 48 for ES384); nil when it is not one DER
+    /// signature (trailing bytes included) or r or s needs more than `componentSize` bytes.
+    public static func rawSignature(der: [UInt8], componentSize: Int = 32) -> [UInt8]? {
         let parsed = der.withUnsafeBufferPointer { buffer -> OpaquePointer? in
             var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
             let signature = d2i_ECDSA_SIG(nil, &cursor, buffer.count)
@@ -95,10 +125,11 @@ public final class PrivateKey: @unchecked Sendable, CustomStringConvertible, Cus
         var s: OpaquePointer?
         ECDSA_SIG_get0(parsed, &r, &s)
         guard let r, let s else { return nil }
-        var raw = [UInt8](repeating: 0, count: 64)
+        let size = Int32(componentSize)
+        var raw = [UInt8](repeating: 0, count: 2 * componentSize)
         let written = raw.withUnsafeMutableBufferPointer { buffer -> Bool in
             guard let base = buffer.baseAddress else { return false }
-            return BN_bn2binpad(r, base, 32) == 32 && BN_bn2binpad(s, base + 32, 32) == 32
+            return BN_bn2binpad(r, base, size) == size && BN_bn2binpad(s, base + componentSize, size) == size
         }
         guard written else {
             OpenSSLError.drain()

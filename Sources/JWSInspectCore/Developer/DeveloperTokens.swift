@@ -101,12 +101,15 @@ public enum DeveloperToken {
         public let claimsJSON: [UInt8]
     }
 
-    /// Signs `claims` under the developer header for `keyID` with `key` (ES256).
-    public static func sign(claims: [(String, Value)], keyID: String, key: PrivateKey) -> Signed {
+    /// Signs `claims` under the developer header for `keyID` with `key` (ES256); throws when
+    /// OpenSSL does not sign (a key that is not P-256, a failing provider).
+    public static func sign(claims: [(String, Value)], keyID: String, key: PrivateKey) throws(PrivateKey.SigningError)
+        -> Signed
+    {
         let headerJSON = json(header(keyID: keyID))
         let claimsJSON = json(claims)
         let signingInput = Base64URL.encode(headerJSON) + "." + Base64URL.encode(claimsJSON)
-        let signature = key.signES256(Array(signingInput.utf8))
+        let signature = try key.signES256(Array(signingInput.utf8))
         return Signed(
             token: signingInput + "." + Base64URL.encode(signature), headerJSON: headerJSON, claimsJSON: claimsJSON)
     }

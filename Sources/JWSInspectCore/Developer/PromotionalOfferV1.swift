@@ -42,8 +42,8 @@ public struct PromotionalOfferV1: Sendable, Equatable {
     }
 
     /// The signature: DER ECDSA P-256 SHA-256 over the UTF-8 of `signedString`, standard base64.
-    public func signature(with key: PrivateKey) -> String {
-        Data(key.signDER(Array(signedString.utf8))).base64EncodedString()
+    public func signature(with key: PrivateKey) throws(PrivateKey.SigningError) -> String {
+        Data(try key.signDER(Array(signedString.utf8))).base64EncodedString()
     }
 
     /// Whether `signature` (standard base64 of a DER signature) verifies over `signedString`.

@@ -1,3 +1,4 @@
+import AppStoreTestData
 import Foundation
 import JWSInspectCore
 import TestPKI
@@ -45,19 +46,34 @@ struct MockAPIKey: Sendable {
         let claims = DeveloperToken.claims(
             .apiToken(lifetime: lifetime), issuerID: issuerID, bundleID: bundleID,
             issuedAt: Int64(issuedAt.timeIntervalSince1970.rounded(.down)), nonce: UUID())
-        return DeveloperToken.sign(claims: claims, keyID: keyID, key: privateKey).token
+        return Self.signed { () throws(PrivateKey.SigningError) in
+            try DeveloperToken.sign(claims: claims, keyID: keyID, key: privateKey).token
+        }
     }
 
     /// A token with any claims, under the developer header for `keyID` (default this key's),
     /// signed with this key: for tokens with one defect.
     func token(claims: [(String, DeveloperToken.Value)], keyID: String? = nil) -> String {
-        DeveloperToken.sign(claims: claims, keyID: keyID ?? self.keyID, key: privateKey).token
+        Self.signed { () throws(PrivateKey.SigningError) in
+            try DeveloperToken.sign(claims: claims, keyID: keyID ?? self.keyID, key: privateKey).token
+        }
     }
 
     /// A token with any header and claims JSON (used byte-exact), signed with this key.
     func token(headerJSON: String, claimsJSON: String) -> String {
         let input = Base64URL.encode(Array(headerJSON.utf8)) + "." + Base64URL.encode(Array(claimsJSON.utf8))
-        return input + "." + Base64URL.encode(privateKey.signES256(Array(input.utf8)))
+        return input + "."
+            + Base64URL.encode(
+                Self.signed { () throws(PrivateKey.SigningError) in try privateKey.signES256(Array(input.utf8)) })
+    }
+
+    /// What `body` signs; a signing failure is the fixture's own defect and stops the test.
+    private static func signed<T>(_ body: () throws(PrivateKey.SigningError) -> T) -> T {
+        do {
+            return try body()
+        } catch {
+            preconditionFailure("MockAPIKey: signing failed: \(error)")
+        }
     }
 
     /// The claims of a valid token issued at `issuedAt` (`iss`, `iat`, `exp`, `aud`, `bid`), to

@@ -16,7 +16,7 @@ public enum DigestAlgorithm: String, Sendable, CaseIterable {
     case md5 = "MD5"
 
     /// The OpenSSL `EVP_MD` (a static object OpenSSL owns; never freed).
-    var md: OpaquePointer? {
+    package var md: OpaquePointer? {
         switch self {
         case .sha1: EVP_sha1()
         case .sha256: EVP_sha256()

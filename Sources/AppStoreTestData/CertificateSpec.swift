@@ -1,6 +1,6 @@
 public import FoundationEssentials
 
-/// What `TestPKI.issue` puts into a certificate.
+/// What `CertificateIssuer.issue` puts into a certificate.
 public struct CertificateSpec: Sendable {
     /// The subject's common name; the subject is `CN=<commonName>, O=jwsinspect test PKI, C=US`.
     public var commonName: String

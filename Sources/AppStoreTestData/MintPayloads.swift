@@ -94,7 +94,9 @@ public indirect enum MintValue: Sendable, Equatable {
     case object(MintObject)
 }
 
-/// Why an assignment, a template or its JSON was refused: one line.
+/// Why test data was not made, in one line: an assignment, a template or its JSON refused, a
+/// CA folder that does not read, or an OpenSSL call that failed (with its error queue).
+/// `jwsinspect mint` says it and exits with a status; nothing in this module stops the process.
 public struct MintError: Error, Sendable, Equatable, CustomStringConvertible {
     public let description: String
 

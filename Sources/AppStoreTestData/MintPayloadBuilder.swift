@@ -1,5 +1,5 @@
-internal import COpenSSL
 internal import FoundationEssentials
+internal import JWSInspectCore
 
 /// What a notification type says about the purchase behind it, so that the transaction and
 /// renewal info minted for it agree with it (an expired subscription, a refund, a renewal…).
@@ -236,9 +236,6 @@ struct MintPayloadBuilder {
     /// Base64 of SHA-384 over lowercase(nonce) + lowercase(deviceVerificationID), as Apple computes it.
     static func deviceVerification(nonce: String) -> String {
         let input = Array((nonce.lowercased() + deviceVerificationID.lowercased()).utf8)
-        var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
-        var length: UInt32 = 0
-        OpenSSL.check(EVP_Digest(input, input.count, &digest, &length, EVP_sha384(), nil), "EVP_Digest(SHA-384)")
-        return Data(digest.prefix(Int(length))).base64EncodedString()
+        return Data(Digest.sha384(input)).base64EncodedString()
     }
 }

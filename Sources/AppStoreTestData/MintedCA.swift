@@ -1,4 +1,5 @@
 public import FoundationEssentials
+internal import JWSInspectCore
 
 /// The test PKI `jwsinspect mint ca` writes: an Apple-shaped chain of its own (root,
 /// intermediate with 1.2.840.113635.100.6.2.1, leaf with 1.2.840.113635.100.6.11.1 and a P-256
@@ -8,9 +9,16 @@ public struct MintedCA: Sendable {
     public static let intermediateCN = "jwsinspect test WWDR intermediate (not Apple)"
     public static let leafCN = "jwsinspect test App Store signing (not Apple)"
 
-    public let root: TestCertificate
-    public let intermediate: TestCertificate
-    public let leaf: TestCertificate
+    public let root: IssuedCertificate
+    public let intermediate: IssuedCertificate
+    public let leaf: IssuedCertificate
+
+    /// A CA of these certificates (their keys with them).
+    init(root: IssuedCertificate, intermediate: IssuedCertificate, leaf: IssuedCertificate) {
+        self.root = root
+        self.intermediate = intermediate
+        self.leaf = leaf
+    }
 
     /// A fresh CA whose leaf is valid from a day before `now` for `validDays` days, and whose root
     /// and intermediate from 30 days before `now` to a year after the leaf.
@@ -18,24 +26,18 @@ public struct MintedCA: Sendable {
     /// - Parameters:
     ///   - validDays: how long the certificates stay valid (1 to 36,500).
     ///   - rootCurve: the root's key, P-384 (as Apple Root CA - G3) or P-256.
-    /// A CA of these certificates (their keys with them).
-    init(root: TestCertificate, intermediate: TestCertificate, leaf: TestCertificate) {
-        self.root = root
-        self.intermediate = intermediate
-        self.leaf = leaf
-    }
-
-    public init(validDays: Int, rootCurve: TestKey.Curve = .p384, now: Date = Date()) {
+    public init(validDays: Int, rootCurve: KeyKind.Curve = .p384, now: Date = Date()) throws(MintError) {
         let now = Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down))  // as certificates hold it
         let start = now.addingTimeInterval(-86_400)
         let end = now.addingTimeInterval(Double(max(1, min(validDays, 36_500))) * 86_400)
         // The CAs outlast the leaf on both sides, so that a leaf out of date is the only defect.
         let caValidity = (now.addingTimeInterval(-30 * 86_400), end.addingTimeInterval(365 * 86_400))
-        root = TestPKI.markerRoot(commonName: Self.rootCN, key: TestKey(generating: rootCurve), validity: caValidity)
-        (intermediate, leaf) = TestPKI.markerChain(
-            under: root, intermediateCN: Self.intermediateCN, intermediateKey: .p384(), leafCN: Self.leafCN,
-            leafKey: .p256(), leafHasOID: true, intermediateHasOID: true, leafNotBefore: start, leafNotAfter: end,
-            caValidity: caValidity)
+        root = try CertificateIssuer.root(
+            commonName: Self.rootCN, key: try .generate(.ec(rootCurve)), validity: caValidity)
+        (intermediate, leaf) = try CertificateIssuer.chain(
+            under: root, intermediateCN: Self.intermediateCN, intermediateKey: try .generate(.ec(.p384)),
+            leafCN: Self.leafCN, leafKey: try .generate(.ec(.p256)), leafHasOID: true, intermediateHasOID: true,
+            leafNotBefore: start, leafNotAfter: end, caValidity: caValidity)
     }
 
     /// One file of the CA folder.
@@ -46,17 +48,17 @@ public struct MintedCA: Sendable {
         public let isSecret: Bool
     }
 
-    /// The folder's files: `root.der`, `root.pem`, `intermediate.der`, `leaf.der`, `leaf-key.p8`
-    /// (secret) and `README.txt`.
-    public var files: [File] {
+    /// The folder's files: `root.der`, `root.pem`, `intermediate.der`, `leaf.der`, the three
+    /// keys (`*-key.p8`, secret) and `README.txt`.
+    public func files() throws(MintError) -> [File] {
         [
             File(name: "root.der", bytes: root.der, isSecret: false),
             File(name: "root.pem", bytes: Array(root.pem.utf8), isSecret: false),
             File(name: "intermediate.der", bytes: intermediate.der, isSecret: false),
             File(name: "leaf.der", bytes: leaf.der, isSecret: false),
-            File(name: "leaf-key.p8", bytes: Array(leaf.key.privateKeyPEM.utf8), isSecret: true),
-            File(name: "intermediate-key.p8", bytes: Array(intermediate.key.privateKeyPEM.utf8), isSecret: true),
-            File(name: "root-key.p8", bytes: Array(root.key.privateKeyPEM.utf8), isSecret: true),
+            File(name: "leaf-key.p8", bytes: Array(try leaf.key.privateKeyPEM().utf8), isSecret: true),
+            File(name: "intermediate-key.p8", bytes: Array(try intermediate.key.privateKeyPEM().utf8), isSecret: true),
+            File(name: "root-key.p8", bytes: Array(try root.key.privateKeyPEM().utf8), isSecret: true),
             File(name: "README.txt", bytes: Array(readme.utf8), isSecret: false),
         ]
     }
@@ -67,7 +69,7 @@ public struct MintedCA: Sendable {
         jwsinspect test CA: NOTHING HERE IS APPLE'S.
 
         An Apple-shaped chain made by `jwsinspect mint ca` for testing App Store backends:
-          root.der, root.pem   "\(Self.rootCN)", self-signed (\(root.key.curve?.rawValue ?? "EC"))
+          root.der, root.pem   "\(Self.rootCN)", self-signed (\(rootCurveName))
           intermediate.der     "\(Self.intermediateCN)", carries 1.2.840.113635.100.6.2.1
           leaf.der             "\(Self.leafCN)", carries 1.2.840.113635.100.6.11.1
           leaf-key.p8          the leaf's P-256 private key (PKCS#8 PEM, readable by you only)
@@ -86,6 +88,11 @@ public struct MintedCA: Sendable {
         Never trust root.der in production: anyone holding leaf-key.p8 can sign anything.
 
         """
+    }
+
+    /// The root key's curve as the README names it ("P-384").
+    private var rootCurveName: String {
+        KeyKind.Curve.allCases.first { $0.groupName == root.key.publicKey.curveName }?.rawValue ?? "EC"
     }
 
     private static func day(_ date: Date) -> String {

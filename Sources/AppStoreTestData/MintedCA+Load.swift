@@ -1,0 +1,103 @@
+internal import COpenSSL
+internal import JWSInspectCore
+
+extension MintedCA {
+    /// A CA read back from a `mint ca` folder's files; throws, naming the file, when one is not
+    /// what `mint ca` writes.
+    public init(
+        rootDER: [UInt8], rootKey: [UInt8], intermediateDER: [UInt8], intermediateKey: [UInt8], leafDER: [UInt8],
+        leafKey: [UInt8]
+    ) throws(MintError) {
+        func key(_ pem: [UInt8], _ name: String, _ curves: [KeyKind.Curve]) throws(MintError) -> PrivateKey {
+            for curve in curves {
+                if let key = PrivateKey.read(privateKeyPEM: pem, curve: curve) { return key }
+            }
+            throw MintError("\(name) is not a PKCS#8 \(curves.map(\.rawValue).joined(separator: " or ")) private key")
+        }
+        func certificate(_ der: [UInt8], _ name: String, key: PrivateKey, isCA: Bool) throws(MintError)
+            -> IssuedCertificate
+        {
+            let parsed: Certificate
+            do {
+                parsed = try Certificate(derBytes: der)
+            } catch {
+                throw MintError("\(name) is \(error)")
+            }
+            guard let notBefore = parsed.notBefore, let notAfter = parsed.notAfter else {
+                throw MintError("\(name) has a validity period that does not read")
+            }
+            let spec = CertificateSpec(commonName: "", notBefore: notBefore, notAfter: notAfter, isCA: isCA)
+            return IssuedCertificate(certificate: parsed, key: key, spec: spec)
+        }
+        self.init(
+            root: try certificate(
+                rootDER, "root.der", key: try key(rootKey, "root-key.p8", [.p384, .p256]), isCA: true),
+            intermediate: try certificate(
+                intermediateDER, "intermediate.der", key: try key(intermediateKey, "intermediate-key.p8", [.p384]),
+                isCA: true),
+            leaf: try certificate(leafDER, "leaf.der", key: try key(leafKey, "leaf-key.p8", [.p256]), isCA: false))
+    }
+
+    /// A leaf like this CA's (same validity, issued by its intermediate) without Apple's leaf marker.
+    public func leafWithoutOID() throws(MintError) -> IssuedCertificate {
+        try CertificateIssuer.issue(
+            CertificateSpec(
+                commonName: Self.leafCN, serial: 4, notBefore: leaf.spec.notBefore, notAfter: leaf.spec.notAfter,
+                isCA: false),
+            key: try .generate(.ec(.p256)), issuer: intermediate)
+    }
+
+    /// An intermediate without Apple's marker (issued by this CA's root) and a leaf it issued.
+    public func chainWithIntermediateWithoutOID() throws(MintError) -> (
+        intermediate: IssuedCertificate, leaf: IssuedCertificate
+    ) {
+        try CertificateIssuer.chain(
+            under: root, intermediateCN: Self.intermediateCN, intermediateKey: try .generate(.ec(.p384)),
+            leafCN: Self.leafCN, leafKey: try .generate(.ec(.p256)), leafHasOID: true, intermediateHasOID: false,
+            leafNotBefore: leaf.spec.notBefore, leafNotAfter: leaf.spec.notAfter,
+            caValidity: (intermediate.spec.notBefore, intermediate.spec.notAfter))
+    }
+}
+
+/// Text and signature helpers of test data.
+public enum TestData {
+    /// The high-S twin of a raw `r‖s` P-256 signature: s replaced by n − s when s ≤ n/2 (ECDSA
+    /// is malleable: both verify). Computed with OpenSSL's BIGNUM; the input when it is not 64
+    /// bytes or cannot be flipped.
+    public static func highS(_ raw: [UInt8]) -> [UInt8] {
+        guard raw.count == 64, let group = EC_GROUP_new_by_curve_name(NID_X9_62_prime256v1) else { return raw }
+        defer { EC_GROUP_free(group) }
+        guard let order = EC_GROUP_get0_order(group), let s = BN_bin2bn(Array(raw[32...]), 32, nil),
+            let half = BN_new(), let flipped = BN_new()
+        else { return raw }
+        defer {
+            BN_free(s)
+            BN_free(half)
+            BN_free(flipped)
+        }
+        guard BN_rshift1(half, order) == 1, BN_cmp(s, half) <= 0, BN_sub(flipped, order, s) == 1 else { return raw }
+        var bytes = [UInt8](repeating: 0, count: 32)
+        guard BN_bn2binpad(flipped, &bytes, 32) == 32 else { return raw }
+        return Array(raw[..<32]) + bytes
+    }
+
+    /// `value` as a JSON string literal (RFC 8259: quotes, backslash and control characters escaped).
+    public static func jsonString(_ value: String) -> String {
+        var out = "\""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case let control where control.value < 0x20:
+                let hex = String(control.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default:
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}
