@@ -1,4 +1,3 @@
-internal import AppStoreTestData
 public import FoundationEssentials
 
 /// root -> intermediate (marker 1.2.840.113635.100.6.2.1) -> leaf (marker 1.2.840.113635.100.6.11.1), like Apple's App Store chain.

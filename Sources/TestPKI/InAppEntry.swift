@@ -1,4 +1,3 @@
-internal import AppStoreTestData
 public import FoundationEssentials
 
 /// One in-app purchase of a legacy receipt (attribute type 17): a `SET OF` attributes

@@ -1,4 +1,3 @@
-internal import AppStoreTestData
 internal import COpenSSL
 
 /// Internal helpers for calling OpenSSL from the test PKI.

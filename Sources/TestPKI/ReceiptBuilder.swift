@@ -1,4 +1,3 @@
-internal import AppStoreTestData
 internal import COpenSSL
 public import FoundationEssentials
 

@@ -1,5 +1,3 @@
-internal import AppStoreTestData
-
 /// App Store-shaped payload JSON for tests and benchmarks, signed at fixed times
 /// inside the test leaf's validity (2024-01-01 to 2026-01-01).
 public enum TestPayloads {

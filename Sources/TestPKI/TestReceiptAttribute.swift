@@ -1,4 +1,3 @@
-internal import AppStoreTestData
 internal import COpenSSL
 
 /// One attribute of a legacy App Store receipt: `SEQUENCE { type INTEGER, version INTEGER, value OCTET STRING }`.
