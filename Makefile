@@ -113,7 +113,7 @@ roots:
 # ThreadSanitizer, each in its own build folder. (swiftc refuses -sanitize=undefined
 # on Linux; Swift traps overflow and out-of-bounds access itself.)
 sanitize: deps
-	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/sanitizers/lsan.supp \
+	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/sanitizers/lsan.supp:print_suppressions=0 \
 		$(SWIFT) test --sanitize=address --scratch-path .build/asan
 	TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --sanitize=thread --scratch-path .build/tsan
 
