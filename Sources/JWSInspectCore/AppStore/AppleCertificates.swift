@@ -72,17 +72,25 @@ public enum AppleCertificates {
             name: "App Store receipt-signing leaf, 2025-09-19 to 2027-10-13", isDefaultRoot: false),
     ]
 
-    /// The roots compiled into the binary (Apple Root CA G3, G2, Apple Inc. Root), parsed once.
-    public static let embeddedRoots: [Certificate] = EmbeddedAppleRoots.certificates.map { entry in
-        let text = entry.base64.filter { !$0.isWhitespace }
-        guard let data = Data(base64Encoded: text), let certificate = try? Certificate(derBytes: Array(data)) else {
+    /// The DER bytes of the roots compiled into the binary (Apple Root CA G3, G2, Apple Inc.
+    /// Root), decoded once and not parsed.
+    public static let embeddedRootDERs: [[UInt8]] = EmbeddedAppleRoots.certificates.map { entry in
+        // The base64 is wrapped in lines: the line breaks and indentation are skipped.
+        guard let data = Data(base64Encoded: entry.base64, options: .ignoreUnknownCharacters) else {
             preconditionFailure("embedded root \(entry.fileName) is corrupt; run `make roots`")
         }
-        return certificate
+        return Array(data)
     }
+
+    /// The roots compiled into the binary, all parsed (once).
+    public static var embeddedRoots: [Certificate] { embeddedTrustStore.roots }
+
+    /// The trust store of the embedded roots, the default one: each root is parsed when first
+    /// needed, and a chain whose `x5c[2]` is one of them is validated against that one first.
+    public static let embeddedTrustStore = TrustStore(lazyRootDERs: embeddedRootDERs)
 
     /// The embedded roots' DER bytes with the file names they came from.
     public static var embeddedRootFiles: [(fileName: String, derBytes: [UInt8])] {
-        zip(EmbeddedAppleRoots.certificates, embeddedRoots).map { ($0.fileName, $1.derBytes) }
+        zip(EmbeddedAppleRoots.certificates, embeddedRootDERs).map { ($0.fileName, $1) }
     }
 }

@@ -7,22 +7,107 @@ public import FoundationEssentials
 /// trusted. `@unchecked Sendable`: the store is filled in init and only read
 /// afterwards; OpenSSL locks its own lookups, so concurrent validations are safe.
 public final class TrustStore: @unchecked Sendable {
-    private let store: OpaquePointer
-    /// The trusted roots, in the order given.
-    public let roots: [Certificate]
+    /// The trusted roots' DER bytes, in the order given: known without parsing them.
+    public let rootDERs: [[UInt8]]
+    /// Roots parsed, and `X509_STORE`s made, as validations need them (`Anchors`).
+    private let anchors: Locked<Anchors>
+
+    /// An `X509_STORE` and the parsed roots it holds.
+    private struct Anchors {
+        /// The roots by index in `rootDERs`, each parsed once.
+        var parsed: [Int: Certificate] = [:]
+        /// The store of every root, made on first use.
+        var full: OpaquePointer?
+        /// Stores of one root each (by index), for a chain that names its root: made lazily
+        /// only for a store of `lazy` roots (Apple's embedded ones).
+        var single: [Int: OpaquePointer] = [:]
+    }
+
+    /// Whether roots are parsed when first needed, and a chain that carries a root's own bytes
+    /// is validated against that root alone first.
+    private let lazy: Bool
 
     /// Builds a store trusting exactly `roots`.
     public init(roots: [Certificate]) {
+        rootDERs = roots.map(\.derBytes)
+        lazy = false
+        var anchors = Anchors()
+        for (index, root) in roots.enumerated() { anchors.parsed[index] = root }
+        anchors.full = Self.makeStore(roots)
+        self.anchors = Locked(anchors)
+    }
+
+    /// A store trusting exactly the certificates `rootDERs` hold, parsed when a validation or a
+    /// report first needs them (a single token from the command line parses the one root its
+    /// chain names). The bytes must be certificates (they are compiled in, and tested).
+    init(lazyRootDERs rootDERs: [[UInt8]]) {
+        self.rootDERs = rootDERs
+        lazy = true
+        anchors = Locked(Anchors())
+    }
+
+    deinit {
+        anchors.withLock { anchors in
+            if let full = anchors.full { X509_STORE_free(full) }
+            for store in anchors.single.values { X509_STORE_free(store) }
+        }
+    }
+
+    /// An `X509_STORE` holding `roots`.
+    private static func makeStore(_ roots: [Certificate]) -> OpaquePointer {
         guard let store = X509_STORE_new() else { preconditionFailure("X509_STORE_new failed: out of memory") }
         for root in roots where X509_STORE_add_cert(store, root.pointer) != 1 {
             OpenSSLError.drain()
         }
-        self.store = store
-        self.roots = roots
+        return store
     }
 
-    deinit {
-        X509_STORE_free(store)
+    /// The root at `index`, parsed on first use (with `anchors` locked).
+    private func root(at index: Int, in anchors: inout Anchors) -> Certificate {
+        if let root = anchors.parsed[index] { return root }
+        guard let root = try? Certificate(derBytes: rootDERs[index]) else {
+            preconditionFailure("trusted root \(index) does not parse; run `make roots`")
+        }
+        anchors.parsed[index] = root
+        return root
+    }
+
+    /// How many roots are parsed so far (the tests check that one token parses one).
+    var parsedRootCount: Int { anchors.withLock { $0.parsed.count } }
+
+    /// The trusted roots, in the order given (all of them parsed).
+    public var roots: [Certificate] {
+        anchors.withLock { anchors in rootDERs.indices.map { root(at: $0, in: &anchors) } }
+    }
+
+    /// The trusted root whose DER bytes are `der`, or nil.
+    public func root(der: [UInt8]) -> Certificate? {
+        guard let index = rootDERs.firstIndex(of: der) else { return nil }
+        return anchors.withLock { root(at: index, in: &$0) }
+    }
+
+    /// The store of every root and its roots.
+    private func fullStore() -> (store: OpaquePointer, roots: [Certificate]) {
+        anchors.withLock { anchors in
+            let roots = rootDERs.indices.map { root(at: $0, in: &anchors) }
+            if let full = anchors.full { return (full, roots) }
+            let full = Self.makeStore(roots)
+            anchors.full = full
+            return (full, roots)
+        }
+    }
+
+    /// For a lazy store and a chain that carries `der`, a trusted root's own bytes: a store of
+    /// that root alone.
+    private func singleStore(der: [UInt8]?) -> (store: OpaquePointer, roots: [Certificate])? {
+        guard lazy, rootDERs.count > 1, let der, let index = rootDERs.firstIndex(of: der) else { return nil }
+        return anchors.withLock { anchors in
+            let root = root(at: index, in: &anchors)
+            if let store = anchors.single[index] { return (store, [root]) }
+            let store = Self.makeStore([root])
+            anchors.single[index] = store
+            return (store, [root])
+        }
     }
 
     /// The outcome of validating a path.
@@ -138,17 +223,33 @@ public final class TrustStore: @unchecked Sendable {
     ///     (a second `X509_verify_cert` with `X509_V_FLAG_X509_STRICT`, recording every check it
     ///     fails rather than stopping at the first, without computing the signatures again)
     ///     into `strictFindings`.
+    ///   - namedRoot: the DER bytes of the root the message names (an App Store chain's
+    ///     `x5c[2]`), never trusted for that: when they are a trusted root's and the roots are
+    ///     parsed lazily, the path is first validated against that root alone (one root parsed
+    ///     instead of all), and against every root when that fails, so that a failure reads as
+    ///     it would without the hint.
     public func validate(
         leaf: Certificate, intermediates: [Certificate], at time: Date, checks: StructureChecks,
-        floor: AlgorithmFloor, reviewingStrictChecks: Bool = false
+        floor: AlgorithmFloor, reviewingStrictChecks: Bool = false, namedRoot: [UInt8]? = nil
     ) -> PathValidation {
         // The time may come from a payload: range-checked before it becomes a time_t.
         guard let seconds = Timestamp.seconds(time).flatMap({ time_t(exactly: $0) }) else {
             return PathValidation(
                 error: .notStarted("the check time is not a valid date (years 0001 to 9999)"), floor: floor)
         }
-        let first = verify(
-            leaf: leaf, intermediates: intermediates, at: seconds, strict: checks == .strict, floor: floor)
+        var chosen = singleStore(der: namedRoot) ?? fullStore()
+        var first = verify(
+            leaf: leaf, intermediates: intermediates, at: seconds, strict: checks == .strict, floor: floor,
+            anchors: chosen)
+        // A failure on a path that reached the named root is the failure every root gives (the
+        // embedded roots' names differ, so OpenSSL builds the same path); any other is asked of
+        // every root.
+        if first.path == nil, !first.reachedRoot, chosen.roots.count < rootDERs.count {
+            chosen = fullStore()
+            first = verify(
+                leaf: leaf, intermediates: intermediates, at: seconds, strict: checks == .strict, floor: floor,
+                anchors: chosen)
+        }
         guard let path = first.path else {
             return PathValidation(
                 error: first.error, errorDepth: first.depth, errorCertificate: first.certificate, floor: floor)
@@ -157,7 +258,8 @@ public final class TrustStore: @unchecked Sendable {
             return PathValidation(error: nil, path: path, floor: floor)
         }
         let review = verify(
-            leaf: leaf, intermediates: intermediates, at: seconds, strict: true, floor: floor, collecting: true)
+            leaf: leaf, intermediates: intermediates, at: seconds, strict: true, floor: floor, anchors: chosen,
+            collecting: true)
         let reviewed = review.path ?? path
         let findings = review.findings.map { error, depth in
             StrictFinding(
@@ -179,6 +281,8 @@ public final class TrustStore: @unchecked Sendable {
         var findings: [(X509VerifyError, Int32)] = []
         /// Failures a collecting validation found beyond those it records.
         var dropped = 0
+        /// Whether the path OpenSSL built, valid or not, ends at one of the store's roots.
+        var reachedRoot = false
     }
 
     /// One `X509_verify_cert` at `seconds`, on a context of its own.
@@ -188,8 +292,9 @@ public final class TrustStore: @unchecked Sendable {
     ///   it checks no signature or validity time (those the validation did).
     private func verify(
         leaf: Certificate, intermediates: [Certificate], at seconds: time_t, strict: Bool, floor: AlgorithmFloor,
-        collecting: Bool = false
+        anchors: (store: OpaquePointer, roots: [Certificate]), collecting: Bool = false
     ) -> Verification {
+        let (store, roots) = anchors
         guard let context = X509_STORE_CTX_new() else {
             preconditionFailure("X509_STORE_CTX_new failed: out of memory")
         }
@@ -230,17 +335,22 @@ public final class TrustStore: @unchecked Sendable {
                 let certificate = X509_STORE_CTX_get_current_cert(context).flatMap { current in
                     ([leaf] + intermediates + roots).first { X509_cmp($0.pointer, current) == 0 }
                 }
+                let built = builtPath(context, leaf: leaf, intermediates: intermediates, roots: roots)
+                let reachedRoot = built.last.map { last in roots.contains { $0 === last } } ?? false
                 return Verification(
-                    error: X509VerifyError(code: code), depth: depth, certificate: certificate, findings: findings)
+                    error: X509VerifyError(code: code), depth: depth, certificate: certificate, findings: findings,
+                    reachedRoot: reachedRoot)
             }
             return Verification(
-                path: builtPath(context, leaf: leaf, intermediates: intermediates), findings: findings,
+                path: builtPath(context, leaf: leaf, intermediates: intermediates, roots: roots), findings: findings,
                 dropped: Int(state.dropped))
         }
     }
 
     /// Maps the chain OpenSSL built back to our wrappers (by identity of content).
-    private func builtPath(_ context: OpaquePointer, leaf: Certificate, intermediates: [Certificate]) -> [Certificate] {
+    private func builtPath(
+        _ context: OpaquePointer, leaf: Certificate, intermediates: [Certificate], roots: [Certificate]
+    ) -> [Certificate] {
         guard let chain = X509_STORE_CTX_get0_chain(context) else { return [] }
         let candidates = [leaf] + intermediates + roots
         let count = COpenSSL_sk_X509_num(chain)

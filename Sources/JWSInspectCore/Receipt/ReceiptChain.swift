@@ -26,7 +26,9 @@ public enum ReceiptChain {
 
     /// The default trust anchor of receipts: the embedded Apple Inc. Root alone.
     public static let appleIncRoot: TrustStore = TrustStore(
-        roots: AppleCertificates.embeddedRoots.filter { $0.sha256Fingerprint == appleIncRootFingerprint })
+        lazyRootDERs: AppleCertificates.embeddedRootDERs.filter {
+            Digest.sha256($0).hexString() == appleIncRootFingerprint
+        })
 
     /// Who signed a receipt, judged from the embedded certificates before any validation.
     public enum Signer: Sendable, Equatable {

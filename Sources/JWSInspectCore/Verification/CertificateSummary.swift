@@ -24,7 +24,7 @@ public struct CertificateSummary: Sendable {
     /// Set when the entry could not be decoded or parsed; the other fields are then empty.
     public let error: String?
 
-    init(index: Int, role: String, certificate: Certificate, trustedRoots: [Certificate]) {
+    init(index: Int, role: String, certificate: Certificate, trustedRootDERs: [[UInt8]]) {
         self.index = index
         self.role = role
         self.subject = certificate.subject
@@ -36,7 +36,7 @@ public struct CertificateSummary: Sendable {
         self.key = certificate.publicKey?.summary ?? "undecodable key"
         self.appleOIDs = certificate.extensionOIDs.filter { $0.hasPrefix(AppleCertificates.appleOIDArc) }
         self.knownAs = AppleCertificates.known[sha256]?.name
-        self.isTrustedRoot = trustedRoots.contains { $0.derBytes == certificate.derBytes }
+        self.isTrustedRoot = trustedRootDERs.contains(certificate.derBytes)
         self.error = nil
     }
 

@@ -44,12 +44,12 @@ final class ParsedChain: Sendable {
         var ignoredRoot: String?
         for (index, entry) in entries.enumerated() {
             let role = Self.role(index: index, count: entries.count)
-            switch Self.parse(entry, roots: trustStore.roots, cache: cache) {
+            switch Self.parse(entry, trustStore: trustStore, cache: cache) {
             case .success(let certificate):
                 certificates.append(certificate)
                 summaries.append(
                     CertificateSummary(
-                        index: index, role: role, certificate: certificate, trustedRoots: trustStore.roots))
+                        index: index, role: role, certificate: certificate, trustedRootDERs: trustStore.rootDERs))
             case .failure(let failure) where index == 2 && entries.count == 3:
                 ignoredRoot = failure.ignoredRootNote
                 summaries.append(CertificateSummary(index: index, role: role, error: failure.summary + " (ignored)"))
@@ -65,13 +65,13 @@ final class ParsedChain: Sendable {
 
     /// One `x5c` entry parsed through `cache`; an entry whose bytes are those of a trusted root
     /// is that root, already parsed (an App Store chain's third entry, read once per run).
-    private static func parse(_ entry: JSONValue, roots: [Certificate], cache: VerificationCache) -> Result<
+    private static func parse(_ entry: JSONValue, trustStore: TrustStore, cache: VerificationCache) -> Result<
         Certificate, EntryFailure
     > {
         guard case .string(let text) = entry else { return .failure(.notString(entry.kindDescription)) }
         guard let data = Data(base64Encoded: text) else { return .failure(.notBase64) }
         let der = Array(data)
-        if let root = roots.first(where: { $0.derBytes == der }) { return .success(root) }
+        if let root = trustStore.root(der: der) { return .success(root) }
         do {
             return .success(try cache.certificate(der: der))
         } catch {

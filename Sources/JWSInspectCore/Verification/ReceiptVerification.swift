@@ -47,9 +47,7 @@ struct ReceiptRun {
         self.receipt = receipt
         self.options = options
         self.nowText = nowText
-        let isDefault = options.trustStore.roots.elementsEqual(AppleCertificates.embeddedRoots) {
-            $0 === $1 || $0.derBytes == $1.derBytes
-        }
+        let isDefault = options.trustStore.rootDERs == AppleCertificates.embeddedRootDERs
         trustStore = isDefault ? ReceiptChain.appleIncRoot : options.trustStore
         if case .storeKitTesting = ReceiptChain.signer(of: receipt.container) {
             isXcode = true
@@ -143,7 +141,7 @@ struct ReceiptRun {
             return Check(ChainPolicy.name, passed: true, detail)
         }
         let signer = receipt.container.signerCertificate
-        if isXcode, !trustStore.roots.contains(where: { $0.derBytes == signer.derBytes }) {
+        if isXcode, !trustStore.rootDERs.contains(signer.derBytes) {
             return Check(
                 ChainPolicy.name, passed: false,
                 "a StoreKit Testing in Xcode receipt, signed by Xcode's self-signed \"StoreKit\" certificate, "
@@ -165,7 +163,6 @@ struct ReceiptRun {
     /// One summary per certificate: along the validated path when there is one, else the signer
     /// first and the others in container order.
     private func summaries(_ path: [Certificate]?) -> [CertificateSummary] {
-        let roots = trustStore.roots
         let certificates = orderedCertificates
         let ordered: [Certificate]
         if let path {
@@ -184,7 +181,8 @@ struct ReceiptRun {
             } else {
                 role = index < (path?.count ?? ordered.count) ? "intermediate" : "extra"
             }
-            return CertificateSummary(index: index, role: role, certificate: certificate, trustedRoots: roots)
+            return CertificateSummary(
+                index: index, role: role, certificate: certificate, trustedRootDERs: trustStore.rootDERs)
         }
     }
 

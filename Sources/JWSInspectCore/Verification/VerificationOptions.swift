@@ -50,7 +50,7 @@ public struct VerificationOptions: Sendable {
         return now
     }
 
-    public init(trustStore: TrustStore = TrustStore(roots: AppleCertificates.embeddedRoots)) {
+    public init(trustStore: TrustStore = AppleCertificates.embeddedTrustStore) {
         self.trustStore = trustStore
     }
 }

@@ -14,6 +14,10 @@ enum AppStoreChain {
 
     static func validate(leaf: Certificate, intermediate: Certificate, run: inout Run) {
         let store = run.options.trustStore
+        // The root the message names (never trusted for it): validated against first, when it is
+        // a trusted root's own bytes (see `TrustStore.validate`).
+        let certificates = run.parsedChain.certificates
+        let namedRoot = certificates.count == 3 ? certificates[2].derBytes : nil
         let cache = run.cache
         let checkTime = run.checkTime
         let entry = cache.chain(leaf: leaf, intermediate: intermediate, pairChecks: markerChecks)
@@ -22,7 +26,8 @@ enum AppStoreChain {
         // A validated pair whose path is in date at the check time needs no new validation.
         var validated = entry.validated.flatMap { $0.covers(checkTime.date) ? $0 : nil }
         if validated == nil {
-            let result = validation(leaf: leaf, intermediate: intermediate, at: checkTime.date, store: store)
+            let result = validation(
+                leaf: leaf, intermediate: intermediate, at: checkTime.date, store: store, namedRoot: namedRoot)
             if result.isValid {
                 validated =
                     cache.storeValidated(result, leaf: leaf, intermediate: intermediate)
@@ -52,7 +57,8 @@ enum AppStoreChain {
             known: validated?.covers(now) == true
         ) {
             if let known = entry.invalidValidation(at: now) { return known }
-            let result = validation(leaf: leaf, intermediate: intermediate, at: now, store: store)
+            let result = validation(
+                leaf: leaf, intermediate: intermediate, at: now, store: store, namedRoot: namedRoot)
             if result.isValid {
                 cache.storeValidated(result, leaf: leaf, intermediate: intermediate)
             } else {
@@ -65,11 +71,11 @@ enum AppStoreChain {
     /// The one validation of an App Store chain: RFC 5280 path validation (as Apple's Swift,
     /// Java and Node libraries do) at OpenSSL's authentication level 2, with OpenSSL's strict
     /// checks run on the validated path for what they would refuse.
-    private static func validation(leaf: Certificate, intermediate: Certificate, at date: Date, store: TrustStore)
-        -> TrustStore.PathValidation
-    {
+    private static func validation(
+        leaf: Certificate, intermediate: Certificate, at date: Date, store: TrustStore, namedRoot: [UInt8]?
+    ) -> TrustStore.PathValidation {
         store.validate(
             leaf: leaf, intermediates: [intermediate], at: date, checks: .rfc5280, floor: .level2,
-            reviewingStrictChecks: true)
+            reviewingStrictChecks: true, namedRoot: namedRoot)
     }
 }

@@ -40,7 +40,7 @@ extension TrustModel {
         if count == 1, let only = certificates.first {
             // Rare (App Store chains have three certificates): worth decoding the whole payload.
             let isXcode = looksLikeXcode(header: header, payload: jws.payload.object, certificate: only)
-            if trustStore.roots.contains(where: { $0.derBytes == only.derBytes }) {
+            if trustStore.rootDERs.contains(only.derBytes) {
                 return Selection(
                     model: .pinnedCertificate(only, isXcode: isXcode),
                     x5c: Check(.x5c, passed: true, "1 certificate, identical to a trusted root (--root)"),
