@@ -29,6 +29,18 @@ import Testing
         #expect(result.chain.map(\.knownAs).allSatisfy { $0 != nil })
     }
 
+    /// Without a report of validity now (`--quiet`), the chain is not validated now: the same
+    /// verdict and checks, no `validNow`.
+    @Test(arguments: samples)
+    func validityNowIsOnlyComputedWhenReported(_ name: String) throws {
+        let reported = verifier().inspect(try Fixtures.sample(name), source: name)
+        let quiet = verifier { $0.reportsValidityNow = false }.inspect(try Fixtures.sample(name), source: name)
+        #expect(reported.validNow != nil)
+        #expect(quiet.validNow == nil)
+        #expect(quiet.status == reported.status && quiet.reason == reported.reason)
+        #expect(quiet.checks.map(\.name) == reported.checks.map(\.name))
+    }
+
     @Test func kindsAreRecognised() throws {
         #expect(verifier().inspect(try Fixtures.sample(Self.samples[0]), source: "").kind == .transaction)
         #expect(verifier().inspect(try Fixtures.sample(Self.samples[1]), source: "").kind == .notification)

@@ -199,6 +199,7 @@ struct InspectOptions: HasKeyOptions {
         verification.requireActive = requireActive
         verification.strictX509 = strictX509
         verification.verifySignatures = verify
+        verification.reportsValidityNow = !quiet
         return verification
     }
 

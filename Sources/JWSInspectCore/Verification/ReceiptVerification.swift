@@ -188,7 +188,7 @@ struct ReceiptRun {
 
     /// Whether the chain is valid now too, when it was checked at another moment.
     private mutating func recordValidityNow(validatedAtCheckTime: Bool) {
-        guard !checkTime.basis.hasPrefix("now"), validatedAtCheckTime else { return }
+        guard options.reportsValidityNow, !checkTime.basis.hasPrefix("now"), validatedAtCheckTime else { return }
         let now = ReceiptChain.validate(receipt.container, trustStore: trustStore, at: options.now)
         let detail =
             now.path.isValid

@@ -130,7 +130,7 @@ struct Run: ~Copyable {
         validText: String, certificates: [Certificate], known: Bool,
         validate: () -> TrustStore.PathValidation
     ) {
-        guard checkTime.basis != "now" else { return }
+        guard options.reportsValidityNow, checkTime.basis != "now" else { return }
         if known {
             validNow = .init(date: options.now, valid: true, detail: validText)
             return

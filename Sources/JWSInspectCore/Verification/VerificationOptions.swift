@@ -42,6 +42,9 @@ public struct VerificationOptions: Sendable {
     public var developerKeys: [DeveloperKey] = []
     /// False with `--no-verify`: decode and compare fields, check nothing cryptographic.
     public var verifySignatures = true
+    /// False when nothing shows whether the chain is valid now too (`--quiet`): it decides no
+    /// status, so it is not computed (a second chain validation, when the check time is not now).
+    public var reportsValidityNow = true
 
     /// When access is decided (`--require-active`, summaries): the `--at` time, else now.
     /// Certificates are checked at the signing time, but access is about the present.
