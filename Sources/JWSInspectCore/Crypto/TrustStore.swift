@@ -4,8 +4,9 @@ public import FoundationEssentials
 /// Trusted root certificates in an OpenSSL `X509_STORE`, and path validation against them.
 ///
 /// Only the configured roots are ever in the store: nothing from a message is
-/// trusted. `@unchecked Sendable`: the store is filled in init and only read
-/// afterwards; OpenSSL locks its own lookups, so concurrent validations are safe.
+/// trusted. `@unchecked Sendable`: roots are parsed, and stores made, under a lock (`Anchors`),
+/// each once and only read afterwards; OpenSSL locks its own lookups, so concurrent
+/// validations are safe.
 public final class TrustStore: @unchecked Sendable {
     /// The trusted roots' DER bytes, in the order given: known without parsing them.
     public let rootDERs: [[UInt8]]
@@ -16,8 +17,8 @@ public final class TrustStore: @unchecked Sendable {
     private struct Anchors {
         /// The roots by index in `rootDERs`, each parsed once.
         var parsed: [Int: Certificate] = [:]
-        /// The store of every root, made on first use.
-        var full: OpaquePointer?
+        /// The store of every root and those roots, made on first use.
+        var full: (store: OpaquePointer, roots: [Certificate])?
         /// Stores of one root each (by index), for a chain that names its root: made lazily
         /// only for a store of `lazy` roots (Apple's embedded ones).
         var single: [Int: OpaquePointer] = [:]
@@ -33,7 +34,7 @@ public final class TrustStore: @unchecked Sendable {
         lazy = false
         var anchors = Anchors()
         for (index, root) in roots.enumerated() { anchors.parsed[index] = root }
-        anchors.full = Self.makeStore(roots)
+        anchors.full = (Self.makeStore(roots), roots)
         self.anchors = Locked(anchors)
     }
 
@@ -48,7 +49,7 @@ public final class TrustStore: @unchecked Sendable {
 
     deinit {
         anchors.withLock { anchors in
-            if let full = anchors.full { X509_STORE_free(full) }
+            if let full = anchors.full { X509_STORE_free(full.store) }
             for store in anchors.single.values { X509_STORE_free(store) }
         }
     }
@@ -76,9 +77,7 @@ public final class TrustStore: @unchecked Sendable {
     var parsedRootCount: Int { anchors.withLock { $0.parsed.count } }
 
     /// The trusted roots, in the order given (all of them parsed).
-    public var roots: [Certificate] {
-        anchors.withLock { anchors in rootDERs.indices.map { root(at: $0, in: &anchors) } }
-    }
+    public var roots: [Certificate] { fullStore().roots }
 
     /// The trusted root whose DER bytes are `der`, or nil.
     public func root(der: [UInt8]) -> Certificate? {
@@ -89,11 +88,11 @@ public final class TrustStore: @unchecked Sendable {
     /// The store of every root and its roots.
     private func fullStore() -> (store: OpaquePointer, roots: [Certificate]) {
         anchors.withLock { anchors in
+            if let full = anchors.full { return full }
             let roots = rootDERs.indices.map { root(at: $0, in: &anchors) }
-            if let full = anchors.full { return (full, roots) }
-            let full = Self.makeStore(roots)
+            let full = (store: Self.makeStore(roots), roots: roots)
             anchors.full = full
-            return (full, roots)
+            return full
         }
     }
 
