@@ -1,26 +1,27 @@
 internal import COpenSSL
 internal import JWSInspectCore
 
-/// OpenSSL calls whose failure is a `MintError` carrying the error queue.
-enum OpenSSLCall {
+/// OpenSSL calls whose failure is a `MintError` carrying the error queue (the test suites'
+/// fixtures in TestPKI call them too, and stop on the error).
+package enum OpenSSLCall {
     /// A `MintError` for `what`, with the drained error queue.
-    static func failure(_ what: String) -> MintError {
+    package static func failure(_ what: String) -> MintError {
         MintError("\(what) failed: \(OpenSSLError.describe(or: "no detail from OpenSSL"))")
     }
 
     /// Requires an OpenSSL status code to be exactly 1 (OpenSSL's success value).
-    static func check(_ status: Int32, _ what: String) throws(MintError) {
+    package static func check(_ status: Int32, _ what: String) throws(MintError) {
         if status != 1 { throw failure("\(what) (returned \(status))") }
     }
 
     /// Requires an OpenSSL constructor or getter to return a non-NULL pointer.
-    static func unwrap<T>(_ pointer: T?, _ what: String) throws(MintError) -> T {
+    package static func unwrap<T>(_ pointer: T?, _ what: String) throws(MintError) -> T {
         guard let pointer else { throw failure("\(what) (returned NULL)") }
         return pointer
     }
 
     /// Serialises an object with an OpenSSL `i2d_*` function (length query, then the bytes).
-    static func der(
+    package static func der(
         _ what: String, _ encode: (UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?) -> Int32
     ) throws(MintError) -> [UInt8] {
         let length = encode(nil)
@@ -35,7 +36,7 @@ enum OpenSSLCall {
     }
 
     /// The text an OpenSSL `PEM_write_bio_*` call writes into a memory BIO.
-    static func pem(_ what: String, _ write: (OpaquePointer) -> Int32) throws(MintError) -> String {
+    package static func pem(_ what: String, _ write: (OpaquePointer) -> Int32) throws(MintError) -> String {
         let bio = try unwrap(BIO_new(BIO_s_mem()), "BIO_new")
         defer { BIO_free(bio) }
         try check(write(bio), what)

@@ -1,10 +1,10 @@
 internal import FoundationEssentials
 
 /// PEM and base64 text encodings used by the test PKI.
-enum PEM {
+package enum PEM {
     /// `-----BEGIN <label>-----\n`, the standard base64 of `der` in 64-character lines,
     /// and `\n-----END <label>-----\n` (RFC 7468 strict form, `\n` line endings).
-    static func encode(_ der: [UInt8], label: String) -> String {
+    package static func encode(_ der: [UInt8], label: String) -> String {
         let body = Data(der).base64EncodedString()
         var lines: [Substring] = []
         var start = body.startIndex

@@ -57,23 +57,13 @@ public final class TestKey: Sendable {
     }
 
     /// The public key in PEM form (`-----BEGIN PUBLIC KEY-----`), e.g. for `openssl dgst -verify`.
-    public var publicKeyPEM: String {
-        let body = Data(publicKeyDER).base64EncodedString()
-        var lines: [Substring] = []
-        var start = body.startIndex
-        while start < body.endIndex {
-            let end = body.index(start, offsetBy: 64, limitedBy: body.endIndex) ?? body.endIndex
-            lines.append(body[start..<end])
-            start = end
-        }
-        return "-----BEGIN PUBLIC KEY-----\n" + lines.joined(separator: "\n") + "\n-----END PUBLIC KEY-----\n"
-    }
+    public var publicKeyPEM: String { PEM.encode(publicKeyDER, label: "PUBLIC KEY") }
 
     /// ES256 signature: ECDSA P-256 SHA-256 over `message`, returned as raw 64-byte r||s
     /// (RFC 7518 §3.4). The key must be a P-256 key.
     public func signES256(_ message: [UInt8]) -> [UInt8] {
         precondition(curve == .p256, "TestPKI: signES256 needs a P-256 key, this key is \(algorithm)")
-        return OpenSSL.must { try privateKey.signRaw(message, digest: .sha256, curve: .p256) }
+        return OpenSSL.must { () throws(PrivateKey.SigningError) in try privateKey.signES256(message) }
     }
 
     /// ES384 signature: ECDSA P-384 SHA-384 over `message`, returned as raw 96-byte r||s.
