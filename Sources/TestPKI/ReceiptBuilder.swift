@@ -58,6 +58,8 @@ public struct ReceiptBuilder: Sendable {
     public var creationDate: Date = ReceiptBuilder.defaultCreationDate
     /// Field 12 as written, when set (e.g. `2025-01-01T01:00:00+0100`, as some Xcode receipts have); overrides `creationDate`.
     public var creationDateText: String?
+    /// True leaves field 12 out: a receipt with no creation date.
+    public var omitsCreationDate = false
     /// Field 21; nil leaves the field out.
     public var expirationDate: Date?
     /// One field 17 per entry.
@@ -102,7 +104,7 @@ public struct ReceiptBuilder: Sendable {
         return hash
     }
 
-    /// The receipt's attributes: fields 0, 2, 3, 4, 5, 12, 19, 21 (when set), one 17 per in-app entry,
+    /// The receipt's attributes: fields 0, 2, 3, 4, 5, 12 (unless omitted), 19, 21 (when set), one 17 per in-app entry,
     /// then `extraAttributes`.
     public var attributes: [TestReceiptAttribute] {
         var fields = [
@@ -111,10 +113,14 @@ public struct ReceiptBuilder: Sendable {
             TestReceiptAttribute(type: Field.appVersion, value: .utf8String(appVersion)),
             TestReceiptAttribute(type: Field.opaqueValue, value: .raw(opaqueValue)),
             TestReceiptAttribute(type: Field.sha1Hash, value: .raw(sha1Hash)),
-            TestReceiptAttribute(
-                type: Field.creationDate, value: .ia5String(creationDateText ?? Self.rfc3339(creationDate))),
             TestReceiptAttribute(type: Field.originalAppVersion, value: .utf8String(originalAppVersion)),
         ]
+        if !omitsCreationDate {
+            fields.insert(
+                TestReceiptAttribute(
+                    type: Field.creationDate, value: .ia5String(creationDateText ?? Self.rfc3339(creationDate))),
+                at: fields.count - 1)
+        }
         if let expirationDate {
             fields.append(
                 TestReceiptAttribute(type: Field.expirationDate, value: .ia5String(Self.rfc3339(expirationDate))))

@@ -117,7 +117,7 @@ import Testing
         let payload = TestPayloads.appTransaction().replacingOccurrences(
             of: "{", with: #"{"signedDate":1780000000000,"#)
         let result = Fixtures.inspect(pki.sign(payloadJSON: payload))
-        #expect(result.checkTime?.basis == "signedDate")
+        #expect(result.checkTime?.basis.description == "signedDate")
         #expect(result.status == .invalidChain, "signed after the leaf expired")
     }
 
@@ -239,7 +239,7 @@ import Testing
         let later = Date(timeIntervalSince1970: 1_800_000_000)  // 2027, after the leaf expired
         let result = Fixtures.inspect(token) { $0.timePolicy = .fixed(later) }
         #expect(result.status == .invalidChain)
-        #expect(result.checkTime?.basis == "--at")
+        #expect(result.checkTime?.basis.description == "--at")
         #expect(Fixtures.inspect(token) { $0.timePolicy = .now }.status == .valid)  // Fixtures.now is inside validity
     }
 
@@ -247,7 +247,8 @@ import Testing
         let payload = #"{"transactionId":"1","bundleId":"com.example.jwsinspect"}"#
         let result = Fixtures.inspect(pki.sign(payloadJSON: payload))
         #expect(result.checkTime?.date == Fixtures.now)
-        #expect(result.checkTime?.basis.hasPrefix("now") == true)
+        #expect(result.checkTime?.basis.description == "now (no signedDate in the payload)")
+        #expect(result.checkTime?.basis.isNow == true)
         #expect(result.status == .valid)
     }
 
@@ -256,7 +257,7 @@ import Testing
         let result = Fixtures.inspect(
             pki.sign(payloadJSON: TestPayloads.appTransaction(receiptCreationDate: expiredTime)))
         #expect(result.kind == .appTransaction)
-        #expect(result.checkTime?.basis == "receiptCreationDate")
+        #expect(result.checkTime?.basis.description == "receiptCreationDate")
         #expect(result.status == .invalidChain)
     }
 

@@ -25,7 +25,7 @@ import Testing
         #expect(result.status == .valid, "\(result.reason)")
         #expect(result.checks.map(\.name) == [.alg, .x5c, .chain, .chainPath, .leafOID, .intermediateOID, .signature])
         #expect(result.checks.allSatisfy { $0.passed })
-        #expect(result.checkTime?.basis == "signedDate")
+        #expect(result.checkTime?.basis.description == "signedDate")
         #expect(result.chain.map(\.knownAs).allSatisfy { $0 != nil })
     }
 

@@ -22,7 +22,7 @@ import Testing
         let result = Fixtures.inspect(token)
         #expect(result.status == .valid, "the test leaf is valid now: \(result.reason)")
         #expect(result.checkTime?.date == Fixtures.now)
-        #expect(result.checkTime?.basis == "now (signedDate is not a valid date)")
+        #expect(result.checkTime?.basis.description == "now (signedDate is not a valid date)")
         let note = result.notes.first { $0.hasPrefix("signedDate is ") }
         #expect(
             note?.hasSuffix(
@@ -38,7 +38,7 @@ import Testing
         let result = Fixtures.inspect(Self.pki.sign(payloadJSON: payload))
         #expect(result.kind == .appTransaction)
         #expect(result.status == .valid, "\(result.reason)")
-        #expect(result.checkTime?.basis == "now (receiptCreationDate is not a valid date)")
+        #expect(result.checkTime?.basis.description == "now (receiptCreationDate is not a valid date)")
     }
 
     @Test func nestedTransactionWithSignedDateThatIsNoDate() {
@@ -52,7 +52,7 @@ import Testing
         let result = Fixtures.inspect(notification)
         #expect(result.status == .valid, "\(result.reason)")
         let inner = result.nested.first?.inspection
-        #expect(inner?.checkTime?.basis == "now (signedDate is not a valid date)")
+        #expect(inner?.checkTime?.basis.description == "now (signedDate is not a valid date)")
     }
 
     /// The reproduction from the report: Apple's real header, a crafted payload, 64 zero bytes
@@ -67,7 +67,7 @@ import Testing
         let verifier = Verifier(options: options)
         let result = verifier.inspect(token, source: "crafted")
         #expect(result.status.isFailure)
-        #expect(result.checkTime?.basis == "now (signedDate is not a valid date)")
+        #expect(result.checkTime?.basis.description == "now (signedDate is not a valid date)")
         let (deferred, signature) = verifier.inspectDeferringSignature(token, source: "crafted")
         #expect(signature?.verifies() == false)
         #expect(deferred.checkTime?.basis == result.checkTime?.basis)
@@ -86,11 +86,11 @@ import Testing
             ISO8601.string(Timestamp.date(milliseconds: Timestamp.earliestMilliseconds)) == "0001-01-01T00:00:00.000Z")
         // The last valid signing time is usable as one; the next millisecond is not.
         let last = Fixtures.inspect(Self.pki.sign(payloadJSON: #"{"transactionId":"1","signedDate":253402300799999}"#))
-        #expect(last.checkTime?.basis == "signedDate")
+        #expect(last.checkTime?.basis.description == "signedDate")
         #expect(last.status == .invalidChain, "the test leaf is long expired in 9999")
         let beyond = Fixtures.inspect(
             Self.pki.sign(payloadJSON: #"{"transactionId":"1","signedDate":253402300800000}"#))
-        #expect(beyond.checkTime?.basis == "now (signedDate is not a valid date)")
+        #expect(beyond.checkTime?.basis.description == "now (signedDate is not a valid date)")
     }
 
     @Test func pathValidationRefusesATimeOutsideTheRange() throws {

@@ -56,4 +56,41 @@ import Testing
         #expect(now.detail.hasSuffix(", checked now (2025-06-01T00:00:00.000Z)"))
         #expect(result.chain.map { now.mark($0) } == ["not valid now"])
     }
+
+    /// A token and a receipt without a signing (creation) date: both are checked now, by the
+    /// same rule, so neither reports a redundant "valid now"; with the date, both report it.
+    @Test func aTokenAndAReceiptWithoutASigningTimeShareOneRule() throws {
+        let receiptChain = TestReceiptChain()
+        var options = VerificationOptions(
+            trustStore: TrustStore(roots: [try Certificate(derBytes: receiptChain.root.der)]))
+        options.now = Fixtures.now
+        let receiptVerifier = Verifier(options: options)
+        var undated = ReceiptBuilder()
+        undated.omitsCreationDate = true
+        let receipt = receiptVerifier.inspectReceipt(receiptChain.sign(undated.der()), source: "r")
+        let nullDate = Fixtures.inspect(Fixtures.pki.sign(payloadJSON: #"{"transactionId":"1","signedDate":null}"#))
+        let noDate = Fixtures.inspect(Fixtures.pki.sign(payloadJSON: #"{"transactionId":"1"}"#))
+        for result in [receipt, nullDate, noDate] {
+            #expect(result.status == .valid, "\(result.reason)")
+            let time = try #require(result.checkTime)
+            #expect(time.date == Fixtures.now)
+            guard case .nowInstead(_, .absent) = time.basis else {
+                Issue.record("checked at \(time.basis), not now for want of a signing time")
+                continue
+            }
+            #expect(result.validNow == nil, "checked now: validity now is the verdict itself")
+        }
+        #expect(receipt.checkTime?.basis.description == "now (no receipt_creation_date in the receipt)")
+        #expect(receipt.notes.contains("receipt_creation_date is absent: certificates checked now"))
+        #expect(nullDate.checkTime?.basis.description == "now (no signedDate in the payload)")
+        #expect(nullDate.notes.contains("signedDate is null, not milliseconds; certificates checked now"))
+        #expect(noDate.checkTime?.basis.description == "now (no signedDate in the payload)")
+
+        let datedReceipt = receiptVerifier.inspectReceipt(receiptChain.sign(ReceiptBuilder().der()), source: "r")
+        let datedToken = Fixtures.inspect(Fixtures.pki.sign(payloadJSON: TestPayloads.transaction()))
+        #expect(datedReceipt.checkTime?.basis == .signingTime(field: "receipt_creation_date"))
+        #expect(datedToken.checkTime?.basis == .signingTime(field: "signedDate"))
+        #expect(datedReceipt.validNow?.valid == true)
+        #expect(datedToken.validNow?.valid == true)
+    }
 }

@@ -24,7 +24,9 @@ enum JSONRenderer {
         let presentation = inspection.fullPresentation
         let shown = presentation?.display
         let checkTime = inspection.checkTime.map { time in
-            OutputJSON.object([("time", .string(ISO8601.string(time.date))), ("basis", .string(time.basis))])
+            OutputJSON.object([
+                ("time", .string(ISO8601.string(time.date))), ("basis", .string(time.basis.description)),
+            ])
         }
         let validNow = inspection.validNow.map { now in
             OutputJSON.object([

@@ -67,16 +67,6 @@ public struct Inspection: Sendable {
         public let inspection: Inspection
     }
 
-    /// The moment certificates were checked at.
-    public struct CheckTime: Sendable {
-        public let date: Date
-        /// "signedDate", "receiptCreationDate", "--at", or "now".
-        public let basis: String
-
-        /// "at signedDate 2025-01-01T00:00:00.000Z", as messages name it.
-        public var phrase: String { "at \(basis) \(ISO8601.string(date))" }
-    }
-
     enum Reason: Sendable {
         case literal(String)
         /// The first failing check decides: its name and detail, worded when read.

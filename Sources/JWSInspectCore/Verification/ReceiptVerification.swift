@@ -54,24 +54,16 @@ struct ReceiptRun {
         } else {
             isXcode = false
         }
-        switch options.timePolicy {
-        case .fixed(let date):
-            checkTime = .init(date: date, basis: "--at")
-        case .now:
-            checkTime = .init(date: options.now, basis: "now")
-        case .signingTime:
-            if let created = receipt.payload.creationDate {
-                checkTime = .init(date: created, basis: "receipt_creation_date")
-            } else {
-                let text = receipt.payload.creationDateText.map { "is \"\($0)\", not an RFC 3339 date" }
-                checkTime = .init(
-                    date: options.now,
-                    basis: text == nil
-                        ? "now (no receipt_creation_date in the receipt)"
-                        : "now (receipt_creation_date is not a valid date)")
-                notes.append("receipt_creation_date \(text ?? "is absent"): certificates checked now")
-            }
+        let payload = receipt.payload
+        let (checkTime, note) = Inspection.CheckTime.decide(options.timePolicy, now: options.now) {
+            if let created = payload.creationDate { return .date(created, field: "receipt_creation_date") }
+            let text = payload.creationDateText.map { "is \"\($0)\", not an RFC 3339 date" }
+            return .unusable(
+                .init(name: "receipt_creation_date", container: "the receipt"), text == nil ? .absent : .notADate,
+                note: "receipt_creation_date \(text ?? "is absent"): certificates checked now")
         }
+        self.checkTime = checkTime
+        if let note { notes.append(note) }
     }
 
     /// The roots receipts are checked against: Apple Inc. Root unless `--root` gave others.
@@ -186,18 +178,22 @@ struct ReceiptRun {
         }
     }
 
-    /// Whether the chain is valid now too, when it was checked at another moment.
+    /// Whether the chain is valid now too, when it was checked at another moment (the rule
+    /// every envelope shares, `ValidityNow.decide`); asked only of a chain valid at the check time.
     private mutating func recordValidityNow(validatedAtCheckTime: Bool) {
-        guard options.reportsValidityNow, !checkTime.basis.hasPrefix("now"), validatedAtCheckTime else { return }
-        let now = ReceiptChain.validate(receipt.container, trustStore: trustStore, at: options.now)
-        let detail =
-            now.path.isValid
-            ? Inspection.ValidityNow.alsoValid(isXcode ? "certificate" : "chain", now: nowText)
-            : ChainPolicy.Failure(
-                result: now.path, certificates: orderedCertificates, roots: trustStore.roots,
+        guard validatedAtCheckTime else { return }
+        let (container, trustStore, options) = (receipt.container, trustStore, options)
+        let certificates = orderedCertificates
+        validNow = Inspection.ValidityNow.decide(
+            checkTime: checkTime, options: options,
+            validText: Inspection.ValidityNow.alsoValid(isXcode ? "certificate" : "chain", now: nowText), known: false,
+            validate: { ReceiptChain.validate(container, trustStore: trustStore, at: options.now).path }
+        ) { [nowText] result in
+            ChainPolicy.Failure(
+                result: result, certificates: certificates, roots: trustStore.roots,
                 when: .phrase(nowText, options.now),
                 untrustedNote: "the receipt's own root certificate is never trusted"
             ).text
-        validNow = .init(date: options.now, valid: now.path.isValid, detail: detail)
+        }
     }
 }

@@ -119,7 +119,7 @@ struct Run: ~Copyable {
     }
 
     /// Records whether the certificates are valid now too, when they were checked at another
-    /// moment (the signing time, `--at`): the one place that decides `validNow`.
+    /// moment (the signing time, `--at`), by the rule every envelope shares (`ValidityNow.decide`).
     ///
     /// - Parameters:
     ///   - validText: the detail when they are ("the chain is also valid now (…)").
@@ -130,20 +130,13 @@ struct Run: ~Copyable {
         validText: String, certificates: [Certificate], known: Bool,
         validate: () -> TrustStore.PathValidation
     ) {
-        guard options.reportsValidityNow, checkTime.basis != "now" else { return }
-        if known {
-            validNow = .init(date: options.now, valid: true, detail: validText)
-            return
+        let (roots, nowText, now) = (options.trustStore.roots, nowText, options.now)
+        validNow = Inspection.ValidityNow.decide(
+            checkTime: checkTime, options: options, validText: validText, known: known, validate: validate
+        ) { result in
+            ChainPolicy.Failure(result: result, certificates: certificates, roots: roots, when: .phrase(nowText, now))
+                .text
         }
-        let result = validate()
-        validNow = .init(
-            date: options.now, valid: result.isValid,
-            detail: result.isValid
-                ? validText
-                : ChainPolicy.Failure(
-                    result: result, certificates: certificates, roots: options.trustStore.roots,
-                    when: .phrase(nowText, options.now)
-                ).text)
     }
 
     mutating func record(_ check: Check) {

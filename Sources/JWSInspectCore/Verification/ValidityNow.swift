@@ -2,8 +2,8 @@ public import FoundationEssentials
 
 extension Inspection {
     /// Whether the certificates are valid at the time of inspection too, when they were checked
-    /// at another moment (the signing time, `--at`). Decided by the verifier in one place
-    /// (`Run.recordValidityNow`) and worded here, for every renderer.
+    /// at another moment (the signing time, `--at`). Decided for every envelope in one place
+    /// (`decide`) and worded here, for every renderer.
     public struct ValidityNow: Sendable {
         /// The time of inspection.
         public let date: Date
@@ -30,6 +30,26 @@ extension Inspection {
         /// nil when they include it.
         public func mark(_ certificate: CertificateSummary) -> String? {
             certificate.isWithinValidity(at: date) ? nil : "not valid now"
+        }
+
+        /// The one rule: whether the certificates are valid now too, for every envelope.
+        ///
+        /// - Parameters:
+        ///   - checkTime: when they were checked; nil is returned when that was now (the verdict
+        ///     itself then says whether they are valid now) or when `options` report nothing of it.
+        ///   - validText: the detail when they are ("the chain is also valid now (…)").
+        ///   - known: true when they are already known to be valid now (a validated window covers now).
+        ///   - validate: validates them now; not called when `known`.
+        ///   - explain: why a validation now failed, in words.
+        static func decide(
+            checkTime: Inspection.CheckTime, options: VerificationOptions, validText: String, known: Bool,
+            validate: () -> TrustStore.PathValidation, explain: (TrustStore.PathValidation) -> String
+        ) -> ValidityNow? {
+            guard options.reportsValidityNow, !checkTime.basis.isNow else { return nil }
+            if known { return ValidityNow(date: options.now, valid: true, detail: validText) }
+            let result = validate()
+            return ValidityNow(
+                date: options.now, valid: result.isValid, detail: result.isValid ? validText : explain(result))
         }
     }
 }
