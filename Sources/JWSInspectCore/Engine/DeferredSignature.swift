@@ -23,7 +23,6 @@ public struct DeferredSignature: Sendable {
 
     /// Passes the inspection's pending check, once its signature is known to verify.
     static func pass(_ inspection: inout Inspection, at index: Int) {
-        guard index < inspection.checks.count else { return }
-        inspection.checks[index].pass()
+        inspection.passPendingCheck(at: index)
     }
 }

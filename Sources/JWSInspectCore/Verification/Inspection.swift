@@ -4,46 +4,43 @@ public import FoundationEssentials
 /// and the decoded header, chain and payload. Renderers turn this into text or JSON.
 public struct Inspection: Sendable {
     /// Where the token came from (argument, file and line, JSON path).
-    public var source: String
-    public var kind: PayloadKind
-    public var status: Status
+    public private(set) var source: String
+    public private(set) var kind: PayloadKind
+    public private(set) var status: Status
     /// One line: why the status is what it is.
     public var reason: String {
-        get {
-            switch reasonText {
-            case .literal(let reason): reason
-            case .verified(let verdict, let checked, let time): "\(verdict) (\(checked) checked \(time.phrase))"
-            case .failed(let check): "\(check.name.rawValue): \(check.detail)"
-            case .nestedFailed(let path, let nested): "nested \(path) failed: \(nested.reason)"
-            }
+        switch reasonText {
+        case .literal(let reason): reason
+        case .verified(let verdict, let checked, let time): "\(verdict) (\(checked) checked \(time.phrase))"
+        case .failed(let check): "\(check.name.rawValue): \(check.detail)"
+        case .nestedFailed(let path, let nested): "nested \(path) failed: \(nested.reason)"
         }
-        set { reasonText = .literal(newValue) }
     }
     /// The reason, or the parts of a valid token's reason: its check time is formatted only
     /// when the reason is shown (`--quiet` batches never format it).
     private var reasonText: Reason
     /// Every check run, in the order they ran.
-    public var checks: [Check]
+    public private(set) var checks: [Check]
     /// Things worth knowing that are not checks (skipped comparisons, fallbacks).
-    public var notes: [String]
+    public private(set) var notes: [String]
     /// The decoded token's signed envelope; nil when it could not be decoded (status `malformed`).
-    public var envelope: Envelope?
+    public private(set) var envelope: Envelope?
     /// The envelope's compact JWS, for what reads JWS (nil when malformed).
     public var jws: CompactJWS? { envelope?.compactJWS }
     /// One entry per `x5c` certificate.
-    public var chain: [CertificateSummary]
+    public private(set) var chain: [CertificateSummary]
     /// When certificate validity was checked, and why that moment.
-    public var checkTime: CheckTime?
+    public private(set) var checkTime: CheckTime?
     /// Whether the chain is valid at the current time too (nil when not checked).
-    public var validNow: ValidityNow?
+    public private(set) var validNow: ValidityNow?
     /// A StoreKit Testing in Xcode token: NOT signed by the App Store.
-    public var isXcode: Bool
+    public private(set) var isXcode: Bool
     /// Every JWS nested in the payload, decoded and verified too, in payload order.
-    public var nested: [Nested]
+    public private(set) var nested: [Nested]
     /// The moment relative phrases are measured from ("3 years ago").
-    public var now: Date
+    public private(set) var now: Date
     /// The moment access is decided at, for the summary (`--at`, else now).
-    public var accessTime: Date
+    public private(set) var accessTime: Date
 
     /// The payload's fields rendered for reading (nil when malformed); computed on
     /// demand, so `--quiet` runs never pay for it.
@@ -81,7 +78,7 @@ public struct Inspection: Sendable {
     init(
         source: String, kind: PayloadKind, status: Status, reason: Reason, checks: [Check], notes: [String],
         envelope: Envelope?, chain: [CertificateSummary], checkTime: CheckTime?, validNow: ValidityNow?,
-        isXcode: Bool = false, nested: [Nested] = [], now: Date = Date(), accessTime: Date = Date()
+        isXcode: Bool, nested: [Nested] = [], now: Date, accessTime: Date
     ) {
         self.source = source
         self.kind = kind
@@ -99,10 +96,22 @@ public struct Inspection: Sendable {
         self.accessTime = accessTime
     }
 
-    /// An input that is not a decodable JWS.
+    /// An input that is not a decodable JWS. It has no payload and no check time, so nothing is
+    /// measured from its clock: `now` and `accessTime` are the epoch, never the wall clock.
     public static func malformed(source: String, reason: String) -> Inspection {
         Inspection(
             source: source, kind: .unknown, status: .malformed, reason: .literal(reason), checks: [], notes: [],
-            envelope: nil, chain: [], checkTime: nil, validNow: nil)
+            envelope: nil, chain: [], checkTime: nil, validNow: nil, isXcode: false, now: .epoch, accessTime: .epoch)
     }
+
+    /// Passes the pending check at `index` (a deferred signature that verified, `DeferredSignature.pass`).
+    mutating func passPendingCheck(at index: Int) {
+        guard index < checks.count else { return }
+        checks[index].pass()
+    }
+}
+
+extension Date {
+    /// 1970-01-01T00:00:00Z: the clock of results that measure nothing from one.
+    fileprivate static let epoch = Date(timeIntervalSince1970: 0)
 }
