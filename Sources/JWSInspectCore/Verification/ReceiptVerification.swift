@@ -25,7 +25,7 @@ extension Verifier {
         }
         var run = ReceiptRun(receipt: receipt, options: options, nowText: nowText)
         run.verify()
-        run.compare()
+        run.expect(policies.receiptExpectations)
         return run.inspection(source: source)
     }
 }
@@ -115,6 +115,48 @@ struct ReceiptRun {
                         : "the intermediate carries \(AppleCertificates.intermediateMarkerOID) (Apple WWDR CA)"))
         }
         recordValidityNow(validatedAtCheckTime: validation.isValid)
+    }
+
+    /// The backend expectations the options ask for, decided by the policies that decide them
+    /// for JWS (`ReceiptExpectation`); those a receipt cannot answer are noted, not failed.
+    mutating func expect(_ expectations: [any ReceiptExpectation.Type]) {
+        for expectation in expectations {
+            switch expectation.decide(receipt: receipt, isXcode: isXcode, options: options) {
+            case .check(let check):
+                expectationsChecked = true
+                checks.append(check)
+            case .note(let note):
+                notes.append(note)
+            case .none:
+                break
+            }
+        }
+    }
+
+    /// The inspection: the first failing check decides the status.
+    func inspection(source: String) -> Inspection {
+        let status: Status
+        let reason: Inspection.Reason
+        if let failure = checks.first(where: { $0.failed }) {
+            status = failure.name.failureStatus
+            reason = .failed(failure)
+        } else if !options.verifySignatures {
+            status = .unverified
+            reason = .literal(
+                "NOT VERIFIED (--no-verify): decoded only; the PKCS#7 signature and certificate chain were not checked")
+        } else {
+            var text =
+                isXcode
+                ? "PKCS#7 signature verified with the StoreKit Testing certificate given as --root"
+                : "PKCS#7 signature and certificate chain verified"
+            if expectationsChecked { text += ", expectations met" }
+            reason = .verified(text, checked: "certificates", at: checkTime)
+            status = .valid
+        }
+        return Inspection(
+            source: source, kind: .receipt, status: status, reason: reason, checks: checks, notes: notes,
+            envelope: .pkcs7(receipt), chain: chain, checkTime: checkTime, validNow: validNow, isXcode: isXcode,
+            now: options.now, accessTime: options.accessTime)
     }
 
     /// The `chain` check of a validation at the check time.

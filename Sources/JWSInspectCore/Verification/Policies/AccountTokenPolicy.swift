@@ -53,6 +53,14 @@ enum AccountTokenPolicy: VerifierPolicy, PolicyStep {
     }
 }
 
+extension AccountTokenPolicy: ReceiptExpectation {
+    /// A receipt carries no `appAccountToken`: noted.
+    static func decide(receipt: ReceiptEnvelope, isXcode: Bool, options: VerificationOptions) -> ExpectationOutcome {
+        guard options.expectedAccountToken != nil else { return .none }
+        return .note("account token not compared: a receipt carries no appAccountToken")
+    }
+}
+
 extension Check.Name {
     public static let accountToken = AccountTokenPolicy.name
 }

@@ -36,6 +36,17 @@ enum ActivePolicy: VerifierPolicy, PolicyStep {
     }
 }
 
+extension ActivePolicy: ReceiptExpectation {
+    /// What the receipt's in-app entries grant at the access time (`ReceiptPayload.access`).
+    static func decide(receipt: ReceiptEnvelope, isXcode: Bool, options: VerificationOptions) -> ExpectationOutcome {
+        guard options.requireActive else { return .none }
+        let access = receipt.payload.access(at: options.accessTime)
+        let when = options.timePolicy == .signingTime ? "now" : "at \(ISO8601.string(options.accessTime))"
+        return .check(
+            Check(name, passed: access.grantsAccess == true, "\(access.explanation) (access checked \(when))"))
+    }
+}
+
 extension Check.Name {
     public static let active = ActivePolicy.name
 }

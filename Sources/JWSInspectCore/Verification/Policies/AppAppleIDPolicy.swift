@@ -25,6 +25,14 @@ enum AppAppleIDPolicy: VerifierPolicy, PolicyStep {
     }
 }
 
+extension AppAppleIDPolicy: ReceiptExpectation {
+    /// A receipt names no app Apple ID: noted, as Apple does not compare it either.
+    static func decide(receipt: ReceiptEnvelope, isXcode: Bool, options: VerificationOptions) -> ExpectationOutcome {
+        guard options.expectedAppAppleId != nil else { return .none }
+        return .note("app Apple ID not compared: a receipt's fields name none (Apple does not compare it either)")
+    }
+}
+
 extension Check.Name {
     public static let appAppleId = AppAppleIDPolicy.name
 }

@@ -19,6 +19,18 @@ enum BundleIDPolicy: VerifierPolicy, PolicyStep {
     }
 }
 
+extension BundleIDPolicy: ReceiptExpectation {
+    /// A receipt's `bundle_id` (field 2).
+    static func decide(receipt: ReceiptEnvelope, isXcode: Bool, options: VerificationOptions) -> ExpectationOutcome {
+        guard let expected = options.expectedBundleId else { return .none }
+        let actual = receipt.payload.bundleID
+        return .check(
+            Check(
+                name, passed: actual == expected,
+                Comparison(field: "bundle_id", actual: actual, expected: expected, quoted: true)))
+    }
+}
+
 extension Check.Name {
     public static let bundleId = BundleIDPolicy.name
 }

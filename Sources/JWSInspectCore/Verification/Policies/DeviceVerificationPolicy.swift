@@ -65,6 +65,34 @@ enum DeviceVerificationPolicy: VerifierPolicy, PolicyStep {
     }
 }
 
+extension DeviceVerificationPolicy: ReceiptExpectation {
+    /// A receipt's `sha1_hash` (field 5): SHA-1 of the device's identifierForVendor,
+    /// `opaque_value` (field 4) and the bundle ID's DER (field 2).
+    static func decide(receipt: ReceiptEnvelope, isXcode: Bool, options: VerificationOptions) -> ExpectationOutcome {
+        guard let device = options.deviceVerificationID else { return .none }
+        let payload = receipt.payload
+        guard let actual = payload.sha1Hash else {
+            return .check(
+                Check(name, passed: false, "the receipt has no sha1_hash (field 5); cannot check device \(device)"))
+        }
+        guard let expected = payload.deviceHash(identifierForVendor: device) else {
+            let missing = payload.opaqueValue == nil ? "opaque_value (field 4)" : "bundle_id (field 2)"
+            return .check(Check(name, passed: false, "the receipt has no \(missing); cannot check device \(device)"))
+        }
+        if actual == expected {
+            return .check(
+                Check(
+                    name, passed: true,
+                    "sha1_hash matches device \(device) (SHA-1 of its ID, opaque_value, bundle_id)"))
+        }
+        return .check(
+            Check(
+                name, passed: false,
+                "sha1_hash is \(actual.hexString()), expected \(expected.hexString()) for device \(device) "
+                    + "(SHA-1 of its identifierForVendor, opaque_value, bundle_id): issued to another device"))
+    }
+}
+
 extension Check.Name {
     public static let deviceVerification = DeviceVerificationPolicy.name
 }

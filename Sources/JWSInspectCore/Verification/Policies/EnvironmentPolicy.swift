@@ -38,6 +38,44 @@ enum EnvironmentPolicy: VerifierPolicy, PolicyStep {
     }
 }
 
+extension EnvironmentPolicy: ReceiptExpectation {
+    /// The environment a receipt's `receipt_type` (field 0) means: `Production` is Production,
+    /// `ProductionSandbox` Sandbox, `Xcode` Xcode.
+    static func environment(receiptType: String?) -> Environment? {
+        switch receiptType {
+        case "Production": .production
+        case "ProductionSandbox": .sandbox
+        case "Xcode": .xcode
+        default: nil
+        }
+    }
+
+    /// A receipt's `receipt_type`; Xcode's whatever it says when StoreKit Testing in Xcode signed it
+    /// (its certificate signs receipts on every Mac).
+    static func decide(receipt: ReceiptEnvelope, isXcode: Bool, options: VerificationOptions) -> ExpectationOutcome {
+        guard let expected = options.expectedEnvironment else { return .none }
+        let receiptType = receipt.payload.receiptType
+        let actual = isXcode ? .xcode : environment(receiptType: receiptType)
+        let shown = receiptType.map { type in
+            actual.map { $0.rawValue == type ? type : "\(type) (\($0.rawValue))" } ?? type
+        }
+        let detail: String
+        if isXcode, receiptType != "Xcode" {
+            detail =
+                "signed by StoreKit Testing in Xcode, so its environment is Xcode whatever receipt_type says ("
+                + (receiptType.map { Excerpt.of($0) } ?? "none") + ")"
+                + (expected == .xcode ? "" : "; expected \(expected.rawValue)")
+        } else if let shown {
+            detail =
+                actual == expected
+                ? "receipt_type is \(shown)" : "receipt_type is \(shown), expected \(expected.rawValue)"
+        } else {
+            detail = "the receipt has no receipt_type; expected \(expected.rawValue)"
+        }
+        return .check(Check(name, passed: actual == expected, detail))
+    }
+}
+
 extension Check.Name {
     public static let environment = EnvironmentPolicy.name
 }

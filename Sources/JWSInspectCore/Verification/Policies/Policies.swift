@@ -14,6 +14,8 @@ final class Policies: Sendable {
     let verifiesSignatures: Bool
     /// The payload members the chosen policies read, and the check time's, in order, once each.
     let payloadMembers: [String]
+    /// The chosen expectations a receipt answers, in the order they run on a JWS.
+    let receiptExpectations: [any ReceiptExpectation.Type]
 
     /// The policies `options` ask for: the builder, and the only list of checks there is.
     static func make(_ options: VerificationOptions) -> Policies {
@@ -61,6 +63,13 @@ final class Policies: Sendable {
             for member in policy.payloadMembers where !members.contains(member) { members.append(member) }
         }
         self.payloadMembers = members
+        var expectations: [any ReceiptExpectation.Type] = []
+        for step in beforeNested + afterNested {
+            for policy in step.policies {
+                if let expectation = policy as? any ReceiptExpectation.Type { expectations.append(expectation) }
+            }
+        }
+        self.receiptExpectations = expectations
     }
 
     /// The policies chosen, in the order they run, each once.

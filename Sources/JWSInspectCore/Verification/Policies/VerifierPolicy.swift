@@ -30,6 +30,24 @@ protocol PolicyStep: Sendable {
     static func apply(to run: inout Run)
 }
 
+/// A backend expectation that a legacy receipt answers too, from its own fields: the same check
+/// name, status and option, decided for every envelope by the policy that decides it for JWS.
+/// `Policies.make` chooses them once; a receipt runs the chosen ones in the same order.
+protocol ReceiptExpectation: VerifierPolicy {
+    /// What the receipt says about the expectation: a check, a note when it cannot say, or
+    /// nothing when the options do not ask for it.
+    static func decide(receipt: ReceiptEnvelope, isXcode: Bool, options: VerificationOptions) -> ExpectationOutcome
+}
+
+/// One expectation's outcome on a receipt.
+enum ExpectationOutcome {
+    /// Compared: the check decides the verdict, and the verdict says "expectations met".
+    case check(Check)
+    /// Not comparable on this envelope: said, never failed.
+    case note(String)
+    case none
+}
+
 extension PolicyStep where Self: VerifierPolicy {
     static var policies: [any VerifierPolicy.Type] { [Self.self] }
 }
