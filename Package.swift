@@ -50,7 +50,8 @@ let package = Package(
         // libFuzzer target (make fuzz); built normally, it replays a corpus (make test does).
         .executableTarget(
             name: "fuzz-jwsinspect", dependencies: ["JWSInspectCore", "JWSInspectCLI", "StrictJSONParser"]),
-        .testTarget(name: "JWSInspectCoreTests", dependencies: ["JWSInspectCore", "AppStoreTestData", "TestPKI"]),
+        .testTarget(
+            name: "JWSInspectCoreTests", dependencies: ["COpenSSL", "JWSInspectCore", "AppStoreTestData", "TestPKI"]),
         .testTarget(
             name: "AppStoreServerAPITests",
             dependencies: ["AppStoreServerAPI", "AppStoreServerHTTP", "AppStoreTestData", "JWSInspectCore", "TestPKI"]),

@@ -19,6 +19,8 @@ public final class PrivateKey: @unchecked Sendable, CustomStringConvertible, Cus
     /// Why OpenSSL did not sign: the function that failed and OpenSSL's error queue.
     public struct SigningError: Error, Sendable, CustomStringConvertible {
         public let description: String
+        /// OpenSSL's error queue when the failing call was OpenSSL's, as data (empty otherwise).
+        package var openSSLErrors: [OpenSSLError.Entry] = []
     }
 
     /// Takes ownership of an `EVP_PKEY*` holding a private key; nil (the key freed) when its
@@ -68,7 +70,9 @@ public final class PrivateKey: @unchecked Sendable, CustomStringConvertible, Cus
     /// signature. With an RSA key, a PKCS#1 v1.5 signature.
     public func signDER(_ message: [UInt8], digest: SignatureDigest = .sha256) throws(SigningError) -> [UInt8] {
         func failure(_ what: String) -> SigningError {
-            SigningError(description: "\(what) failed: \(OpenSSLError.describe(or: "no detail"))")
+            let entries = OpenSSLError.drainEntries()
+            let detail = entries.isEmpty ? "no detail" : entries.map(\.description).joined(separator: "; ")
+            return SigningError(description: "\(what) failed: \(detail)", openSSLErrors: entries)
         }
         guard let context = EVP_MD_CTX_new() else { throw failure("EVP_MD_CTX_new") }
         defer { EVP_MD_CTX_free(context) }
