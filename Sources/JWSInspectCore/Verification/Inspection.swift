@@ -96,6 +96,37 @@ public struct Inspection: Sendable {
         self.accessTime = accessTime
     }
 
+    /// The one rule for a verdict, for every envelope: the first failing check decides the status,
+    /// then a nested token's failure; with nothing verified (`--no-verify`) the result is
+    /// unverified; otherwise it is valid, its reason the trust model's verdict, the nested tokens
+    /// and whether expectations were met.
+    ///
+    /// A pending check (a deferred signature) has not failed: the verdict is the one it gets when
+    /// that check passes, and `DeferredSignature.resolve` makes it so or discards it.
+    ///
+    /// - Parameters:
+    ///   - unverified: the reason when nothing cryptographic was checked.
+    ///   - verdict: what a valid result's reason starts with ("signature and certificate chain
+    ///     verified"); worded only for a valid result, as `checked` is.
+    ///   - checked: what was checked at the check time ("certificates", "claims").
+    static func verdict(
+        checks: [Check], nested: [Nested], verifiesSignatures: Bool, unverified: String,
+        verdict: @autoclosure () -> String, checked: @autoclosure () -> String, expectationsChecked: Bool,
+        at checkTime: CheckTime
+    ) -> (Status, Reason) {
+        if let failure = checks.first(where: { $0.state == .failed }) {
+            return (failure.name.failureStatus, .failed(failure))
+        }
+        if let nestedFailure = nested.first(where: { $0.inspection.status.isFailure }) {
+            return (nestedFailure.inspection.status, .nestedFailed(path: nestedFailure.path, nestedFailure.inspection))
+        }
+        guard verifiesSignatures else { return (.unverified, .literal(unverified)) }
+        var text = verdict()
+        if !nested.isEmpty { text += ", nested \(nested.map(\.path).joined(separator: " and ")) too" }
+        if expectationsChecked { text += ", expectations met" }
+        return (.valid, .verified(text, checked: checked(), at: checkTime))
+    }
+
     /// An input that is not a decodable JWS. It has no payload and no check time, so nothing is
     /// measured from its clock: `now` and `accessTime` are the epoch, never the wall clock.
     public static func malformed(source: String, reason: String) -> Inspection {

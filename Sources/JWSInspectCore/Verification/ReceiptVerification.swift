@@ -133,26 +133,16 @@ struct ReceiptRun {
         }
     }
 
-    /// The inspection: the first failing check decides the status.
+    /// The inspection, its verdict by the rule every envelope shares (`Inspection.verdict`).
     func inspection(source: String) -> Inspection {
-        let status: Status
-        let reason: Inspection.Reason
-        if let failure = checks.first(where: { $0.failed }) {
-            status = failure.name.failureStatus
-            reason = .failed(failure)
-        } else if !options.verifySignatures {
-            status = .unverified
-            reason = .literal(
-                "NOT VERIFIED (--no-verify): decoded only; the PKCS#7 signature and certificate chain were not checked")
-        } else {
-            var text =
-                isXcode
+        let (status, reason) = Inspection.verdict(
+            checks: checks, nested: [], verifiesSignatures: options.verifySignatures,
+            unverified:
+                "NOT VERIFIED (--no-verify): decoded only; the PKCS#7 signature and certificate chain were not checked",
+            verdict: isXcode
                 ? "PKCS#7 signature verified with the StoreKit Testing certificate given as --root"
-                : "PKCS#7 signature and certificate chain verified"
-            if expectationsChecked { text += ", expectations met" }
-            reason = .verified(text, checked: "certificates", at: checkTime)
-            status = .valid
-        }
+                : "PKCS#7 signature and certificate chain verified",
+            checked: "certificates", expectationsChecked: expectationsChecked, at: checkTime)
         return Inspection(
             source: source, kind: .receipt, status: status, reason: reason, checks: checks, notes: notes,
             envelope: .pkcs7(receipt), chain: chain, checkTime: checkTime, validNow: validNow, isXcode: isXcode,

@@ -92,28 +92,13 @@ public struct Verifier: Sendable {
         let nested = inspectNested(jws.payload.essentials, kind: run.kind, source: source)
         run.finish(nested: nested)
 
-        let status: Status
-        let reason: Inspection.Reason
-        let nestedFailure = nested.first { $0.inspection.status.isFailure }
-        // A pending check (a deferred signature) has not failed: the verdict is the one it
-        // gets when that check passes, and `DeferredSignature.resolve` makes it so or discards it.
-        if let failure = run.checks.first(where: { $0.state == .failed }) {
-            status = failure.name.failureStatus
-            reason = .failed(failure)
-        } else if let nestedFailure {
-            status = nestedFailure.inspection.status
-            reason = .nestedFailed(path: nestedFailure.path, nestedFailure.inspection)
-        } else if !options.verifySignatures {
-            status = .unverified
-            reason = .literal(
-                "NOT VERIFIED (--no-verify): decoded only; the signature and certificate chain were not checked")
-        } else {
-            var text = run.trust?.verdict ?? "signature and certificate chain verified"
-            if !nested.isEmpty { text += ", nested \(nested.map(\.path).joined(separator: " and ")) too" }
-            if run.expectationsChecked { text += ", expectations met" }
-            reason = .verified(text, checked: run.trust?.checkedAtCheckTime ?? "certificates", at: run.checkTime)
-            status = .valid
-        }
+        let (status, reason) = Inspection.verdict(
+            checks: run.checks, nested: nested, verifiesSignatures: options.verifySignatures,
+            unverified:
+                "NOT VERIFIED (--no-verify): decoded only; the signature and certificate chain were not checked",
+            verdict: run.trust?.verdict ?? "signature and certificate chain verified",
+            checked: run.trust?.checkedAtCheckTime ?? "certificates", expectationsChecked: run.expectationsChecked,
+            at: run.checkTime)
         let inspection = Inspection(
             source: source, kind: run.kind, status: status, reason: reason, checks: run.checks,
             notes: run.notes, envelope: .compactJWS(jws), chain: run.chain, checkTime: run.checkTime,
