@@ -63,20 +63,18 @@ final class Policies: Sendable {
             for member in policy.payloadMembers where !members.contains(member) { members.append(member) }
         }
         self.payloadMembers = members
-        var expectations: [any ReceiptExpectation.Type] = []
-        for step in beforeNested + afterNested {
-            for policy in step.policies {
-                if let expectation = policy as? any ReceiptExpectation.Type { expectations.append(expectation) }
-            }
+        self.receiptExpectations = Self.chosen(beforeNested + afterNested).compactMap {
+            $0 as? any ReceiptExpectation.Type
         }
-        self.receiptExpectations = expectations
     }
 
     /// The policies chosen, in the order they run, each once.
-    var chosen: [any VerifierPolicy.Type] {
+    var chosen: [any VerifierPolicy.Type] { Self.chosen(beforeNested + afterNested) }
+
+    /// The policies `steps` record, in order, each once.
+    private static func chosen(_ steps: [any PolicyStep.Type]) -> [any VerifierPolicy.Type] {
         var chosen: [any VerifierPolicy.Type] = []
-        for policy in (beforeNested + afterNested).flatMap({ $0.policies })
-        where !chosen.contains(where: { $0.name == policy.name }) {
+        for policy in steps.flatMap({ $0.policies }) where !chosen.contains(where: { $0.name == policy.name }) {
             chosen.append(policy)
         }
         return chosen
