@@ -53,7 +53,11 @@ package enum OpenSSLError {
 
     /// The queue's entries joined into one fragment, or `fallback` when it is empty.
     package static func describe(or fallback: String) -> String {
-        let messages = drain()
-        return messages.isEmpty ? fallback : messages.joined(separator: "; ")
+        describe(drainEntries(), or: fallback)
+    }
+
+    /// Entries already drained, joined into one fragment, or `fallback` when there are none.
+    package static func describe(_ entries: [Entry], or fallback: String) -> String {
+        entries.isEmpty ? fallback : entries.map(\.description).joined(separator: "; ")
     }
 }

@@ -71,7 +71,7 @@ public final class PrivateKey: @unchecked Sendable, CustomStringConvertible, Cus
     public func signDER(_ message: [UInt8], digest: SignatureDigest = .sha256) throws(SigningError) -> [UInt8] {
         func failure(_ what: String) -> SigningError {
             let entries = OpenSSLError.drainEntries()
-            let detail = entries.isEmpty ? "no detail" : entries.map(\.description).joined(separator: "; ")
+            let detail = OpenSSLError.describe(entries, or: "no detail")
             return SigningError(description: "\(what) failed: \(detail)", openSSLErrors: entries)
         }
         guard let context = EVP_MD_CTX_new() else { throw failure("EVP_MD_CTX_new") }
