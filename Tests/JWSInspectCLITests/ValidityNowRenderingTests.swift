@@ -4,6 +4,8 @@ import JWSInspectCore
 import TestPKI
 import Testing
 
+@testable import JWSInspectCLI
+
 /// The table and JSON show the verifier's "valid now" decision in the words
 /// `Inspection.ValidityNow` defines, for certificates not valid now and valid now too.
 @Suite struct ValidityNowRenderingTests {
@@ -26,7 +28,7 @@ import Testing
         #expect(!now.valid)
 
         let table = InProcess.run([Self.sample]).stdout
-        let warning = "  note: \(Inspection.ValidityNow.warning) — \(now.detail); \(Inspection.ValidityNow.advice)"
+        let warning = "  note: \(Inspection.ValidityNow.warning) — \(now.detail); \(OptionHints.validityNowAdvice)"
         #expect(table.split(separator: "\n").contains { $0 == warning })
         let marks = inspection.chain.compactMap { now.mark($0) }
         #expect(marks == ["not valid now"])

@@ -237,9 +237,14 @@ import Testing
     @Test func atOverridesSigningTime() {
         let token = pki.sign(payloadJSON: TestPayloads.transaction())
         let later = Date(timeIntervalSince1970: 1_800_000_000)  // 2027, after the leaf expired
-        let result = Fixtures.inspect(token) { $0.timePolicy = .fixed(later) }
+        let result = Fixtures.inspect(token) {
+            $0.timePolicy = .fixed(later)
+            $0.hints = MarkedHints()
+        }
         #expect(result.status == .invalidChain)
-        #expect(result.checkTime?.basis.description == "--at")
+        #expect(result.checkTime?.basis == .fixed(named: "[fixedTime]"))
+        #expect(result.checkTime?.basis.description == "[fixedTime]")
+        #expect(Fixtures.inspect(token) { $0.timePolicy = .fixed(later) }.checkTime?.basis.description == "fixed time")
         #expect(Fixtures.inspect(token) { $0.timePolicy = .now }.status == .valid)  // Fixtures.now is inside validity
     }
 

@@ -47,3 +47,9 @@ extension Inspection {
     var failedCheck: Check.Name? { checks.first { !$0.passed }?.name }
     func check(_ name: Check.Name) -> Check? { checks.first { $0.name == name } }
 }
+
+/// Words every hint as its value in brackets ("[needsKey(kid: "K")]"), so a test sees which
+/// hint a message carries, not an option name the core never knows.
+struct MarkedHints: HintWording {
+    func word(_ hint: Hint) -> String { "[\(hint)]" }
+}

@@ -122,12 +122,14 @@ import Testing
         let result = Fixtures.inspect(
             TestPKI.compactJWS(
                 headerJSON: #"{"alg":"ES256","kid":"ABC123DEFG"}"#,
-                payloadJSON: #"{"iss":"57246542-96fe-1a63-e053-0824d011072a"}"#, key: key))
+                payloadJSON: #"{"iss":"57246542-96fe-1a63-e053-0824d011072a"}"#, key: key)
+        ) { $0.hints = MarkedHints() }
         #expect(result.status == .invalidChain)
         #expect(
             result.reason
                 == #"key: no trusted key: ES256 without x5c (kid "ABC123DEFG", iss "57246542-96fe-1a63-e053-0824d011072a"): "#
                 + "signed with a key of its own (a developer-signed token), not App Store signed data; to verify it, "
-                + #"give the key "ABC123DEFG" with --key AuthKey_ABC123DEFG.p8 (or its public key, with --key-id)"#)
+                + #"give the key "ABC123DEFG" with [needsKey(kid: "ABC123DEFG")] (or its public key, with [needsKeyID])"#
+        )
     }
 }

@@ -180,7 +180,7 @@ import Testing
         #expect(model.allowedAlgorithms == ["ES256"])
         #expect(model.validationChecks.map { $0.name } == [.chain, .chainPath, .leafOID, .intermediateOID])
         #expect(selection.x5c?.passed == true && !selection.isXcode)
-        #expect(model.verdict == "signature and certificate chain verified")
+        #expect(model.verdict(PlainHints()) == "signature and certificate chain verified")
     }
 
     @Test func xcodesPinnedCertificateSelectsThePinnedModel() throws {
@@ -192,7 +192,7 @@ import Testing
         }
         #expect(model.allowedAlgorithms == ["ES256"])
         #expect(model.validationChecks.map { $0.name } == [.chain])
-        #expect(model.verdict.hasPrefix("StoreKit Testing in Xcode token"))
+        #expect(model.verdict(PlainHints()).hasPrefix("StoreKit Testing in Xcode token"))
     }
 
     @Test func anUntrustedXcodeTokenSelectsNoModel() {

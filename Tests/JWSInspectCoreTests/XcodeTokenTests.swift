@@ -32,21 +32,28 @@ import Testing
     @Test func withoutItsCertificateItFailsTheChainAndSaysHowToTrustIt() {
         var options = VerificationOptions()
         options.now = Fixtures.now
+        options.hints = MarkedHints()
         let result = Verifier(options: options).inspect(Self.token(), source: "x")
         #expect(result.isXcode)
         #expect(result.status == .invalidChain)
         #expect(result.reason.contains("NOT signed by the App Store"))
-        #expect(result.reason.contains("--root StoreKitTestCertificate.cer"))
+        #expect(result.reason.contains(#"and pass [needsRoot(file: "StoreKitTestCertificate.cer")]"#))
     }
 
     @Test func withItsCertificateAsRootItVerifies() {
-        let result = Verifier(options: Self.trustingXcode { $0.expectedEnvironment = .xcode }).inspect(
-            Self.token(), source: "x")
+        let result = Verifier(
+            options: Self.trustingXcode {
+                $0.expectedEnvironment = .xcode
+                $0.hints = MarkedHints()
+            }
+        ).inspect(Self.token(), source: "x")
         #expect(result.status == .valid, "\(result.reason)")
         #expect(result.isXcode)
         #expect(result.reason.hasPrefix("StoreKit Testing in Xcode token, NOT signed by the App Store"))
         #expect(result.checks.map(\.name) == [.alg, .x5c, .chain, .signature, .environment])
         #expect(result.notes.contains { $0.contains("marker OIDs are not required") })
+        #expect(result.check(.x5c)?.detail == "1 certificate, identical to a trusted root ([givenRoot])")
+        #expect(result.notes.contains { $0.contains("a trusted root given with [givenRoot]") })
         #expect(result.checkTime?.date == Date(timeIntervalSince1970: 1_697_679_936.0542769))
     }
 

@@ -189,6 +189,7 @@ struct InspectOptions: HasKeyOptions {
     func verificationOptions(trustStore: TrustStore?, now: Date) -> VerificationOptions {
         var verification = trustStore.map { VerificationOptions(trustStore: $0) } ?? VerificationOptions()
         verification.now = now
+        verification.hints = OptionHints()
         verification.timePolicy = timePolicy
         verification.expectedBundleId = bundleId
         verification.expectedAppAppleId = appAppleId

@@ -35,6 +35,7 @@ extension MintCommand {
             bundleID: options.bundleID ?? "com.example.app", environment: environment, now: io.now)
         var verification = VerificationOptions(trustStore: TrustStore(roots: [root]))
         verification.now = io.now
+        verification.hints = OptionHints()
         verification.expectedBundleId = context.bundleID
         verification.expectedEnvironment = Environment(rawValue: environment)
         let verifier = Verifier(options: verification)

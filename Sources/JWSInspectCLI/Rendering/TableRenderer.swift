@@ -30,7 +30,7 @@ struct TableRenderer {
                 lines.append("  " + TerminalText.safe(now.detail))
             } else {
                 let note = paint("note: " + Inspection.ValidityNow.warning, .yellow)
-                lines.append("  " + note + " — " + TerminalText.safe(now.detail) + "; " + Inspection.ValidityNow.advice)
+                lines.append("  " + note + " — " + TerminalText.safe(now.detail) + "; " + OptionHints.validityNowAdvice)
             }
         }
         guard let sections = inspection.envelope?.sections else { return lines }

@@ -9,7 +9,7 @@ extension Inspection.CheckTime {
     static func decide(
         options: VerificationOptions, payload: [String: JSONValue], kind: PayloadKind
     ) -> (Inspection.CheckTime, note: String?) {
-        decide(options.timePolicy, now: options.now) {
+        decide(options.timePolicy, now: options.now, hints: options.hints) {
             // A developer-signed token is checked when it is used: now.
             if kind.isDeveloperSigned { return .checkedWhenUsed }
             return signingTime(payload: payload, kind: kind)

@@ -10,13 +10,15 @@ extension Inspection {
         public var phrase: String { "at \(basis) \(ISO8601.string(date))" }
 
         /// Why certificates were checked when they were. Its `description` is the JSON
-        /// `checkTime.basis`: "signedDate", "--at", "now", "now (no signedDate in the payload)".
+        /// `checkTime.basis`: "signedDate", "--at" (as the caller's `HintWording` names a fixed
+        /// time), "now", "now (no signedDate in the payload)".
         public enum Basis: Sendable, Hashable, CustomStringConvertible {
             /// The envelope's signing time, by the field it was read from ("signedDate",
             /// "receiptCreationDate", a receipt's "receipt_creation_date").
             case signingTime(field: String)
-            /// A moment the caller fixed (`TimePolicy.fixed`, the command line's `--at`).
-            case fixed
+            /// A moment the caller fixed (`TimePolicy.fixed`), by the name the caller's `HintWording`
+            /// gives `Hint.fixedTime` (the command line's `--at`).
+            case fixed(named: String)
             /// Now, as the time policy asks (or for data checked when it is used: developer-signed).
             case now
             /// Now, because the signing time the envelope should carry is unusable.
@@ -41,7 +43,7 @@ extension Inspection {
             public var description: String {
                 switch self {
                 case .signingTime(let field): field
-                case .fixed: "--at"
+                case .fixed(let name): name
                 case .now: "now"
                 case .nowInstead(let field, .absent): "now (no \(field.name) in \(field.container))"
                 case .nowInstead(let field, .notADate): "now (\(field.name) is not a valid date)"
@@ -71,15 +73,18 @@ extension Inspection {
         /// The one rule for when certificates are checked: the caller's fixed moment, now, or the
         /// envelope's signing time (now, with a note, when it has no usable one).
         ///
-        /// - Parameter signingTime: read only under `.signingTime`.
+        /// - Parameters:
+        ///   - hints: name a fixed moment (`Hint.fixedTime`).
+        ///   - signingTime: read only under `.signingTime`.
         static func decide(
-            _ policy: VerificationOptions.TimePolicy, now: Date, signingTime: () -> SigningTime
+            _ policy: VerificationOptions.TimePolicy, now: Date, hints: any HintWording,
+            signingTime: () -> SigningTime
         ) -> (CheckTime, note: String?) {
             switch policy {
             case .now:
                 return (CheckTime(date: now, basis: .now), nil)
             case .fixed(let date):
-                return (CheckTime(date: date, basis: .fixed), nil)
+                return (CheckTime(date: date, basis: .fixed(named: hints.word(.fixedTime))), nil)
             case .signingTime:
                 switch signingTime() {
                 case .date(let date, let field):

@@ -55,7 +55,9 @@ struct ReceiptRun {
             isXcode = false
         }
         let payload = receipt.payload
-        let (checkTime, note) = Inspection.CheckTime.decide(options.timePolicy, now: options.now) {
+        let (checkTime, note) = Inspection.CheckTime.decide(
+            options.timePolicy, now: options.now, hints: options.hints
+        ) {
             if let created = payload.creationDate { return .date(created, field: "receipt_creation_date") }
             let text = payload.creationDateText.map { "is \"\($0)\", not an RFC 3339 date" }
             return .unusable(
@@ -138,9 +140,11 @@ struct ReceiptRun {
         let (status, reason) = Inspection.verdict(
             checks: checks, nested: [], verifiesSignatures: options.verifySignatures,
             unverified:
-                "NOT VERIFIED (--no-verify): decoded only; the PKCS#7 signature and certificate chain were not checked",
+                "NOT VERIFIED (\(options.hints.word(.decodeOnly))): decoded only; the PKCS#7 signature and "
+                + "certificate chain were not checked",
             verdict: isXcode
-                ? "PKCS#7 signature verified with the StoreKit Testing certificate given as --root"
+                ? "PKCS#7 signature verified with the StoreKit Testing certificate given as "
+                    + options.hints.word(.givenRoot)
                 : "PKCS#7 signature and certificate chain verified",
             checked: "certificates", expectationsChecked: expectationsChecked, at: checkTime)
         return Inspection(
@@ -154,11 +158,12 @@ struct ReceiptRun {
         let path = validation.path
         guard let error = path.error else {
             let root = path.path.last.map(Run.name) ?? "?"
+            let given = options.hints.word(.givenRoot)
             let detail =
                 if isXcode {
-                    "the StoreKit certificate \(root) is itself a trusted root (--root), valid \(checkTime.phrase)"
+                    "the StoreKit certificate \(root) is itself a trusted root (\(given)), valid \(checkTime.phrase)"
                 } else if path.path.count == 1 {
-                    "the signer's certificate \(root) is itself a trusted root (--root), valid \(checkTime.phrase)"
+                    "the signer's certificate \(root) is itself a trusted root (\(given)), valid \(checkTime.phrase)"
                 } else {
                     "leaf -> \(path.path.count > 2 ? "intermediate -> " : "")trusted root \(root), valid \(checkTime.phrase)"
                 }
@@ -169,7 +174,8 @@ struct ReceiptRun {
             return Check(
                 ChainPolicy.name, passed: false,
                 "a StoreKit Testing in Xcode receipt, signed by Xcode's self-signed \"StoreKit\" certificate, "
-                    + "not by the App Store: valid only with that certificate given as --root (\(error.text))")
+                    + "not by the App Store: valid only with that certificate given as "
+                    + "\(options.hints.word(.givenRoot)) (\(error.text))")
         }
         return Check(
             ChainPolicy.name, passed: false,

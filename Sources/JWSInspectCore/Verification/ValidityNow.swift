@@ -14,9 +14,6 @@ extension Inspection {
         /// The warning beside a verdict whose certificates are valid at the check time, not now.
         public static let warning = "NOT valid now"
 
-        /// What such a verdict means, after the warning and its detail.
-        public static let advice = "the verdict follows the signing time (use --at now to require current validity)"
-
         /// "the chain is also valid now (2026-…)": the detail when `subject` is valid now too.
         ///
         /// - Parameters:

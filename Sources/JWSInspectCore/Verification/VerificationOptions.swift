@@ -45,6 +45,8 @@ public struct VerificationOptions: Sendable {
     /// False when nothing shows whether the chain is valid now too (`--quiet`): it decides no
     /// status, so it is not computed (a second chain validation, when the check time is not now).
     public var reportsValidityNow = true
+    /// How messages word a `Hint` (what to give or ask for); the command line names its options.
+    public var hints: any HintWording = PlainHints()
 
     /// When access is decided (`--require-active`, summaries): the `--at` time, else now.
     /// Certificates are checked at the signing time, but access is about the present.

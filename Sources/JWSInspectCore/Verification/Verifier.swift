@@ -95,8 +95,9 @@ public struct Verifier: Sendable {
         let (status, reason) = Inspection.verdict(
             checks: run.checks, nested: nested, verifiesSignatures: options.verifySignatures,
             unverified:
-                "NOT VERIFIED (--no-verify): decoded only; the signature and certificate chain were not checked",
-            verdict: run.trust?.verdict ?? "signature and certificate chain verified",
+                "NOT VERIFIED (\(options.hints.word(.decodeOnly))): decoded only; the signature and certificate "
+                + "chain were not checked",
+            verdict: run.trust?.verdict(options.hints) ?? "signature and certificate chain verified",
             checked: run.trust?.checkedAtCheckTime ?? "certificates", expectationsChecked: run.expectationsChecked,
             at: run.checkTime)
         let inspection = Inspection(

@@ -15,7 +15,7 @@ enum X5CPolicy: VerifierPolicy, PolicyStep {
         /// Three entries whose x5c[2] is not a certificate (`ParsedChain.ignoredRoot` says why).
         case ignoredRoot(String)
         /// One self-signed certificate that looks like StoreKit Testing in Xcode's, not trusted.
-        case untrustedXcode(Certificate)
+        case untrustedXcode(Certificate, any HintWording)
 
         var text: String {
             switch self {
@@ -24,11 +24,11 @@ enum X5CPolicy: VerifierPolicy, PolicyStep {
                     + "App Store chains have exactly 3 (leaf, intermediate, root)"
             case .ignoredRoot(let ignored):
                 "3 entries (leaf, intermediate, x5c[2]); \(ignored)"
-            case .untrustedXcode(let certificate):
+            case .untrustedXcode(let certificate, let hints):
                 "a StoreKit Testing in Xcode token (one self-signed certificate "
                     + "\"\(certificate.commonName ?? certificate.subject)\"), NOT signed by the App Store; to verify "
                     + "it, export the certificate from Xcode (Editor > Save Public Certificate) and pass "
-                    + "--root StoreKitTestCertificate.cer"
+                    + hints.word(.needsRoot(file: "StoreKitTestCertificate.cer"))
             }
         }
     }

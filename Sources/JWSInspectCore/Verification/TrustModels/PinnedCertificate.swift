@@ -15,7 +15,8 @@ enum PinnedCertificate {
             run.record(ChainPolicy.name, false, ChainPolicy.Detail.failed(failure))
         }
         run.notes.append(
-            "Apple's marker OIDs are not required: the one certificate is a trusted root given with --root"
+            "Apple's marker OIDs are not required: the one certificate is a trusted root given with "
+                + run.options.hints.word(.givenRoot)
                 + (isXcode ? " (StoreKit Testing in Xcode)" : ""))
         let now = run.options.now
         run.recordValidityNow(

@@ -27,7 +27,7 @@ extension TrustModel {
         if let kid = chain.developerKeyID {
             return DeveloperKeyPolicy.select(
                 kid: kid, keys: options.developerKeys,
-                identity: ForeignJWT.identifiers(header: header, payload: claims))
+                identity: ForeignJWT.identifiers(header: header, payload: claims), hints: options.hints)
         }
         if let problem = chain.problem {
             if header["x5c"] == nil, header["alg"] == .string("ES256") {
@@ -43,11 +43,13 @@ extension TrustModel {
             if trustStore.rootDERs.contains(only.derBytes) {
                 return Selection(
                     model: .pinnedCertificate(only, isXcode: isXcode),
-                    x5c: Check(.x5c, passed: true, "1 certificate, identical to a trusted root (--root)"),
+                    x5c: Check(
+                        .x5c, passed: true,
+                        "1 certificate, identical to a trusted root (\(options.hints.word(.givenRoot)))"),
                     isXcode: isXcode)
             }
             if isXcode {
-                return failed(X5CPolicy.Detail.untrustedXcode(only), isXcode: true)
+                return failed(X5CPolicy.Detail.untrustedXcode(only, options.hints), isXcode: true)
             }
         }
         guard count == 3 else {

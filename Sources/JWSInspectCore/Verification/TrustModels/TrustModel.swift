@@ -83,14 +83,14 @@ enum TrustModel {
         }
     }
 
-    /// The verdict on a token every check passed.
-    var verdict: String {
+    /// The verdict on a token every check passed, its hints worded by `hints`.
+    func verdict(_ hints: any HintWording) -> String {
         switch self {
         case .pinnedCertificate(_, isXcode: true):
             "StoreKit Testing in Xcode token, NOT signed by the App Store: signature verified with "
                 + "the trusted Xcode certificate"
         case .developerKey(let key):
-            "developer-signed token: signature verified with the developer key \(key.keyID) (--key)"
+            "developer-signed token: signature verified with the developer key \(key.keyID) (\(hints.word(.givenKey)))"
         case .appStoreChain, .pinnedCertificate:
             "signature and certificate chain verified"
         }
