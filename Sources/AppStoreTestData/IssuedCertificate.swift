@@ -58,6 +58,31 @@ public enum CertificateIssuer {
         defer { X509_free(x509) }
         let signingKey = issuer?.key ?? key
 
+        try key.withUnsafeKeyPointer { (subjectKey) throws(MintError) in
+            try signingKey.withUnsafeKeyPointer { (signingKeyPointer) throws(MintError) in
+                guard let issuerCertificate = issuer?.certificate else {
+                    // Self-signed: the certificate is its own issuer.
+                    return try fill(x509, spec, subjectKey: subjectKey, signingKey: signingKeyPointer, issuer: x509)
+                }
+                try issuerCertificate.withUnsafeX509Pointer { (issuerX509) throws(MintError) in
+                    try fill(x509, spec, subjectKey: subjectKey, signingKey: signingKeyPointer, issuer: issuerX509)
+                }
+            }
+        }
+        let der = try OpenSSLCall.der("i2d_X509") { i2d_X509(x509, $0) }
+        do {
+            return IssuedCertificate(certificate: try Certificate(derBytes: der), key: key, spec: spec)
+        } catch {
+            throw MintError("the issued certificate does not parse: \(error)")
+        }
+    }
+
+    /// Sets `x509`'s fields and extensions as `issue` documents, and signs it with `signingKey`.
+    private static func fill(
+        _ x509: OpaquePointer, _ spec: CertificateSpec, subjectKey: OpaquePointer,
+        signingKey signingKeyPointer: OpaquePointer,
+        issuer issuerX509: OpaquePointer
+    ) throws(MintError) {
         try OpenSSLCall.check(X509_set_version(x509, Int(X509_VERSION_3)), "X509_set_version")
         try OpenSSLCall.check(
             ASN1_INTEGER_set_uint64(
@@ -67,16 +92,16 @@ public enum CertificateIssuer {
         try setTime(X509_getm_notAfter(x509), spec.notAfter, "notAfter")
 
         try setSubject(x509, commonName: spec.commonName)
-        let issuerName = X509_get_subject_name(issuer?.certificate.x509 ?? x509)
+        let issuerName = X509_get_subject_name(issuerX509)
         try OpenSSLCall.check(X509_set_issuer_name(x509, issuerName), "X509_set_issuer_name")
-        try OpenSSLCall.check(X509_set_pubkey(x509, key.evpKey), "X509_set_pubkey")
+        try OpenSSLCall.check(X509_set_pubkey(x509, subjectKey), "X509_set_pubkey")
 
         // The extension context reads the subject's public key (subjectKeyIdentifier) and the
         // issuer's subjectKeyIdentifier (authorityKeyIdentifier); for a self-signed certificate
         // the issuer is the certificate itself.
         var context = X509V3_CTX()
-        X509V3_set_ctx(&context, issuer?.certificate.x509 ?? x509, x509, nil, nil, 0)
-        try OpenSSLCall.check(X509V3_set_issuer_pkey(&context, signingKey.evpKey), "X509V3_set_issuer_pkey")
+        X509V3_set_ctx(&context, issuerX509, x509, nil, nil, 0)
+        try OpenSSLCall.check(X509V3_set_issuer_pkey(&context, signingKeyPointer), "X509V3_set_issuer_pkey")
 
         try addExtension(x509, &context, NID_basic_constraints, spec.isCA ? "critical,CA:TRUE" : "critical,CA:FALSE")
         let keyUsage = spec.keyUsage ?? (spec.isCA ? "critical,keyCertSign,cRLSign" : "critical,digitalSignature")
@@ -94,14 +119,8 @@ public enum CertificateIssuer {
         }
 
         // X509_sign returns the signature length, or 0 on failure.
-        guard X509_sign(x509, signingKey.evpKey, spec.signatureDigest.md) > 0 else {
+        guard X509_sign(x509, signingKeyPointer, spec.signatureDigest.md) > 0 else {
             throw OpenSSLCall.failure("X509_sign")
-        }
-        let der = try OpenSSLCall.der("i2d_X509") { i2d_X509(x509, $0) }
-        do {
-            return IssuedCertificate(certificate: try Certificate(derBytes: der), key: key, spec: spec)
-        } catch {
-            throw MintError("the issued certificate does not parse: \(error)")
         }
     }
 

@@ -80,20 +80,25 @@ extension PrivateKey {
     /// The private key as PKCS#8 PEM (`-----BEGIN PRIVATE KEY-----`), the form App Store
     /// Connect's `AuthKey_<KEYID>.p8` downloads have.
     public func privateKeyPEM() throws(MintError) -> String {
-        try OpenSSLCall.pem("PEM_write_bio_PrivateKey") { PEM_write_bio_PrivateKey($0, evpKey, nil, nil, 0, nil, nil) }
+        try withUnsafeKeyPointer { (key) throws(MintError) in
+            try OpenSSLCall.pem("PEM_write_bio_PrivateKey") { PEM_write_bio_PrivateKey($0, key, nil, nil, 0, nil, nil) }
+        }
     }
 
     /// The private key as encrypted PKCS#8 PEM (`-----BEGIN ENCRYPTED PRIVATE KEY-----`, AES-256-CBC).
     public func encryptedPrivateKeyPEM(password: String) throws(MintError) -> String {
-        try OpenSSLCall.pem("PEM_write_bio_PKCS8PrivateKey") { bio in
-            var bytes = Array(password.utf8).map { CChar(bitPattern: $0) }
-            return PEM_write_bio_PKCS8PrivateKey(bio, evpKey, EVP_aes_256_cbc(), &bytes, Int32(bytes.count), nil, nil)
+        try withUnsafeKeyPointer { (key) throws(MintError) in
+            try OpenSSLCall.pem("PEM_write_bio_PKCS8PrivateKey") { bio in
+                var bytes = Array(password.utf8).map { CChar(bitPattern: $0) }
+                return PEM_write_bio_PKCS8PrivateKey(bio, key, EVP_aes_256_cbc(), &bytes, Int32(bytes.count), nil, nil)
+            }
         }
     }
 
     /// The key as a SubjectPublicKeyInfo DER (`i2d_PUBKEY`).
     public func publicKeyDER() throws(MintError) -> [UInt8] {
-        try OpenSSLCall.der("i2d_PUBKEY") { i2d_PUBKEY(evpKey, $0) }
+        try withUnsafeKeyPointer { (key) throws(MintError) in try OpenSSLCall.der("i2d_PUBKEY") { i2d_PUBKEY(key, $0) }
+        }
     }
 
     /// An ECDSA signature in the JWS form `r || s` over `message` hashed with `digest`, each

@@ -41,7 +41,9 @@ public enum ReceiptMinter {
         let extra = OpenSSL.unwrap(COpenSSL_sk_X509_new_null(), "sk_X509_new_null")
         defer { COpenSSL_sk_X509_free(extra) }
         for certificate in certificates {
-            guard COpenSSL_sk_X509_push(extra, certificate.x509) > 0 else { OpenSSL.fail("sk_X509_push") }
+            guard certificate.withUnsafeX509Pointer({ COpenSSL_sk_X509_push(extra, $0) }) > 0 else {
+                OpenSSL.fail("sk_X509_push")
+            }
         }
         // CMS_sign and CMS_add1_signer take their own references to the certificates and the key.
         let cms = withExtendedLifetime(certificates) {
@@ -49,7 +51,10 @@ public enum ReceiptMinter {
         }
         defer { CMS_ContentInfo_free(cms) }
         _ = OpenSSL.unwrap(
-            CMS_add1_signer(cms, signer.x509, signer.key.pkey, digest.md, flags), "CMS_add1_signer")
+            signer.withUnsafeX509Pointer { x509 in
+                signer.key.withUnsafeKeyPointer { key in CMS_add1_signer(cms, x509, key, digest.md, flags) }
+            },
+            "CMS_add1_signer")
 
         let output = OpenSSL.unwrap(BIO_new(BIO_s_mem()), "BIO_new")
         defer { BIO_free(output) }

@@ -25,6 +25,8 @@ public final class TestCertificate: Sendable {
     /// Standard base64 (with padding, no line breaks) of `der`, as in a JWS `x5c` entry.
     public var base64: String { issued.base64 }
 
-    /// The `X509`, for receipts' `CMS_sign`.
-    var x509: OpaquePointer { issued.certificate.x509 }
+    /// Calls `body` with the `X509*`, for receipts' `CMS_sign` (`Certificate.withUnsafeX509Pointer`).
+    func withUnsafeX509Pointer<Result>(_ body: (OpaquePointer) -> Result) -> Result {
+        issued.certificate.withUnsafeX509Pointer(body)
+    }
 }

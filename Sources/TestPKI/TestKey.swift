@@ -28,8 +28,10 @@ public final class TestKey: Sendable {
     /// The key as a SubjectPublicKeyInfo DER (`i2d_PUBKEY`).
     public var publicKeyDER: [UInt8] { OpenSSL.must { try privateKey.publicKeyDER() } }
 
-    /// The `EVP_PKEY`, for receipts' `CMS_add1_signer`.
-    var pkey: OpaquePointer { privateKey.evpKey }
+    /// Calls `body` with the `EVP_PKEY*`, for receipts' `CMS_add1_signer` (`PrivateKey.withUnsafeKeyPointer`).
+    func withUnsafeKeyPointer<Result>(_ body: (OpaquePointer) -> Result) -> Result {
+        privateKey.withUnsafeKeyPointer(body)
+    }
 
     /// Generates a fresh P-256 key.
     public static func p256() -> TestKey { TestKey(generating: .p256) }

@@ -111,7 +111,10 @@ public final class CMSSignedData: @unchecked Sendable {
             throw .signerCount(signerCount)
         }
         let certificates = try Self.embeddedCertificates(cms)
-        guard let signerCertificate = certificates.first(where: { CMS_SignerInfo_cert_cmp(signer, $0.pointer) == 0 })
+        guard
+            let signerCertificate = certificates.first(where: {
+                $0.withUnsafeX509Pointer { CMS_SignerInfo_cert_cmp(signer, $0) } == 0
+            })
         else { throw .signerCertificateMissing }
         self.digestAlgorithm = Self.algorithmName(signer, digest: true).lowercased()
         self.signatureAlgorithm = Self.algorithmName(signer, digest: false)
@@ -159,8 +162,8 @@ public final class CMSSignedData: @unchecked Sendable {
         guard let certs = COpenSSL_sk_X509_new_null() else { preconditionFailure("sk_X509_new_null: out of memory") }
         defer { COpenSSL_sk_X509_free(certs) }
         return withExtendedLifetime(signer) {
-            // The stack borrows the pointer; the wrapper owns it.
-            _ = COpenSSL_sk_X509_push(certs, signer.pointer)
+            // The stack borrows the pointer; the wrapper owns it, alive until the closure returns.
+            _ = signer.withUnsafeX509Pointer { COpenSSL_sk_X509_push(certs, $0) }
             OpenSSLError.drain()
             let flags = UInt32(CMS_NO_SIGNER_CERT_VERIFY | CMS_BINARY)
             guard CMS_verify(cms, certs, nil, nil, nil, flags) == 1 else {

@@ -20,13 +20,15 @@ extension Certificate {
 
     /// The subject public key's strength, or nil when OpenSSL cannot decode the key.
     public var keyStrength: Strength? {
-        // X509_get0_pubkey lends the certificate's own key (not to be freed).
-        guard let key = X509_get0_pubkey(pointer) else {
-            OpenSSLError.drain()
-            return nil
+        withUnsafeX509Pointer { x509 in
+            // X509_get0_pubkey lends the certificate's own key (not to be freed), for this call.
+            guard let key = X509_get0_pubkey(x509) else {
+                OpenSSLError.drain()
+                return nil
+            }
+            return Strength(
+                name: PublicKey.summary(of: key), digest: nil, securityBits: Int(EVP_PKEY_get_security_bits(key)))
         }
-        return Strength(
-            name: PublicKey.summary(of: key), digest: nil, securityBits: Int(EVP_PKEY_get_security_bits(key)))
     }
 
     /// The certificate's own signature's strength (its issuer signed it so), or nil when OpenSSL
@@ -34,11 +36,13 @@ extension Certificate {
     public var signatureStrength: Strength? {
         var digest = NID_undef
         var bits: Int32 = 0
-        guard X509_get_signature_info(pointer, &digest, nil, &bits, nil) == 1 else {
+        let (known, algorithm) = withUnsafeX509Pointer { x509 in
+            (X509_get_signature_info(x509, &digest, nil, &bits, nil) == 1, X509_get_signature_nid(x509))
+        }
+        guard known else {
             OpenSSLError.drain()
             return nil
         }
-        let algorithm = X509_get_signature_nid(pointer)
         let name = OBJ_nid2ln(algorithm).map { String(cString: $0) } ?? "algorithm \(algorithm)"
         let digestName = digest == NID_undef ? nil : OBJ_nid2sn(digest).map { String(cString: $0) }
         return Strength(name: name, digest: digestName, securityBits: Int(bits))

@@ -6,10 +6,8 @@ public import FoundationEssentials
 /// `@unchecked Sendable`: never mutated after init; OpenSSL only reads it
 /// (its internal caches are set up under OpenSSL's own locks).
 public final class Certificate: @unchecked Sendable {
-    let pointer: OpaquePointer
-    /// The `X509`, for this package's modules that hand it to OpenSSL (`X509V3_set_ctx`,
-    /// `CMS_sign`); valid while the certificate lives.
-    package var x509: OpaquePointer { pointer }
+    /// The owned `X509`; only `withUnsafeX509Pointer` hands it out, for the call it is made for.
+    private let pointer: OpaquePointer
     /// The certificate exactly as encoded (DER).
     public let derBytes: [UInt8]
 
@@ -27,6 +25,18 @@ public final class Certificate: @unchecked Sendable {
             case .notPEMCertificates(let detail): "a PEM file \(detail)"
             }
         }
+    }
+
+    /// Calls `body` with the certificate's `X509*`, for OpenSSL calls (`X509_cmp`,
+    /// `X509_STORE_CTX_init`, `CMS_add1_signer`). The pointer is valid only while `body` runs
+    /// (the certificate is kept alive until it returns) and must not escape it, except into an
+    /// OpenSSL object that takes its own reference, or one used only while the caller keeps the
+    /// certificate alive (`withExtendedLifetime`: a stack of untrusted certificates).
+    package func withUnsafeX509Pointer<Result, Failure: Error>(
+        _ body: (OpaquePointer) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        defer { withExtendedLifetime(self) {} }
+        return try body(pointer)
     }
 
     /// Parses one DER certificate; trailing bytes are refused.

@@ -45,9 +45,15 @@ public final class PrivateKey: @unchecked Sendable, CustomStringConvertible, Cus
         EVP_PKEY_free(pointer)
     }
 
-    /// The `EVP_PKEY`, for this package's modules that hand it to OpenSSL (`X509_sign`,
-    /// `CMS_add1_signer`); valid while the key lives.
-    package var evpKey: OpaquePointer { pointer }
+    /// Calls `body` with the key's `EVP_PKEY*`, for this package's modules that hand it to
+    /// OpenSSL (`X509_sign`, `CMS_add1_signer`). The pointer is valid only while `body` runs
+    /// (the key is kept alive until it returns) and must not escape it.
+    package func withUnsafeKeyPointer<Result, Failure: Error>(
+        _ body: (OpaquePointer) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        defer { withExtendedLifetime(self) {} }
+        return try body(pointer)
+    }
 
     public var description: String { "\(publicKey.summary) private key" }
     public var debugDescription: String { description }

@@ -5,7 +5,8 @@ internal import COpenSSL
 /// `@unchecked Sendable`: the key is never mutated after init, and OpenSSL 3
 /// allows concurrent verifications with one `EVP_PKEY`.
 public final class PublicKey: @unchecked Sendable {
-    let pointer: OpaquePointer
+    /// The owned `EVP_PKEY`, never handed out: every use of it is a method of this class.
+    private let pointer: OpaquePointer
     /// Verification contexts initialised for this key, reused across calls (one per
     /// concurrent user): setting one up costs more than a few microseconds.
     private let contexts = Locked<[VerifyContext]>([])

@@ -57,7 +57,7 @@ public final class TrustStore: @unchecked Sendable {
     /// An `X509_STORE` holding `roots`.
     private static func makeStore(_ roots: [Certificate]) -> OpaquePointer {
         guard let store = X509_STORE_new() else { preconditionFailure("X509_STORE_new failed: out of memory") }
-        for root in roots where X509_STORE_add_cert(store, root.pointer) != 1 {
+        for root in roots where root.withUnsafeX509Pointer({ X509_STORE_add_cert(store, $0) }) != 1 {
             OpenSSLError.drain()
         }
         return store
@@ -304,10 +304,11 @@ public final class TrustStore: @unchecked Sendable {
         defer { COpenSSL_sk_X509_free(untrusted) }
         return withExtendedLifetime((leaf, intermediates)) {
             for certificate in intermediates {
-                // The stack borrows the pointers; the wrappers own them.
-                _ = COpenSSL_sk_X509_push(untrusted, certificate.pointer)
+                // The stack borrows the pointers; the wrappers own them, alive until the closure returns.
+                _ = certificate.withUnsafeX509Pointer { COpenSSL_sk_X509_push(untrusted, $0) }
             }
-            guard X509_STORE_CTX_init(context, store, leaf.pointer, untrusted) == 1 else {
+            // The context borrows the leaf's pointer likewise.
+            guard leaf.withUnsafeX509Pointer({ X509_STORE_CTX_init(context, store, $0, untrusted) }) == 1 else {
                 let detail = OpenSSLError.describe(or: "X509_STORE_CTX_init failed")
                 return Verification(error: .notStarted(detail))
             }
@@ -332,7 +333,7 @@ public final class TrustStore: @unchecked Sendable {
             }
             guard result == 1 else {
                 let certificate = X509_STORE_CTX_get_current_cert(context).flatMap { current in
-                    ([leaf] + intermediates + roots).first { X509_cmp($0.pointer, current) == 0 }
+                    ([leaf] + intermediates + roots).first { $0.withUnsafeX509Pointer { X509_cmp($0, current) } == 0 }
                 }
                 let built = builtPath(context, leaf: leaf, intermediates: intermediates, roots: roots)
                 let reachedRoot = built.last.map { last in roots.contains { $0 === last } } ?? false
@@ -356,7 +357,7 @@ public final class TrustStore: @unchecked Sendable {
         guard count > 0 else { return [] }
         return (0..<count).compactMap { index in
             guard let x509 = COpenSSL_sk_X509_value(chain, index) else { return nil }
-            return candidates.first { X509_cmp($0.pointer, x509) == 0 }
+            return candidates.first { $0.withUnsafeX509Pointer { X509_cmp($0, x509) } == 0 }
         }
     }
 }
