@@ -163,7 +163,7 @@ import Testing
 
 /// Where the signing key comes from: one value per trust model.
 @Suite struct TrustModelTests {
-    static func selection(_ token: String, _ options: VerificationOptions) -> TrustModel.Selection {
+    static func selection(_ token: String, _ options: VerificationOptions) -> TrustDecision {
         let jws = try! CompactJWS(token)
         let chain = ParsedChain(header: jws.header.object, trustStore: options.trustStore, cache: VerificationCache())
         return TrustModel.select(

@@ -12,16 +12,13 @@ struct Run: ~Copyable {
     let policies: Policies
     let kind: PayloadKind
     let checkTime: Inspection.CheckTime
-    /// Where the signing key comes from; nil when `x5c` selects no trust model.
-    let trust: TrustModel?
-    /// The `x5c` check, decided when the trust model was selected.
-    let x5cCheck: Check?
-    /// The `key` check of a developer-signed token, decided when the trust model was selected.
-    let keyCheck: Check?
-    /// A developer-signed token whose `kid` is none of the keys given: its key ID and theirs.
-    let otherKeys: (kid: String, given: [String])?
+    /// Where the signing key comes from, and the `x5c` and `key` checks that decided it:
+    /// decided once, before any policy runs (`TrustModel.select`).
+    let trust: TrustDecision
+    /// The trust model; nil when `x5c` selects none.
+    var model: TrustModel? { trust.model }
     /// A StoreKit Testing in Xcode token: one self-signed certificate, not the App Store's chain.
-    let isXcode: Bool
+    var isXcode: Bool { trust.isXcode }
     var checks: [Check] = []
     var notes: [String] = []
     var chain: [CertificateSummary]
@@ -86,12 +83,7 @@ struct Run: ~Copyable {
         self.checkTime = checkTime
         if let note { notes.append(note) }
         self.chain = chain.summaries
-        let selection = TrustModel.select(jws: jws, chain: chain, options: options, claims: claims)
-        self.trust = selection.model
-        self.x5cCheck = selection.x5c
-        self.keyCheck = selection.key
-        self.otherKeys = selection.otherKeys
-        self.isXcode = selection.isXcode
+        self.trust = TrustModel.select(jws: jws, chain: chain, options: options, claims: claims)
         checks.reserveCapacity(8)  // an App Store token gets 7 checks: one allocation, not four
     }
 

@@ -97,8 +97,8 @@ public struct Verifier: Sendable {
             unverified:
                 "NOT VERIFIED (\(options.hints.word(.decodeOnly))): decoded only; the signature and certificate "
                 + "chain were not checked",
-            verdict: run.trust?.verdict(options.hints) ?? "signature and certificate chain verified",
-            checked: run.trust?.checkedAtCheckTime ?? "certificates", expectationsChecked: run.expectationsChecked,
+            verdict: run.trust.verdict(options.hints), checked: run.trust.checkedAtCheckTime,
+            expectationsChecked: run.expectationsChecked,
             at: run.checkTime)
         let inspection = Inspection(
             source: source, kind: run.kind, status: status, reason: reason, checks: run.checks,

@@ -4,7 +4,7 @@ enum AlgorithmPolicy: VerifierPolicy, PolicyStep {
     static let payloadMembers: [String] = []
 
     static func apply(to run: inout Run) {
-        let allowed = run.trust?.allowedAlgorithms ?? TrustModel.appStoreAlgorithms
+        let allowed = run.model?.allowedAlgorithms ?? TrustModel.appStoreAlgorithms
         let header = run.jws.header.object
         switch header["alg"] {
         case .string(let alg)? where allowed.contains(alg):

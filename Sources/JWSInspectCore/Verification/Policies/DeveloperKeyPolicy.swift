@@ -7,13 +7,13 @@ enum DeveloperKeyPolicy: VerifierPolicy, PolicyStep {
     static let payloadMembers: [String] = []
 
     static func apply(to run: inout Run) {
-        if let check = run.keyCheck { run.record(check) }
+        if let check = run.trust.key { run.record(check) }
     }
 
     /// The selection for a token without `x5c` whose header has `kid`.
     static func select(
         kid: JSONValue, keys: [DeveloperKey], identity: [String], hints: any HintWording
-    ) -> TrustModel.Selection {
+    ) -> TrustDecision {
         guard case .string(let id) = kid else {
             return .init(
                 model: nil, x5c: nil, isXcode: false, key: Check(name, passed: false, Detail.kidNotAString(kid)))

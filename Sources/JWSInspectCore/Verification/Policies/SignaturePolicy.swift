@@ -21,10 +21,10 @@ enum SignaturePolicy: VerifierPolicy, PolicyStep {
     static func apply(to run: inout Run) {
         // An empty signature was recorded first, by Unsigned.
         guard case .string("ES256")? = run.jws.header.object["alg"], !run.jws.signature.isEmpty else { return }
-        guard let trust = run.trust else {
-            if let (kid, given) = run.otherKeys {
+        guard let trust = run.model else {
+            if let (kid, given) = run.trust.otherKeys {
                 run.record(name, false, OtherKeys(kid: kid, given: given))
-            } else if run.keyCheck == nil {
+            } else if run.trust.key == nil {
                 run.notes.append("signature not checked: no usable leaf certificate")
             }
             return

@@ -5,7 +5,7 @@ enum X5CPolicy: VerifierPolicy, PolicyStep {
     static let payloadMembers: [String] = []
 
     static func apply(to run: inout Run) {
-        if let check = run.x5cCheck { run.record(check) }
+        if let check = run.trust.x5c { run.record(check) }
     }
 
     /// The details `TrustModel.select` records.

@@ -103,6 +103,6 @@ enum TrustModelValidation: PolicyStep {
     static let policies = TrustModel.validationPolicies
 
     static func apply(to run: inout Run) {
-        run.trust?.validate(&run)
+        run.model?.validate(&run)
     }
 }
