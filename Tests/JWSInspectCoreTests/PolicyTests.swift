@@ -67,6 +67,7 @@ import Testing
             "active": .inactive, "key": .invalidChain, "aud": .invalidClaims, "iss": .invalidClaims,
             "bid": .invalidClaims,
             "iat": .invalidClaims, "exp": .invalidClaims, "nonce": .invalidClaims, "claims": .invalidClaims,
+            "revocation": .invalidChain,
         ]
         let names = Policies.all.map { $0.name.rawValue }
         #expect(names.count == Set(names).count, "one policy per name: \(names)")
@@ -78,7 +79,7 @@ import Testing
         let spelled: [Check.Name] = [
             .alg, .crit, .x5c, .chain, .chainPath, .leafOID, .intermediateOID, .signature, .bundleId, .appAppleId,
             .environment, .accountToken, .deviceVerification, .active, .key, .aud, .iss, .bid, .iat, .exp, .nonce,
-            .claims,
+            .claims, .revocation,
         ]
         #expect(Set(spelled.map(\.rawValue)) == Set(names))
         for name in spelled { #expect(name.failureStatus == statuses[name.rawValue], "\(name)") }

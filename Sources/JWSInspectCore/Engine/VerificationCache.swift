@@ -19,11 +19,12 @@ internal import FoundationEssentials
 /// path (`ValidatedPath.strictFindings`) is kept with it whatever the options: whether that
 /// makes a note or a failure is decided per token, from the same words.
 ///
-/// That argument holds only while nothing else about validity depends on time. A revocation
-/// policy (OCSP, CRLs) makes it depend on when the status was fetched and how long it is
-/// fresh: such a policy must mark itself time-sensitive, and a verifier running a
-/// time-sensitive policy must neither reuse validated windows (`ValidatedPath.covers`) nor
-/// store new ones, deciding every token afresh (or keep its own, revocation-aware window).
+/// That argument holds only while nothing else about validity depends on time. Revocation
+/// does (an OCSP answer is fresh for a while), so it is not part of path validation: it is its
+/// own, time-sensitive policy (`RevocationPolicy`, `Check.Name.isTimeSensitive`), asked for
+/// every token once its path is validated, and the windows kept here stay right. Nothing
+/// time-sensitive is kept here (`ChainEntry.pairChecks` holds what depends on the certificates
+/// alone); how long an answer is kept is its `RevocationRequester`'s business.
 ///
 /// The cache holds what it is given and decides nothing itself: the checks a trust model
 /// decides once per (leaf, intermediate) pair (the App Store model's marker OIDs) are

@@ -15,10 +15,15 @@ public struct Check: Sendable, Equatable {
         public let rawValue: String
         /// The status an input gets when this check fails (the first failing check decides).
         public let failureStatus: Status
+        /// True for a check decided at the time of inspection whatever the check time (an
+        /// online check: `revocation`): its answer holds for the moment it was asked, and a
+        /// valid verdict says so.
+        public let isTimeSensitive: Bool
 
-        init(_ rawValue: String, failing failureStatus: Status) {
+        init(_ rawValue: String, failing failureStatus: Status, timeSensitive: Bool = false) {
             self.rawValue = rawValue
             self.failureStatus = failureStatus
+            self.isTimeSensitive = timeSensitive
         }
 
         public var description: String { rawValue }

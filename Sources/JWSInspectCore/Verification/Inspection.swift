@@ -11,7 +11,9 @@ public struct Inspection: Sendable {
     public var reason: String {
         switch reasonText {
         case .literal(let reason): reason
-        case .verified(let verdict, let checked, let time): "\(verdict) (\(checked) checked \(time.phrase))"
+        case .verified(let verdict, let checked, let time, let decidedNow):
+            "\(verdict) (\(checked) checked \(time.phrase)"
+                + decidedNow.map { "; \($0.map(\.rawValue).joined(separator: " and ")) checked now" }.orEmpty + ")"
         case .failed(let check): "\(check.name.rawValue): \(check.detail)"
         case .nestedFailed(let path, let nested): "nested \(path) failed: \(nested.reason)"
         }
@@ -71,8 +73,9 @@ public struct Inspection: Sendable {
         /// A nested token's failure, worded when read.
         indirect case nestedFailed(path: String, Inspection)
         /// A valid token: the verdict, then what was checked at the check time ("certificates",
-        /// "claims": its trust model says) and that time.
-        case verified(String, checked: String, at: CheckTime)
+        /// "claims": its trust model says) and that time, and the time-sensitive checks that
+        /// passed (nil when none did): they were decided at the time of inspection.
+        case verified(String, checked: String, at: CheckTime, decidedNow: [Check.Name]?)
     }
 
     init(
@@ -124,7 +127,11 @@ public struct Inspection: Sendable {
         var text = verdict()
         if !nested.isEmpty { text += ", nested \(nested.map(\.path).joined(separator: " and ")) too" }
         if expectationsChecked { text += ", expectations met" }
-        return (.valid, .verified(text, checked: checked(), at: checkTime))
+        let decidedNow = checks.filter { $0.name.isTimeSensitive && $0.passed }.map(\.name)
+        return (
+            .valid,
+            .verified(text, checked: checked(), at: checkTime, decidedNow: decidedNow.isEmpty ? nil : decidedNow)
+        )
     }
 
     /// An input that is not a decodable JWS. It has no payload and no check time, so nothing is
@@ -140,6 +147,11 @@ public struct Inspection: Sendable {
         guard index < checks.count else { return }
         checks[index].pass()
     }
+}
+
+extension String? {
+    /// The text, or nothing.
+    fileprivate var orEmpty: String { self ?? "" }
 }
 
 extension Date {

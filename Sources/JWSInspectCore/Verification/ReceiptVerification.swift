@@ -116,6 +116,12 @@ struct ReceiptRun {
                         ? "no intermediate carries Apple's WWDR marker \(AppleCertificates.intermediateMarkerOID)"
                         : "the intermediate carries \(AppleCertificates.intermediateMarkerOID) (Apple WWDR CA)"))
         }
+        if let requester = options.revocation, validation.isValid, !checks.contains(where: \.failed) {
+            let (check, revocationNotes) = RevocationPolicy.decide(
+                path: validation.path.path, requester: requester, now: options.now, nowText: nowText)
+            if let check { checks.append(check) }
+            notes += revocationNotes
+        }
         recordValidityNow(validatedAtCheckTime: validation.isValid)
     }
 

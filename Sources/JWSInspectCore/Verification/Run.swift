@@ -25,6 +25,9 @@ struct Run: ~Copyable {
     var validNow: Inspection.ValidityNow?
     /// What the cache knows about this token's (leaf, intermediate) pair, once the chain is checked.
     var chainEntry: VerificationCache.ChainEntry?
+    /// The path validated at the check time, leaf first, ending at the trusted root (nil until
+    /// the trust model's validation found one), for the checks made on it (`revocation`).
+    var validatedPath: [Certificate]?
     var expectationsChecked = false
     /// A developer-signed token: a `kid` and no `x5c` in its header (the claims policies apply).
     let isDeveloperSigned: Bool

@@ -45,6 +45,9 @@ public struct VerificationOptions: Sendable {
     /// False when nothing shows whether the chain is valid now too (`--quiet`): it decides no
     /// status, so it is not computed (a second chain validation, when the check time is not now).
     public var reportsValidityNow = true
+    /// Asks whether certificates are revoked (an online check); nil: nothing is asked, no
+    /// `revocation` check is made, and verification never leaves the machine.
+    public var revocation: (any RevocationRequester)?
     /// How messages word a `Hint` (what to give or ask for); the command line names its options.
     public var hints: any HintWording = PlainHints()
 

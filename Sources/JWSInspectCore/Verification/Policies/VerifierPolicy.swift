@@ -18,6 +18,9 @@ protocol VerifierPolicy: Sendable {
 extension VerifierPolicy {
     /// The status an input gets when this check fails (the first failing check decides).
     static var failureStatus: Status { name.failureStatus }
+    /// Whether the check is decided at the time of inspection, whatever the check time (its
+    /// name says: `Check.Name.isTimeSensitive`).
+    static var isTimeSensitive: Bool { name.isTimeSensitive }
 }
 
 /// One step of a run, as `Policies.make(_:)` lists them: most steps are a policy applying

@@ -48,6 +48,7 @@ enum AppStoreChain {
                 if let note = validated.strictNote { run.notes.append(note) }
             }
             run.record(ChainPathPolicy.check(validated.path, leaf: leaf, intermediate: intermediate))
+            run.validatedPath = validated.path
         }
         for check in entry.pairChecks { run.record(check) }
 

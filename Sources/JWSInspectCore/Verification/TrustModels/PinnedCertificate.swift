@@ -9,6 +9,7 @@ enum PinnedCertificate {
             leaf: certificate, intermediates: [], at: checkTime.date, checks: pinnedChecks, floor: .level2)
         if result.isValid {
             run.record(ChainPolicy.name, true, ChainPolicy.Detail.pinned(certificate, at: checkTime))
+            run.validatedPath = [certificate]
         } else {
             let failure = ChainPolicy.Failure(
                 result: result, certificates: [certificate], roots: store.roots, when: .checkTime(checkTime))

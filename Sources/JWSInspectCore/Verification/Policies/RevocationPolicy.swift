@@ -1,0 +1,70 @@
+internal import FoundationEssentials
+
+/// `revocation`: no certificate of the validated path below the trusted root is revoked, as the
+/// `RevocationRequester` given in `VerificationOptions.revocation` answers now. Chosen only when a
+/// requester is given; asked only for a path that validated at the check time, after the
+/// signature (a token whose signature fails is not worth a request).
+///
+/// Time-sensitive: its answer holds for the moment it was asked, not for the check time, so the
+/// verdict says so ("revocation checked now") and nothing keeps it beyond the token it was made
+/// for (`VerificationCache` keeps only what depends on the certificates and the check time).
+///
+/// Fails closed: a revoked certificate fails the chain (exit 2), and so does an unavailable
+/// answer (issue 28 gives that its own, retryable, status); a certificate naming no responder
+/// is noted.
+enum RevocationPolicy: VerifierPolicy, PolicyStep {
+    static let name = Check.Name("revocation", failing: .invalidChain, timeSensitive: true)
+    static let payloadMembers: [String] = []
+
+    static func apply(to run: inout Run) {
+        guard let requester = run.options.revocation, let path = run.validatedPath,
+            !run.checks.contains(where: \.failed)
+        else { return }
+        let (check, notes) = decide(path: path, requester: requester, now: run.options.now, nowText: run.nowText)
+        if let check { run.record(check) }
+        run.notes += notes
+    }
+
+    /// The check for a validated `path` (leaf first, ending at the trusted root), for every
+    /// envelope: each certificate below the root is asked about by its issuer, the leaf first.
+    ///
+    /// - Returns: the check, nil when nothing was asked (a path of the trusted root alone, or
+    ///   certificates that name no responder), and the notes saying so.
+    static func decide(path: [Certificate], requester: any RevocationRequester, now: Date, nowText: String)
+        -> (Check?, notes: [String])
+    {
+        guard path.count > 1 else {
+            return (nil, ["revocation not checked: the one certificate is itself a trusted root, nothing issued it"])
+        }
+        var good: [String] = []
+        var notes: [String] = []
+        for index in 0..<(path.count - 1) {
+            let certificate = path[index]
+            let role = index == 0 ? "the leaf \(Run.name(certificate))" : "the intermediate \(Run.name(certificate))"
+            switch requester.status(of: certificate, issuedBy: path[index + 1], now: now) {
+            case .good(let responder, let thisUpdate):
+                good.append("\(role) (\(responder), thisUpdate \(ISO8601.string(thisUpdate)))")
+            case .revoked(let responder, let date, let reason):
+                return (
+                    Check(
+                        name, passed: false,
+                        "\(role) was revoked \(ISO8601.string(date))\(reason.map { " (\($0))" } ?? ""), "
+                            + "says \(responder), asked \(nowText)"),
+                    notes
+                )
+            case .unavailable(let why):
+                return (
+                    Check(name, passed: false, "could not check revocation of \(role): \(why); try again"), notes
+                )
+            case .noResponder:
+                notes.append("\(role) names no OCSP responder: its revocation was not checked")
+            }
+        }
+        guard !good.isEmpty else { return (nil, notes) }
+        return (Check(name, passed: true, "not revoked: " + good.joined(separator: ", ") + ", asked \(nowText)"), notes)
+    }
+}
+
+extension Check.Name {
+    public static let revocation = RevocationPolicy.name
+}
