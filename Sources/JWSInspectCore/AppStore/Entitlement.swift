@@ -91,59 +91,50 @@ public enum Entitlement {
         }
     }
 
-    /// A transaction's access. Fails closed: a member that is there but unreadable (a
-    /// `revocationDate` that is no number, an `isUpgraded` that is no boolean, an `expiresDate`
-    /// that is no date in range) grants nothing, and so does an auto-renewable subscription
-    /// without a usable `expiresDate`. Only a non-consumable grants access without an expiry;
-    /// a non-renewing subscription's term, and an unknown type's, are the app's to decide.
+    /// A transaction's access: the one rule (`standing(_:at:)`) on its purchase, worded in its
+    /// member names.
     private static func transactionAccess(_ payload: [String: JSONValue], at date: Date) -> Access {
-        if let value = payload["revocationDate"], value != .null {
-            guard let revoked = value.numberValue else {
-                return .denied(
-                    "revocationDate \(shown(value)) is there but no date, so the transaction is taken as revoked",
-                    brief: "revocationDate unreadable")
-            }
-            return .denied("revoked \(day(revoked))\(revocationWhy(payload))", brief: "revoked \(day(revoked))")
-        }
-        switch payload["isUpgraded"] {
-        case nil, .null?, .bool(false)?:
-            break
-        case .bool(true)?:
-            return .denied("upgraded to another product in the subscription group", brief: "upgraded")
-        case let other?:
+        switch standing(Purchase(transaction: payload), at: date) {
+        case .revocationUnreadable(let shown):
             return .denied(
-                "isUpgraded \(shown(other)) is neither true nor false, so no access can be read from it",
+                "revocationDate \(shown) is there but no date, so the transaction is taken as revoked",
+                brief: "revocationDate unreadable")
+        case .revoked:
+            // The revocation is a number (`Purchase(transaction:)` read it so).
+            let revoked = payload["revocationDate"]?.numberValue ?? 0
+            return .denied("revoked \(day(revoked))\(revocationWhy(payload))", brief: "revoked \(day(revoked))")
+        case .upgraded:
+            return .denied("upgraded to another product in the subscription group", brief: "upgraded")
+        case .upgradeUnreadable(let shown):
+            return .denied(
+                "isUpgraded \(shown) is neither true nor false, so no access can be read from it",
                 brief: "isUpgraded unreadable")
-        }
-        let type = payload["type"]?.stringValue
-        if type == "Consumable" {
+        case .consumable:
             return .denied("consumables are never entitlements", brief: "consumable")
-        }
-        if let value = payload["expiresDate"], value != .null {
-            guard let expiry = Timestamp.date(value) else {
-                return .denied(
-                    "expiresDate \(shown(value)) is not a valid date (\(Timestamp.rangeDescription)), "
-                        + "so no access can be read from it",
-                    brief: "expiresDate is not a valid date"
-                )
-            }
-            return expiry > date
-                ? .granted(" until \(ISO8601.string(expiry))", brief: "until \(day(expiry))", until: expiry)
-                : .denied("expired \(ISO8601.string(expiry))", brief: "expired \(day(expiry))")
-        }
-        switch type {
-        case "Auto-Renewable Subscription":
+        case .notYetPurchased(let purchased):
+            return .denied("purchased after the access time (\(ISO8601.string(purchased)))", brief: "not yet purchased")
+        case .expiryUnreadable(let shown):
+            return .denied(
+                "expiresDate \(shown) is not a valid date (\(Timestamp.rangeDescription)), "
+                    + "so no access can be read from it",
+                brief: "expiresDate is not a valid date"
+            )
+        case .active(let expiry):
+            return .granted(" until \(ISO8601.string(expiry))", brief: "until \(day(expiry))", until: expiry)
+        case .expired(let expiry):
+            return .denied("expired \(ISO8601.string(expiry))", brief: "expired \(day(expiry))")
+        case .noTerm:
             return .denied(
                 "an auto-renewable subscription without expiresDate, so it has no term to grant",
                 brief: "no expiresDate")
-        case "Non-Consumable":
+        case .owned:
             return .granted(": a non-consumable, not revoked", brief: "non-consumable, not revoked")
-        case "Non-Renewing Subscription":
+        case .termIsTheApps:
             return .undecided(
                 "no access decision: a non-renewing subscription's term is the app's to decide "
                     + "(Apple gives it no expiresDate); it is not revoked",
                 brief: "term is the app's to decide")
-        default:
+        case .unknownType(let type):
             let what = type.map { "type \"\(Excerpt.of($0))\" is not one jwsinspect knows" } ?? "it names no type"
             return .undecided(
                 "no access decision: \(what), and it has no expiresDate",
@@ -152,7 +143,7 @@ public enum Entitlement {
     }
 
     /// A member's value as messages quote it (at most about 60 characters).
-    private static func shown(_ value: JSONValue) -> String {
+    static func shown(_ value: JSONValue) -> String {
         if case .string(let text) = value { return "\"\(Excerpt.of(text))\"" }
         return Excerpt.of(PayloadDisplay.rawText(value))
     }

@@ -53,13 +53,30 @@ extension ReceiptPayload {
 }
 
 extension InAppPurchase {
-    /// Whether this entry grants access at `time`, by the rule of `ReceiptPayload.activeEntries(at:)`.
+    /// Whether this entry grants access at `time`: the one access rule (`Entitlement.standing`)
+    /// on its purchase, as `ReceiptPayload.activeEntries(at:)` reads it.
     public func isActive(at time: Date) -> Bool {
-        guard !isCancelled, unreadableDate == nil else { return false }
-        if let purchased = purchaseDate, purchased > time { return false }
-        guard isSubscription else { return true }
-        guard let expires = expiresDate else { return false }
-        return expires > time
+        Entitlement.standing(purchase, at: time).grants == true
+    }
+
+    /// The entry's purchase: cancelled when it holds a `cancellation_date` (one that does not
+    /// read counts), bought at `purchase_date`, a subscription until `expires_date`, and without
+    /// one a non-consumable (a receipt keeps a consumable only until the app finishes it).
+    public var purchase: Entitlement.Purchase {
+        let revoked: Entitlement.Purchase.Fact =
+            switch dateField(Field.cancellationDate) {
+            case .absent: .absent
+            case .date: .present
+            case .unreadable(let problem): .unreadable(problem)
+            }
+        let expiry: Entitlement.Purchase.Expiry =
+            switch dateField(Field.expiresDate) {
+            case .absent: .none
+            case .date(let date): .date(date)
+            case .unreadable(let problem): .unreadable(problem)
+            }
+        return Entitlement.Purchase(
+            revoked: revoked, upgraded: .absent, term: .nonConsumable, purchased: purchaseDate, expiry: expiry)
     }
 }
 
