@@ -25,40 +25,17 @@ public struct AppIdentity: Sendable, Equatable {
             if case .integer(let number)? = value { return number }
             return nil
         }
-        switch kind {
-        case .transaction, .unknown:
+        switch kind.schema.identity {
+        case .members(
+            let location, let bundleId, let appAppleId, let carriesAppAppleId, let environment, let environmentField,
+            let bundleIdClaim):
             self.init(
-                location: "payload", bundleId: payload["bundleId"]?.stringValue, carriesBundleId: true,
-                appAppleId: int64(payload["appAppleId"]), carriesAppAppleId: kind == .unknown,
-                environment: payload["environment"]?.stringValue, environmentField: "environment")
-        case .renewalInfo:
-            self.init(
-                location: "payload", bundleId: nil, carriesBundleId: false, appAppleId: nil, carriesAppAppleId: false,
-                environment: payload["environment"]?.stringValue, environmentField: "environment")
-        case .realtimeRequest:
-            self.init(
-                location: "payload", bundleId: nil, carriesBundleId: false, appAppleId: int64(payload["appAppleId"]),
-                carriesAppAppleId: true, environment: payload["environment"]?.stringValue,
-                environmentField: "environment")
-        case .appTransaction:
-            self.init(
-                location: "payload", bundleId: payload["bundleId"]?.stringValue, carriesBundleId: true,
-                appAppleId: int64(payload["appAppleId"]), carriesAppAppleId: true,
-                environment: payload["receiptType"]?.stringValue, environmentField: "receiptType")
-        case .receipt:
-            // A legacy receipt's JSON (verifyReceipt's names); its environment as field 0 says it.
-            self.init(
-                location: "receipt", bundleId: payload["bundle_id"]?.stringValue, carriesBundleId: true,
-                appAppleId: nil, carriesAppAppleId: false, environment: payload["receipt_type"]?.stringValue,
-                environmentField: "receipt_type")
-        case .apiToken, .promotionalOffer, .introductoryOfferEligibility, .advancedCommerceRequest:
-            // Developer-signed: the bundle ID is the `bid` claim; no app Apple ID, no environment.
-            self.init(
-                location: "payload", bundleId: payload["bid"]?.stringValue, carriesBundleId: true, appAppleId: nil,
-                carriesAppAppleId: false, environment: nil, environmentField: "environment (developer tokens have none)"
-            )
-            bundleIdClaim = true
-        case .notification:
+                location: location, bundleId: bundleId.flatMap { payload[$0]?.stringValue },
+                carriesBundleId: bundleId != nil, appAppleId: appAppleId.flatMap { int64(payload[$0]) },
+                carriesAppAppleId: carriesAppAppleId, environment: environment.flatMap { payload[$0]?.stringValue },
+                environmentField: environmentField)
+            self.bundleIdClaim = bundleIdClaim
+        case .notificationBody:
             // The first body present decides, in `NotificationBody.all`'s order.
             for key in NotificationBody.names {
                 guard let object = payload[key]?.objectValue else { continue }

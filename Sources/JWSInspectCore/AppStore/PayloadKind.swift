@@ -33,32 +33,19 @@ public enum PayloadKind: String, Sendable, CaseIterable {
         return .unknown
     }
 
-    /// In order: the first kind with an alternative whose members are all present wins.
-    /// Fields that only one kind carries decide; Apple's payloads do not name their type.
-    static let recognitionRules: [(kind: PayloadKind, alternatives: [[String]])] = [
-        (.notification, [["notificationType"]]),
-        // Not deviceVerification: transactions signed on the device (jwsRepresentation) carry it too.
-        (
-            .appTransaction,
-            [["receiptType"], ["receiptCreationDate"], ["applicationVersion"], ["originalApplicationVersion"]]
-        ),
-        (.transaction, [["transactionId"], ["productId", "purchaseDate"]]),
-        (.realtimeRequest, [["userLocale"], ["requestIdentifier", "originalTransactionId"]]),
-        (
-            .renewalInfo,
-            [
-                ["autoRenewStatus"], ["autoRenewProductId"], ["expirationIntent"], ["isInBillingRetryPeriod"],
-                ["priceIncreaseStatus"], ["gracePeriodExpiresDate"], ["renewalDate"], ["renewalPrice"],
-            ]
-        ),
-    ]
+    /// In order: the first kind with an alternative whose members are all present wins
+    /// (each kind's alternatives are its schema's, `PayloadSchema.recognitionOrder` the order).
+    static let recognitionRules: [(kind: PayloadKind, alternatives: [[String]])] =
+        PayloadSchema.recognitionOrder.compactMap { kind in
+            guard case .members(let alternatives) = PayloadSchema.of(kind).recognition else { return nil }
+            return (kind, alternatives)
+        }
 
     /// The developer-signed kinds, by the `aud` that names them (Apple's audiences).
-    static let audiences: [(aud: String, kind: PayloadKind)] = [
-        ("appstoreconnect-v1", .apiToken), ("promotional-offer", .promotionalOffer),
-        ("introductory-offer-eligibility", .introductoryOfferEligibility),
-        ("advanced-commerce-api", .advancedCommerceRequest),
-    ]
+    static let audiences: [(aud: String, kind: PayloadKind)] = allCases.compactMap { kind in
+        guard case .audience(let aud) = PayloadSchema.of(kind).recognition else { return nil }
+        return (aud, kind)
+    }
 
     /// The kind of a developer-signed token (no `x5c`), from its `aud`: `unknown` for any other.
     static func recogniseDeveloperSigned(_ payload: [String: JSONValue]) -> PayloadKind {
@@ -66,38 +53,24 @@ public enum PayloadKind: String, Sendable, CaseIterable {
         return audiences.first { $0.aud == aud }?.kind ?? .unknown
     }
 
-    /// Signed by the developer with their own key, for StoreKit or the App Store Server API.
+    /// Signed by the developer with their own key, for StoreKit or the App Store Server API
+    /// (recognised by its audience).
     public var isDeveloperSigned: Bool {
-        switch self {
-        case .apiToken, .promotionalOffer, .introductoryOfferEligibility, .advancedCommerceRequest: true
-        default: false
-        }
+        if case .audience = schema.recognition { return true }
+        return false
     }
 
     /// A developer-signed kind StoreKit consumes (an offer, eligibility or commerce request):
     /// Apple refuses an `exp` in these, and requires a `nonce`.
     public var isForStoreKit: Bool { isDeveloperSigned && self != .apiToken }
 
+    /// Everything known about the kind (`PayloadSchema`).
+    public var schema: PayloadSchema { PayloadSchema.of(self) }
+
     /// A readable name ("renewal info").
-    public var displayName: String {
-        switch self {
-        case .transaction: "transaction"
-        case .renewalInfo: "renewal info"
-        case .notification: "notification"
-        case .appTransaction: "app transaction"
-        case .realtimeRequest: "Retention Messaging realtime request"
-        case .apiToken: "App Store Server API token"
-        case .promotionalOffer: "promotional offer signature"
-        case .introductoryOfferEligibility: "introductory offer eligibility token"
-        case .advancedCommerceRequest: "Advanced Commerce in-app request"
-        case .receipt: "app receipt"
-        case .unknown: "unknown payload"
-        }
-    }
+    public var displayName: String { schema.displayName }
 
     /// The payload field whose time is used to check certificate validity when the payload
     /// has no `signedDate` (Apple uses `signedDate` first, for every kind).
-    public var signingTimeField: String {
-        self == .appTransaction ? "receiptCreationDate" : "signedDate"
-    }
+    public var signingTimeField: String { schema.signingTimeField }
 }
