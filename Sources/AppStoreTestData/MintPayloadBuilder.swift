@@ -86,12 +86,12 @@ struct MintPayloadBuilder {
 
     var productID: String { "\(context.bundleID).\(scenario.consumable ? "coins.100" : "premium.monthly")" }
     var transactionID: String { scenario.laterTransaction ? Self.laterTransactionID : Self.originalTransactionID }
-    var env: MintValue { .string(context.environment) }
+    var env: OrderedJSON { .string(context.environment) }
 
-    func transaction() -> MintObject {
+    func transaction() -> OrderedJSON.Object {
         let subscription = !scenario.consumable
         let revoked = scenario.revocationType != nil
-        var object = MintObject()
+        var object = OrderedJSON.Object()
         object.add("transactionId", .string(transactionID))
         object.add("originalTransactionId", .string(Self.originalTransactionID))
         object.add("webOrderLineItemId", subscription ? .string(Self.webOrderLineItemID) : nil)
@@ -109,7 +109,7 @@ struct MintPayloadBuilder {
         object.add("signedDate", .integer(now))
         object.add("revocationReason", revoked ? .integer(0) : nil)
         object.add("revocationDate", revoked ? .integer(now - 60_000) : nil)
-        object.add("revocationType", scenario.revocationType.map(MintValue.string))
+        object.add("revocationType", scenario.revocationType.map(OrderedJSON.string))
         object.add("revocationPercentage", scenario.revocationType == "REFUND_FULL" ? .integer(100_000) : nil)
         object.add("environment", env)
         object.add("storefront", .string("USA"))
@@ -121,15 +121,15 @@ struct MintPayloadBuilder {
         return object
     }
 
-    func renewalInfo() -> MintObject {
-        var object = MintObject()
+    func renewalInfo() -> OrderedJSON.Object {
+        var object = OrderedJSON.Object()
         object.add("originalTransactionId", .string(Self.originalTransactionID))
         object.add("autoRenewProductId", .string(productID))
         object.add("productId", .string(productID))
         object.add("autoRenewStatus", .integer(scenario.autoRenew ? 1 : 0))
-        object.add("expirationIntent", scenario.expirationIntent.map(MintValue.integer))
+        object.add("expirationIntent", scenario.expirationIntent.map(OrderedJSON.integer))
         object.add("isInBillingRetryPeriod", .bool(scenario.billingRetry))
-        object.add("priceIncreaseStatus", scenario.priceIncreaseStatus.map(MintValue.integer))
+        object.add("priceIncreaseStatus", scenario.priceIncreaseStatus.map(OrderedJSON.integer))
         object.add("gracePeriodExpiresDate", scenario.gracePeriod ? .integer(expires + 16 * Self.day) : nil)
         object.add("signedDate", .integer(now))
         object.add("environment", env)
@@ -143,15 +143,15 @@ struct MintPayloadBuilder {
         return object
     }
 
-    func notification() -> MintObject {
+    func notification() -> OrderedJSON.Object {
         let type = context.notificationType
-        var object = MintObject()
+        var object = OrderedJSON.Object()
         object.add("notificationType", .string(type))
-        object.add("subtype", context.effectiveSubtype.map(MintValue.string))
+        object.add("subtype", context.effectiveSubtype.map(OrderedJSON.string))
         object.add("notificationUUID", .string(Self.uuid()))
         object.add("version", .string("2.0"))
         object.add("signedDate", .integer(now))
-        let app: [(key: String, value: MintValue)] = [
+        let app: [(key: String, value: OrderedJSON)] = [
             ("appAppleId", .integer(Self.appAppleID)), ("bundleId", .string(context.bundleID)),
         ]
         switch MintPayloads.body(notificationType: type, subtype: context.subtype) {
@@ -159,7 +159,7 @@ struct MintPayloadBuilder {
             object.add(
                 "summary",
                 .object(
-                    MintObject(
+                    OrderedJSON.Object(
                         [("environment", env)] + app + [
                             ("productId", .string(productID)), ("requestIdentifier", .string(Self.uuid())),
                             ("storefrontCountryCodes", .array([.string("USA")])), ("succeededCount", .integer(1)),
@@ -167,24 +167,24 @@ struct MintPayloadBuilder {
                         ])))
         case "externalPurchaseToken":
             let prefix = context.environment == "Production" ? "" : "SANDBOX_"
-            let token: [(key: String, value: MintValue)] = [
+            let token: [(key: String, value: OrderedJSON)] = [
                 ("externalPurchaseId", .string(prefix + Self.uuid())), ("tokenCreationDate", .integer(purchase)),
             ]
-            object.add("externalPurchaseToken", .object(MintObject(token + app)))
+            object.add("externalPurchaseToken", .object(OrderedJSON.Object(token + app)))
         case "appData":
-            object.add("appData", .object(MintObject(app + [("environment", env)])))
+            object.add("appData", .object(OrderedJSON.Object(app + [("environment", env)])))
         default:
-            var data = MintObject(app + [("bundleVersion", .string("42")), ("environment", env)])
-            data.add("status", type == "TEST" ? nil : scenario.status.map(MintValue.integer))
+            var data = OrderedJSON.Object(app + [("bundleVersion", .string("42")), ("environment", env)])
+            data.add("status", type == "TEST" ? nil : scenario.status.map(OrderedJSON.integer))
             data.add("consumptionRequestReason", type == "CONSUMPTION_REQUEST" ? .string("UNINTENDED_PURCHASE") : nil)
             object.add("data", .object(data))
         }
         return object
     }
 
-    func appTransaction() -> MintObject {
+    func appTransaction() -> OrderedJSON.Object {
         let nonce = Self.uuid()
-        var object = MintObject()
+        var object = OrderedJSON.Object()
         object.add("receiptType", env)
         object.add("appAppleId", .integer(Self.appAppleID))
         object.add("bundleId", .string(context.bundleID))
@@ -200,8 +200,8 @@ struct MintPayloadBuilder {
         return object
     }
 
-    func realtimeRequest() -> MintObject {
-        var object = MintObject()
+    func realtimeRequest() -> OrderedJSON.Object {
+        var object = OrderedJSON.Object()
         object.add("originalTransactionId", .string(Self.originalTransactionID))
         object.add("appAppleId", .integer(Self.appAppleID))
         object.add("productId", .string(productID))

@@ -1,4 +1,5 @@
 public import FoundationEssentials
+public import JWSInspectCore
 
 /// The kinds `jwsinspect mint` signs, named as on its command line.
 public enum MintKind: String, Sendable, CaseIterable {
@@ -43,57 +44,6 @@ public struct MintContext: Sendable {
     }
 }
 
-/// A JSON object whose members keep their order (Apple's documented order), as minted payloads are written.
-public struct MintObject: Sendable, Equatable {
-    /// The members, in order; keys are unique.
-    public private(set) var members: [(key: String, value: MintValue)]
-
-    /// An object with these members; a key repeated keeps its first place and its last value.
-    public init(_ members: [(key: String, value: MintValue)] = []) {
-        self.members = []
-        for (key, value) in members { self[key] = value }
-    }
-
-    /// The member's value; setting replaces it in place, adds a new key at the end, and removes it when nil.
-    public subscript(key: String) -> MintValue? {
-        get { members.first { $0.key == key }?.value }
-        set {
-            let index = members.firstIndex { $0.key == key }
-            switch (index, newValue) {
-            case (let index?, let value?): members[index].value = value
-            case (let index?, nil): members.remove(at: index)
-            case (nil, let value?): members.append((key, value))
-            case (nil, nil): break
-            }
-        }
-    }
-
-    /// The keys, in order.
-    public var keys: [String] { members.map(\.key) }
-
-    public static func == (lhs: MintObject, rhs: MintObject) -> Bool {
-        lhs.members.count == rhs.members.count
-            && zip(lhs.members, rhs.members).allSatisfy { $0.key == $1.key && $0.value == $1.value }
-    }
-
-    /// Adds `value` under `key` when there is one (optional fields of a scenario).
-    mutating func add(_ key: String, _ value: MintValue?) {
-        if let value { self[key] = value }
-    }
-}
-
-/// A JSON value of a minted payload.
-public indirect enum MintValue: Sendable, Equatable {
-    case string(String)
-    case integer(Int64)
-    /// A finite number that is not an integer (written as `null` if not finite).
-    case double(Double)
-    case bool(Bool)
-    case null
-    case array([MintValue])
-    case object(MintObject)
-}
-
 /// Why test data was not made, in one line: an assignment, a template or its JSON refused, a
 /// CA folder that does not read, or an OpenSSL call that failed (with its error queue).
 /// `jwsinspect mint` says it and exits with a status; nothing in this module stops the process.
@@ -117,7 +67,7 @@ public enum MintPayloads {
     ///
     /// A notification's `data` (or `appData`) lacks the signed members: the caller signs the
     /// payloads `nestedKinds(notificationType:subtype:)` lists and inserts them.
-    public static func payload(_ kind: MintKind, context: MintContext) -> MintObject {
+    public static func payload(_ kind: MintKind, context: MintContext) -> OrderedJSON.Object {
         let builder = MintPayloadBuilder(context: context)
         switch kind {
         case .transaction: return builder.transaction()

@@ -1,4 +1,5 @@
 internal import COpenSSL
+internal import JWSInspectCore
 
 /// Text and signature helpers of test data.
 public enum TestData {
@@ -26,7 +27,7 @@ public enum TestData {
     /// backslash and control characters).
     public static func jsonString(_ value: String) -> String {
         var out: [UInt8] = []
-        MintValue.write(value, to: &out)
+        OrderedJSON.writeString(value, into: &out)
         return String(decoding: out, as: UTF8.self)
     }
 }

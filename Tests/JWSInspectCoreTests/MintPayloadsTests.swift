@@ -38,7 +38,7 @@ import Testing
         "preorderDate": "only for an app that was preordered",
     ]
 
-    func decoded(_ object: MintObject) throws -> [String: JSONValue] {
+    func decoded(_ object: OrderedJSON.Object) throws -> [String: JSONValue] {
         guard case .object(let members) = try JSONValue.decode(object.jsonBytes) else {
             Issue.record("not a JSON object")
             return [:]
@@ -46,12 +46,12 @@ import Testing
         return members
     }
 
-    func integer(_ object: MintObject, _ key: String) -> Int64? {
+    func integer(_ object: OrderedJSON.Object, _ key: String) -> Int64? {
         if case .integer(let value)? = object[key] { return value }
         return nil
     }
 
-    func string(_ object: MintObject, _ key: String) -> String? {
+    func string(_ object: OrderedJSON.Object, _ key: String) -> String? {
         if case .string(let value)? = object[key] { return value }
         return nil
     }
@@ -198,10 +198,10 @@ import Testing
         guard case .object(let data)? = payload["data"] else { return #expect(Bool(false)) }
         #expect(data["status"] == .integer(2) && data["flag"] == .bool(true))
         #expect(data["bundleId"] == .string("com.other=app"))
-        let list = MintValue.array([.integer(1), .string("a"), .null])
-        let deep = MintObject([("deep", .object(MintObject([("list", list)])))])
+        let list = OrderedJSON.array([.integer(1), .string("a"), .null])
+        let deep = OrderedJSON.Object([("deep", .object(OrderedJSON.Object([("list", list)])))])
         #expect(payload["extra"] == .object(deep))
-        #expect(payload["object"] == .object(MintObject([("b", .integer(1)), ("a", .double(2.5))])))
+        #expect(payload["object"] == .object(OrderedJSON.Object([("b", .integer(1)), ("a", .double(2.5))])))
         #expect(payload["empty"] == .string(""))
     }
 
@@ -256,7 +256,7 @@ import Testing
 
     @Test func stringsAreEscapedAndNumbersKeptInRange() throws {
         let text = "quote \" backslash \\ newline \n tab \t bell \u{7} slash / é 🍎"
-        let object = MintObject([
+        let object = OrderedJSON.Object([
             ("s", .string(text)), ("max", .integer(.max)), ("min", .integer(.min)), ("d", .double(0.1)),
         ])
         #expect(

@@ -128,8 +128,14 @@ enum InspectCommand {
                     "summary: \(total) result\(total == 1 ? "" : "s")"
                         + (parts.isEmpty ? "" : ": " + parts.joined(separator: ", ")))
             } else {
-                let object = OutputJSON.object([
-                    ("summary", .object([("total", .integer(total))] + ordered.map { ($0.0, .integer($0.1)) }))
+                let object = OrderedJSON.object([
+                    (
+                        "summary",
+                        .object(
+                            .init(
+                                distinct: [("total", .integer(Int64(total)))]
+                                    + ordered.map { ($0.0, .integer(Int64($0.1))) }))
+                    )
                 ])
                 io.writeError(object.serialized(pretty: false) + "\n")
             }

@@ -76,7 +76,7 @@ extension MintCommand {
         return (own, nested)
     }
 
-    private static func apply(_ assignments: [String], to payload: inout MintObject) throws(Failure) {
+    private static func apply(_ assignments: [String], to payload: inout OrderedJSON.Object) throws(Failure) {
         for assignment in assignments {
             do {
                 try MintPayloads.set(assignment, in: &payload)
@@ -86,7 +86,7 @@ extension MintCommand {
         }
     }
 
-    private static func merge(template path: String, into payload: inout MintObject) throws(Failure) {
+    private static func merge(template path: String, into payload: inout OrderedJSON.Object) throws(Failure) {
         switch System.readFile(path, limit: 1 << 20) {
         case .failure(let error):
             throw Failure(message: "mint: cannot read --from '\(Excerpt.of(path))': \(error)", status: .unreadable)

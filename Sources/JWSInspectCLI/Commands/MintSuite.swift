@@ -34,7 +34,7 @@ enum MintSuite {
         }
         let chain = [ca.leaf.base64, ca.intermediate.base64, ca.root.base64]
         let header = headerWith(chain)
-        func payload(_ kind: MintKind, _ change: (inout MintObject) -> Void = { _ in }) -> [UInt8] {
+        func payload(_ kind: MintKind, _ change: (inout OrderedJSON.Object) -> Void = { _ in }) -> [UInt8] {
             var object = MintPayloads.payload(kind, context: context)
             change(&object)
             return object.jsonBytes
@@ -49,7 +49,7 @@ enum MintSuite {
             let bytes = signature?(Array(input.utf8)) ?? signed(key, Array(input.utf8))
             return input + "." + Base64URL.encode(bytes)
         }
-        func milliseconds(_ date: Date) -> MintValue { .integer(Int64(date.timeIntervalSince1970 * 1000)) }
+        func milliseconds(_ date: Date) -> OrderedJSON { .integer(Int64(date.timeIntervalSince1970 * 1000)) }
         func notification(nestedTransaction: String) -> [UInt8] {
             var object = MintPayloads.payload(.notification, context: context)
             for (path, kind) in MintPayloads.nestedKinds(

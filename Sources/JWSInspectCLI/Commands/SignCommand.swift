@@ -50,7 +50,7 @@ enum SignCommand {
         case .text:
             return signed.token + "\n"
         case .json:
-            let object = OutputJSON.object([
+            let object = OrderedJSON.object([
                 ("token", .string(signed.token)), ("header", .raw(signed.headerJSON)),
                 ("claims", .raw(signed.claimsJSON)),
             ])
@@ -123,9 +123,9 @@ enum SignCommand {
         case .text:
             return signature + "\n"
         case .json:
-            let object = OutputJSON.object([
+            let object = OrderedJSON.object([
                 ("keyIdentifier", .string(keyID)), ("nonce", .string(offer.nonceText)),
-                ("timestamp", .integer(Int(offer.timestamp))), ("signature", .string(signature)),
+                ("timestamp", .integer(Int64(offer.timestamp))), ("signature", .string(signature)),
             ])
             return object.serialized(pretty: true) + "\n"
         }

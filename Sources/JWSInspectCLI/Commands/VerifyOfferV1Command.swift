@@ -160,7 +160,7 @@ enum VerifyOfferV1Command {
 
     static func json(_ report: Report) -> String {
         let offer = report.offer
-        let object = OutputJSON.object([
+        let object = OrderedJSON.object([
             ("status", .string(report.status.rawValue)),
             (
                 "signature",
@@ -176,13 +176,13 @@ enum VerifyOfferV1Command {
                     ("appBundleId", .string(offer.bundleID)), ("keyIdentifier", .string(offer.keyID)),
                     ("productIdentifier", .string(offer.productID)), ("offerIdentifier", .string(offer.offerID)),
                     ("applicationUsername", .string(offer.applicationUsername.lowercased())),
-                    ("nonce", .string(offer.nonceText)), ("timestamp", .integer(Int(offer.timestamp))),
+                    ("nonce", .string(offer.nonceText)), ("timestamp", .integer(Int64(offer.timestamp))),
                 ])
             ),
             (
                 "timestamp",
                 .object([
-                    ("milliseconds", .integer(Int(offer.timestamp))), ("date", .string(ISO8601.string(offer.date))),
+                    ("milliseconds", .integer(Int64(offer.timestamp))), ("date", .string(ISO8601.string(offer.date))),
                     ("olderThan24Hours", .bool(report.isOld)), ("checkedAt", .string(ISO8601.string(report.now))),
                     ("detail", .string(report.timestampDetail)),
                 ])

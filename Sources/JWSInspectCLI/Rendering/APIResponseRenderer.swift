@@ -31,11 +31,11 @@ struct APIResponseRenderer {
             return tables.heading("API RESPONSE") + "  " + TerminalText.safe(page.origin) + "\n"
                 + tables.table(rows).joined(separator: "\n") + "\n"
         case .json, .jsonl:
-            let object = OutputJSON.object([
+            let object = OrderedJSON.object([
                 ("type", .string("apiResponse")), ("source", .string(page.origin)), ("status", .string(Self.answered)),
                 ("environment", .string(page.environment.rawValue)), ("request", .string(page.request)),
-                ("httpStatus", .integer(page.response.status)),
-                ("summary", .object(page.summary.fields.map { ($0.name, Self.json($0.value)) })),
+                ("httpStatus", .integer(Int64(page.response.status))),
+                ("summary", .object(.init(distinct: page.summary.fields.map { ($0.name, Self.json($0.value)) }))),
             ])
             return object.serialized(pretty: format == .json) + "\n"
         }
@@ -45,13 +45,13 @@ struct APIResponseRenderer {
     /// "refused", "unavailable" or "malformed"; nil in table mode (standard error says it).
     func failure(source: String, status: String, reason: String, httpStatus: Int?, errorCode: Int64?) -> String? {
         guard !quiet, format != .table else { return nil }
-        var members: [(String, OutputJSON)] = [
+        var members: OrderedJSON.Members = [
             ("type", .string("apiResponse")), ("source", .string(source)), ("status", .string(status)),
             ("reason", .string(reason)),
         ]
-        if let httpStatus { members.append(("httpStatus", .integer(httpStatus))) }
-        if let errorCode { members.append(("errorCode", .integer(Int(errorCode)))) }
-        return OutputJSON.object(members).serialized(pretty: format == .json) + "\n"
+        if let httpStatus { members.append(("httpStatus", .integer(Int64(httpStatus)))) }
+        if let errorCode { members.append(("errorCode", .integer(Int64(errorCode)))) }
+        return OrderedJSON.object(.init(distinct: members)).serialized(pretty: format == .json) + "\n"
     }
 
     // MARK: Tables
@@ -105,22 +105,11 @@ struct APIResponseRenderer {
 
     // MARK: JSON
 
-    private static func json(_ value: ResponseSummary.Value) -> OutputJSON {
+    private static func json(_ value: ResponseSummary.Value) -> OrderedJSON {
         switch value {
-        case .scalar(let scalar): json(scalar)
-        case .records(let records): .array(records.map { record in .object(record.map { ($0.name, json($0.value)) }) })
-        }
-    }
-
-    private static func json(_ value: JSONValue) -> OutputJSON {
-        switch value {
-        case .string(let text): .string(text)
-        case .integer(let number): .integer(Int(number))
-        case .double(let number): .preformatted(String(number))
-        case .bool(let flag): .bool(flag)
-        case .null: .null
-        case .array(let values): .array(values.map(json))
-        case .object(let members): .object(members.keys.sorted().map { ($0, json(members[$0]!)) })
+        case .scalar(let scalar): OrderedJSON(scalar)
+        case .records(let records):
+            .array(records.map { record in .object(.init(distinct: record.map { ($0.name, json($0.value)) })) })
         }
     }
 }

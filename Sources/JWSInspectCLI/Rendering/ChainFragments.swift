@@ -28,7 +28,7 @@ final class ChainFragments: Sendable {
 
     /// The serialized fragments for `header` at `level`, built by `make` on first sight.
     func fragments(
-        header: [UInt8], pretty: Bool, level: Int, make: () -> (header: OutputJSON, chain: OutputJSON)
+        header: [UInt8], pretty: Bool, level: Int, make: () -> (header: OrderedJSON, chain: OrderedJSON)
     ) -> (header: String, chain: String) {
         func build() -> (header: String, chain: String) {
             let (headerJSON, chainJSON) = make()

@@ -19,28 +19,28 @@ enum JSONRenderer {
     ///   - pretty, level: how and at what depth the object will be serialized (the header and
     ///     chain fragments, identical for every token of one chain, are serialized once).
     static func object(_ inspection: Inspection, pretty: Bool, level: Int, fragments cache: ChainFragments)
-        -> OutputJSON
+        -> OrderedJSON
     {
         let presentation = inspection.fullPresentation
         let shown = presentation?.display
         let checkTime = inspection.checkTime.map { time in
-            OutputJSON.object([
+            OrderedJSON.object([
                 ("time", .string(ISO8601.string(time.date))), ("basis", .string(time.basis.description)),
             ])
         }
         let validNow = inspection.validNow.map { now in
-            OutputJSON.object([
+            OrderedJSON.object([
                 ("time", .string(ISO8601.string(now.date))), ("valid", .bool(now.valid)),
                 ("detail", .string(now.detail)),
             ])
         }
         let checks = inspection.checks.map { check in
-            OutputJSON.object([
+            OrderedJSON.object([
                 ("name", .string(check.name.rawValue)), ("passed", .bool(check.passed)),
                 ("detail", .string(check.detail)),
             ])
         }
-        var members: [(String, OutputJSON)] = [
+        var members: OrderedJSON.Members = [
             ("source", .string(inspection.source)),
             ("type", .string(inspection.kind.rawValue)),
             ("envelope", inspection.envelope.map { .string($0.name) } ?? .null),
@@ -58,7 +58,7 @@ enum JSONRenderer {
         let sections = inspection.envelope?.sections
         if let sections {
             let fragments = cache.fragments(header: sections.header.bytes, pretty: pretty, level: level + 1) {
-                (OutputJSON.raw(sections.header.bytes), OutputJSON.array(inspection.chain.map(certificate)))
+                (OrderedJSON.raw(sections.header.bytes), OrderedJSON.array(inspection.chain.map(certificate)))
             }
             members.append(("header", .preformatted(fragments.header)))
             members.append(("chain", .preformatted(fragments.chain)))
@@ -73,13 +73,13 @@ enum JSONRenderer {
         let nested = inspection.nested.map { item in
             (item.path, object(item.inspection, pretty: pretty, level: level + 2, fragments: cache))
         }
-        members.append(("nested", .object(nested)))
-        return .object(members)
+        members.append(("nested", .object(.init(distinct: nested))))
+        return .object(.init(distinct: members))
     }
 
     /// `{grants, detail, time, decidedBy}`: whether the payload grants access at `time`, in the
     /// summary's words; `decidedBy` names the nested token that decided, for a notification.
-    private static func access(_ decision: Inspection.AccessDecision) -> OutputJSON {
+    private static func access(_ decision: Inspection.AccessDecision) -> OrderedJSON {
         .object([
             ("grants", decision.access.grantsAccess.map { .bool($0) } ?? .null),
             ("detail", .string(decision.access.explanation)),
@@ -89,7 +89,7 @@ enum JSONRenderer {
     }
 
     /// The payload's shape with rendered values: dates in ISO-8601, enums with meanings, prices with currency.
-    private static func display(_ display: PayloadDisplay) -> OutputJSON {
+    private static func display(_ display: PayloadDisplay) -> OrderedJSON {
         final class Node {
             var keys: [String] = []
             var children: [String: Node] = [:]
@@ -111,18 +111,18 @@ enum JSONRenderer {
             // A container flagged as unknown gets children too; its own text is dropped then.
             node.value = field.rendered ?? field.raw
         }
-        func json(_ node: Node) -> OutputJSON {
+        func json(_ node: Node) -> OrderedJSON {
             if node.keys.isEmpty { return .string(node.value ?? "") }
-            return .object(node.keys.map { ($0, json(node.children[$0]!)) })
+            return .object(.init(distinct: node.keys.map { ($0, json(node.children[$0]!)) }))
         }
         return display.fields.isEmpty ? .object([]) : json(root)
     }
 
-    private static func certificate(_ summary: CertificateSummary) -> OutputJSON {
-        var members: [(String, OutputJSON)] = [("index", .integer(summary.index)), ("role", .string(summary.role))]
+    private static func certificate(_ summary: CertificateSummary) -> OrderedJSON {
+        var members: OrderedJSON.Members = [("index", .integer(Int64(summary.index))), ("role", .string(summary.role))]
         if let error = summary.error {
             members.append(("error", .string(error)))
-            return .object(members)
+            return .object(.init(distinct: members))
         }
         members += [
             ("subject", .string(summary.subject)),
@@ -136,6 +136,6 @@ enum JSONRenderer {
             ("knownAppleCertificate", summary.knownAs.map { .string($0) } ?? .null),
             ("trustedRoot", .bool(summary.isTrustedRoot)),
         ]
-        return .object(members)
+        return .object(.init(distinct: members))
     }
 }

@@ -43,7 +43,7 @@ struct Renderer: Sendable {
     /// its result there); nil in table mode and with `--quiet`, where standard error says it.
     func unreadable(source: String, reason: String) -> String? {
         guard !quiet, format != .table else { return nil }
-        let object = OutputJSON.object([
+        let object = OrderedJSON.object([
             ("source", .string(source)), ("status", .string(Self.unreadableStatus)), ("reason", .string(reason)),
         ])
         return object.serialized(pretty: format == .json) + "\n"

@@ -77,8 +77,7 @@ public struct ReceiptEnvelope: Sendable {
             ("signer", .string(container.signerCertificate.subject)),
             ("contentLength", .integer(Int64(container.content.count))),
         ]
-        var headerBytes: [UInt8] = []
-        OrderedJSON.object(description.map { ($0, .value($1)) }).write(into: &headerBytes)
+        let headerBytes = OrderedJSON.object(.init(distinct: description.map { ($0, OrderedJSON($1)) })).bytes
         return CompactJWS.DecodedSegment(
             bytes: headerBytes, essentials: Dictionary(uniqueKeysWithValues: description), isComplete: true)
     }

@@ -55,10 +55,13 @@ extension ReceiptPayload {
     }
 
     private static func bytes(_ ordered: (own: [(String, JSONValue)], entries: [[(String, JSONValue)]])) -> [UInt8] {
-        let entries = ordered.entries.map { entry in OrderedJSON.object(entry.map { ($0, .value($1)) }) }
-        var out: [UInt8] = []
-        OrderedJSON.object(ordered.own.map { ($0, .value($1)) } + [("in_app", .array(entries))]).write(into: &out)
-        return out
+        func object(_ members: [(String, JSONValue)]) -> OrderedJSON.Object {
+            OrderedJSON.Object(distinct: members.map { ($0, OrderedJSON($1)) })
+        }
+        let entries = ordered.entries.map { OrderedJSON.object(object($0)) }
+        var own = object(ordered.own)
+        own.add("in_app", .array(entries))
+        return OrderedJSON.object(own).bytes
     }
 }
 
@@ -120,63 +123,5 @@ enum ReceiptJSON {
         case .integer(let number): return .integer(number)
         case .raw: return .string(attribute.bytes.hexString())
         }
-    }
-}
-
-/// JSON whose objects keep their members' order, written as UTF-8 text.
-indirect enum OrderedJSON {
-    case object([(String, OrderedJSON)])
-    case array([OrderedJSON])
-    case value(JSONValue)
-
-    /// Appends the JSON text (a `JSONValue` object's members sorted by key).
-    func write(into out: inout [UInt8]) {
-        switch self {
-        case .object(let members):
-            out.append(UInt8(ascii: "{"))
-            for (index, (key, value)) in members.enumerated() {
-                if index > 0 { out.append(UInt8(ascii: ",")) }
-                Self.write(string: key, into: &out)
-                out.append(UInt8(ascii: ":"))
-                value.write(into: &out)
-            }
-            out.append(UInt8(ascii: "}"))
-        case .array(let values):
-            out.append(UInt8(ascii: "["))
-            for (index, value) in values.enumerated() {
-                if index > 0 { out.append(UInt8(ascii: ",")) }
-                value.write(into: &out)
-            }
-            out.append(UInt8(ascii: "]"))
-        case .value(let value):
-            switch value {
-            case .string(let text): Self.write(string: text, into: &out)
-            case .integer(let number): out += Array(String(number).utf8)
-            case .double(let number): out += Array(String(number).utf8)
-            case .bool(let flag): out += Array((flag ? "true" : "false").utf8)
-            case .null: out += Array("null".utf8)
-            case .array(let values): OrderedJSON.array(values.map { .value($0) }).write(into: &out)
-            case .object(let object):
-                OrderedJSON.object(object.keys.sorted().map { ($0, .value(object[$0]!)) }).write(into: &out)
-            }
-        }
-    }
-
-    /// Writes a JSON string: quotes, backslashes and control characters escaped (RFC 8259 §7).
-    static func write(string: String, into out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
-        for byte in string.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"): out += [UInt8(ascii: "\\"), byte]
-            case 0x0A: out += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
-            case 0x0D: out += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
-            case 0x09: out += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
-            case 0x00..<0x20, 0x7F:
-                let hex = Array("0123456789abcdef".utf8)
-                out += Array("\\u00".utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
-            default: out.append(byte)
-            }
-        }
-        out.append(UInt8(ascii: "\""))
     }
 }

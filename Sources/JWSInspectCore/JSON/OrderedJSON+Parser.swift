@@ -1,13 +1,32 @@
-/// A strict recursive-descent JSON parser (RFC 8259) that keeps objects' member order: for
-/// templates and `--set` values. Bounded: nesting at most `maximumDepth`, every number range-checked.
-struct MintJSONParser {
+/// Reading JSON text in order: `mint`'s templates and `--set` values.
+extension OrderedJSON {
+    /// Why a text is not the JSON `parse` reads: where and what, in one line.
+    public struct ParseError: Error, Sendable, Equatable, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// How deep `parse` lets a text nest.
+    public static let maximumParseDepth = OrderedJSONParser.maximumDepth
+
+    /// Parses one JSON text, keeping its objects' member order: strict (RFC 8259: no comments,
+    /// no trailing commas, no duplicate members, UTF-8, raw control characters refused), nested
+    /// at most `maximumParseDepth` deep. Integers that fit are `.integer`, other finite numbers
+    /// `.double`; a number beyond a double's range is refused.
+    public static func parse(_ bytes: [UInt8]) throws(ParseError) -> OrderedJSON {
+        try OrderedJSONParser.parse(bytes)
+    }
+}
+
+/// A strict recursive-descent JSON parser (RFC 8259) that keeps objects' member order.
+/// Bounded: nesting at most `maximumDepth`, every number range-checked, linear in the text.
+struct OrderedJSONParser {
     static let maximumDepth = 64
 
     let bytes: [UInt8]
     var index = 0
 
-    static func parse(_ bytes: [UInt8]) throws(MintError) -> MintValue {
-        var parser = MintJSONParser(bytes: bytes)
+    static func parse(_ bytes: [UInt8]) throws(OrderedJSON.ParseError) -> OrderedJSON {
+        var parser = OrderedJSONParser(bytes: bytes)
         parser.skipWhitespace()
         let value = try parser.value(depth: 0)
         parser.skipWhitespace()
@@ -15,8 +34,8 @@ struct MintJSONParser {
         return value
     }
 
-    func error(_ reason: String) -> MintError {
-        MintError("invalid JSON at byte \(index): \(reason)")
+    func error(_ reason: String) -> OrderedJSON.ParseError {
+        OrderedJSON.ParseError(description: "invalid JSON at byte \(index): \(reason)")
     }
 
     var peek: UInt8? { index < bytes.count ? bytes[index] : nil }
@@ -25,20 +44,20 @@ struct MintJSONParser {
         while let byte = peek, byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 { index += 1 }
     }
 
-    mutating func expect(_ literal: String) throws(MintError) {
+    mutating func expect(_ literal: String) throws(OrderedJSON.ParseError) {
         for byte in literal.utf8 {
             guard peek == byte else { throw error("expected \(literal)") }
             index += 1
         }
     }
 
-    mutating func value(depth: Int) throws(MintError) -> MintValue {
+    mutating func value(depth: Int) throws(OrderedJSON.ParseError) -> OrderedJSON {
         guard depth < Self.maximumDepth else { throw error("nested over \(Self.maximumDepth) levels") }
         switch peek {
         case UInt8(ascii: "{")?: return .object(try object(depth: depth))
         case UInt8(ascii: "[")?:
             index += 1
-            var elements: [MintValue] = []
+            var elements: [OrderedJSON] = []
             skipWhitespace()
             if peek == UInt8(ascii: "]") {
                 index += 1
@@ -69,33 +88,36 @@ struct MintJSONParser {
         }
     }
 
-    mutating func object(depth: Int) throws(MintError) -> MintObject {
+    /// An object's members; names compared as Swift compares strings (canonically equivalent
+    /// names are one name), in a set so a template of many members stays linear.
+    mutating func object(depth: Int) throws(OrderedJSON.ParseError) -> OrderedJSON.Object {
         index += 1
-        var object = MintObject()
+        var members: [(key: String, value: OrderedJSON)] = []
+        var names = Set<String>()
         skipWhitespace()
         if peek == UInt8(ascii: "}") {
             index += 1
-            return object
+            return OrderedJSON.Object()
         }
         while true {
             skipWhitespace()
             guard peek == UInt8(ascii: "\"") else { throw error("expected a member name") }
             let key = try string()
-            guard object[key] == nil else { throw error("duplicate member \"\(key)\"") }
+            guard names.insert(key).inserted else { throw error("duplicate member \"\(key)\"") }
             skipWhitespace()
             try expect(":")
             skipWhitespace()
-            object[key] = try value(depth: depth + 1)
+            members.append((key, try value(depth: depth + 1)))
             skipWhitespace()
             if peek == UInt8(ascii: "}") {
                 index += 1
-                return object
+                return OrderedJSON.Object(distinct: members)
             }
             try expect(",")
         }
     }
 
-    mutating func string() throws(MintError) -> String {
+    mutating func string() throws(OrderedJSON.ParseError) -> String {
         index += 1
         var out: [UInt8] = []
         while true {
@@ -112,7 +134,7 @@ struct MintJSONParser {
         }
     }
 
-    mutating func escape(into out: inout [UInt8]) throws(MintError) {
+    mutating func escape(into out: inout [UInt8]) throws(OrderedJSON.ParseError) {
         guard let byte = peek else { throw error("unterminated string") }
         index += 1
         let simple: [UInt8: UInt8] = [
@@ -135,7 +157,7 @@ struct MintJSONParser {
         out += Array(String(Character(unicode)).utf8)
     }
 
-    mutating func hex4() throws(MintError) -> UInt32 {
+    mutating func hex4() throws(OrderedJSON.ParseError) -> UInt32 {
         var scalar: UInt32 = 0
         for _ in 0..<4 {
             guard let byte = peek, let digit = Character(UnicodeScalar(byte)).hexDigitValue else {
@@ -147,7 +169,7 @@ struct MintJSONParser {
         return scalar
     }
 
-    mutating func number() throws(MintError) -> MintValue {
+    mutating func number() throws(OrderedJSON.ParseError) -> OrderedJSON {
         let start = index
         var integral = true
         if peek == UInt8(ascii: "-") { index += 1 }

@@ -1,27 +1,25 @@
-/// JSON for output: ordered keys, and raw JSON spliced in byte-exact (only whitespace
-/// between tokens is changed), so a payload is shown exactly as signed.
-indirect enum OutputJSON {
-    case object([(String, OutputJSON)])
-    case array([OutputJSON])
-    case string(String)
-    case bool(Bool)
-    case integer(Int)
-    case null
-    /// A JSON text (already validated) inserted as is, re-indented.
-    case raw([UInt8])
-    /// Text already serialized for the place it is written at (same mode and depth).
-    case preformatted(String)
-
+/// The writer of `OrderedJSON`: compact or pretty (two-space indentation), one escaping rule
+/// for every string, raw JSON texts re-indented without touching a token.
+extension OrderedJSON {
     /// Serializes: `pretty` uses two-space indentation, otherwise no insignificant whitespace.
-    func serialized(pretty: Bool, level: Int = 0) -> String {
+    public func serialized(pretty: Bool = false, level: Int = 0) -> String {
         var out: [UInt8] = []
         write(into: &out, pretty: pretty, level: level)
         return String(decoding: out, as: UTF8.self)
     }
 
-    private func write(into out: inout [UInt8], pretty: Bool, level: Int) {
+    /// The compact text (no insignificant whitespace) as UTF-8: the bytes a payload is signed as.
+    public var bytes: [UInt8] {
+        var out: [UInt8] = []
+        write(into: &out, pretty: false, level: 0)
+        return out
+    }
+
+    /// Appends the text; `pretty` as in `serialized`.
+    public func write(into out: inout [UInt8], pretty: Bool = false, level: Int = 0) {
         switch self {
-        case .object(let members):
+        case .object(let object):
+            let members = object.members
             guard !members.isEmpty else { return out.append(contentsOf: "{}".utf8) }
             out.append(UInt8(ascii: "{"))
             for (index, (key, value)) in members.enumerated() {
@@ -49,6 +47,8 @@ indirect enum OutputJSON {
             out.append(contentsOf: (value ? "true" : "false").utf8)
         case .integer(let value):
             out.append(contentsOf: String(value).utf8)
+        case .double(let value):
+            out.append(contentsOf: (value.isFinite ? String(value) : "null").utf8)
         case .null:
             out.append(contentsOf: "null".utf8)
         case .raw(let bytes):
@@ -64,7 +64,9 @@ indirect enum OutputJSON {
         out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: level * 2))
     }
 
-    static func writeString(_ string: String, into out: inout [UInt8]) {
+    /// Writes a JSON string (RFC 8259 §7): quotes and backslashes escaped, `\n`, `\r`, `\t`,
+    /// other control characters as `\u00XX`; everything else, DEL and non-ASCII included, as is.
+    public static func writeString(_ string: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         var string = string
         string.withUTF8 { bytes in
