@@ -1,5 +1,5 @@
 internal import FoundationEssentials
-internal import JWSInspectCore
+public import JWSInspectCore
 
 /// One answer of the API: which call in which environment answered, and its JSON.
 public struct FetchedPage: Sendable {
@@ -43,13 +43,19 @@ public enum FetchNote: Sendable, Equatable {
 /// Apple advises, unless one is given), every page, and the test notification's polling.
 public struct Fetcher: Sendable {
     public let client: APIClient
-    /// The most pages one fetch asks for (20 items each: 200,000 transactions).
-    public static let pageLimit = 10_000
+    /// The most pages one fetch asks for by default (20 items each: 200,000 transactions).
+    public static let defaultPageLimit = 10_000
+    /// The most pages one fetch asks for; a server that says `hasMore` beyond it is not followed.
+    public var pageLimit = Fetcher.defaultPageLimit
     /// Seconds between test notification status checks (Apple allows one request a second).
     public var pollInterval: Double = 1
+    /// Words what a message suggests trying (a result limit, a longer wait); plain terms unless
+    /// the caller brings its own (the command line names its options).
+    public let hints: any HintWording
 
-    public init(client: APIClient) {
+    public init(client: APIClient, hints: any HintWording = PlainHints()) {
         self.client = client
+        self.hints = hints
     }
 
     /// Fetches `request`, handing each page to `deliver` (which returns false to stop) and
@@ -135,9 +141,11 @@ public struct Fetcher: Sendable {
                         .badAnswer("page \(page) says hasMore with a page token already answered"),
                         request: "\(name): \(described)")
                 }
-                guard page < Self.pageLimit else {
+                guard page < pageLimit else {
                     return .failed(
-                        .badAnswer("more than \(Self.pageLimit) pages; narrow the request (dates, --limit)"),
+                        .badAnswer(
+                            "more than \(pageLimit) pages; narrow the request (dates, \(hints.word(.resultLimit)))"
+                        ),
                         request: "\(name): \(described)")
                 }
                 call = next
@@ -239,7 +247,7 @@ public struct Fetcher: Sendable {
             return .failed(
                 .temporary(
                     "no status for test notification \(token) within \(TransportError.seconds(wait)) (Apple reports "
-                        + "it once a send is attempted; try a longer --wait)"),
+                        + "it once a send is attempted; try a longer \(hints.word(.statusWait)))"),
                 request: "\(name): GET \(status.path)")
         }
         let page = FetchedPage(

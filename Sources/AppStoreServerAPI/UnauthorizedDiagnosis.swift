@@ -1,5 +1,5 @@
 internal import FoundationEssentials
-internal import JWSInspectCore
+public import JWSInspectCore
 
 /// What can be said about a 401: the token that was sent (key ID, issuer, bundle ID,
 /// lifetime), this machine's clock against the server's `Date`, and Apple's known causes.
@@ -35,8 +35,9 @@ public struct UnauthorizedDiagnosis: Sendable, Equatable {
         return exp - iat
     }
 
-    /// One line: what was sent, what looks wrong, and what else causes a 401.
-    public var message: String {
+    /// One line: what was sent, what looks wrong, and what else causes a 401; what to try is
+    /// worded by `hints` (the command line names its options).
+    public func message(_ hints: any HintWording = PlainHints()) -> String {
         var parts = [
             "401 Unauthorized from \(environment.rawValue): Apple refused the bearer token (ES256, kid \(keyID), "
                 + "iss \(issuerID), bid \(bundleID), aud appstoreconnect-v1, lifetime \(lifetime / 60) min)"
@@ -52,7 +53,8 @@ public struct UnauthorizedDiagnosis: Sendable, Equatable {
                 + "case-sensitive) and that the issuer ID is the one on the App Store Connect keys page")
         if environment == .production {
             parts.append(
-                "Production answers 401 until the app has a release in Production: try --environment Sandbox")
+                "Production answers 401 until the app has a release in Production: try "
+                    + hints.word(.environment(ServerEnvironment.sandbox.rawValue)))
         }
         return parts.joined(separator: "; ")
     }

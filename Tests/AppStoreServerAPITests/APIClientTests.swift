@@ -35,6 +35,11 @@ final class ScriptedTransport: HTTPTransport {
     }
 }
 
+/// Words every hint by its case, so a test sees which hint a message asked for.
+struct NamedHints: HintWording {
+    func word(_ hint: Hint) -> String { "<\(hint)>" }
+}
+
 /// The waits a client asked for, instead of waiting.
 final class Waits: Sendable {
     private let waits = Mutex<[Double]>([])
@@ -184,11 +189,48 @@ struct APIClientTests {
             Issue.record("expected unauthorized, got \(end)")
             return
         }
-        let message = diagnosis.message
+        let message = diagnosis.message()
         #expect(message.contains("kid 2X9R4HXF34") && message.contains("iss 57246542-96fe-1a63-e053-0824d011072a"))
         #expect(message.contains("bid com.example.app") && message.contains("lifetime 5 min"))
         #expect(message.contains("clock is 5 min ahead of Apple's"))
-        #expect(message.contains("Production answers 401 until the app has a release in Production"))
+        #expect(message.hasSuffix("a release in Production: try the Sandbox environment"))
+        #expect(diagnosis.message(NamedHints()).hasSuffix("a release in Production: try <environment(\"Sandbox\")>"))
+    }
+
+    @Test("a test notification whose status never comes says to wait longer, in the caller's words")
+    func testNotificationTimeout() {
+        let answers: [ScriptedTransport.Answer] = [
+            .response(200, [:], #"{"testNotificationToken":"tok-1"}"#),
+            .response(404, [:], #"{"errorCode":4040008,"errorMessage":"Test notification not found."}"#),
+        ]
+        for (hints, tail) in [
+            (PlainHints() as any HintWording, "try a longer wait)"), (NamedHints(), "try a longer <statusWait>)"),
+        ] {
+            let end = Fetcher(client: client(ScriptedTransport(answers), waits: Waits()), hints: hints).run(
+                .testNotification(wait: 0), environment: .sandbox, note: { _ in }, deliver: { _ in true })
+            guard case .failed(.temporary(let reason), _) = end else {
+                Issue.record("expected a temporary failure, got \(end)")
+                return
+            }
+            #expect(reason.hasPrefix("no status for test notification tok-1 within") && reason.hasSuffix(tail))
+        }
+    }
+
+    @Test("more pages than any history has ends the fetch, and says how to narrow it in the caller's words")
+    func pageLimit() {
+        let page = { (index: Int) in #"{"revision":"r\#(index)","hasMore":true,"signedTransactions":["a.b.c"]}"# }
+        let transport = ScriptedTransport((1...4).map { .response(200, [:], page($0)) })
+        var fetcher = Fetcher(client: client(transport, waits: Waits()), hints: NamedHints())
+        #expect(fetcher.pageLimit == 10_000)
+        fetcher.pageLimit = 3
+        let end = fetcher.run(
+            .history("7", HistoryFilters()), environment: .sandbox, note: { _ in }, deliver: { _ in true })
+        #expect(transport.sent.count == 3)
+        guard case .failed(.badAnswer(let reason), _) = end else {
+            Issue.record("expected a bad answer, got \(end)")
+            return
+        }
+        #expect(reason == "more than 3 pages; narrow the request (dates, <resultLimit>)")
     }
 
     @Test("history follows revision while hasMore, repeating the filters on every page")

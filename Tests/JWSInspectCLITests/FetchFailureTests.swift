@@ -122,7 +122,9 @@ struct FetchFailureTests {
         #expect(
             result.stderr.contains(
                 "401 Unauthorized from Production: Apple refused the bearer token (ES256, kid 2X9R4HXF34"))
-        #expect(result.stderr.contains("Production answers 401 until the app has a release in Production"))
+        #expect(
+            result.stderr.contains(
+                "Production answers 401 until the app has a release in Production: try --environment Sandbox"))
         // A 401 is not retried, and Sandbox is not asked: the token is the problem.
         #expect(harness.production.requests.count == 1 && harness.sandbox.requests.isEmpty)
     }

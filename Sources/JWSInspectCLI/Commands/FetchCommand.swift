@@ -114,7 +114,7 @@ private final class FetchRun {
             credentials: credentials, baseURLs: baseURLs, transport: transport,
             retry: RetryPolicy(retries: options.retries), timeout: options.timeout, clock: clock, sleep: io.sleep,
             events: { event in progress.show(event) })
-        let fetcher = Fetcher(client: client)
+        let fetcher = Fetcher(client: client, hints: OptionHints())
         let end = fetcher.run(request, environment: options.environment, note: note) { page in deliver(page) }
         progress.clear()
         finish(end)
@@ -206,7 +206,8 @@ private final class FetchRun {
             switch failure {
             case .unauthorized(let diagnosis):
                 report(
-                    source: request, status: "unauthorized", reason: diagnosis.message, http: 401, exit: .unauthorized)
+                    source: request, status: "unauthorized", reason: diagnosis.message(OptionHints()), http: 401,
+                    exit: .unauthorized)
             case .refused(let status, let code, let message):
                 let reason =
                     "HTTP \(status)" + (code.map { ", \(APIFailure.describe(code: $0))" } ?? "")

@@ -12,6 +12,9 @@ struct OptionHints: HintWording {
         case .needsKeyID: "--key-id"
         case .fixedTime: "--at"
         case .decodeOnly: "--no-verify"
+        case .environment(let name): "--environment \(name)"
+        case .resultLimit: "--limit"
+        case .statusWait: "--wait"
         }
     }
 

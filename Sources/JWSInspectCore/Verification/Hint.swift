@@ -17,6 +17,12 @@ public enum Hint: Sendable, Hashable {
     case fixedTime
     /// Decoding only, nothing cryptographic checked (`--no-verify`).
     case decodeOnly
+    /// Asking the App Store Server API's other environment, by its name (`--environment Sandbox`).
+    case environment(String)
+    /// A bound on how many results a fetch asks for (`--limit`).
+    case resultLimit
+    /// How long a fetch waits for a test notification's status (`--wait`).
+    case statusWait
 }
 
 /// Words a `Hint` for the messages a verifier writes (`VerificationOptions.hints`).
@@ -37,6 +43,9 @@ public struct PlainHints: HintWording {
         case .needsKeyID: "its key ID"
         case .fixedTime: "fixed time"
         case .decodeOnly: "not verifying"
+        case .environment(let name): "the \(name) environment"
+        case .resultLimit: "a result limit"
+        case .statusWait: "wait"
         }
     }
 }
