@@ -28,7 +28,6 @@ struct Run: ~Copyable {
     /// The path validated at the check time, leaf first, ending at the trusted root (nil until
     /// the trust model's validation found one), for the checks made on it (`revocation`).
     var validatedPath: [Certificate]?
-    var expectationsChecked = false
     /// A developer-signed token: a `kid` and no `x5c` in its header (the claims policies apply).
     let isDeveloperSigned: Bool
     /// Every claim of a developer-signed token, decoded once (rare: App Store data decodes only

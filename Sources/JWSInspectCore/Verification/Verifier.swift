@@ -98,7 +98,7 @@ public struct Verifier: Sendable {
                 "NOT VERIFIED (\(options.hints.word(.decodeOnly))): decoded only; the signature and certificate "
                 + "chain were not checked",
             verdict: run.trust.verdict(options.hints), checked: run.trust.checkedAtCheckTime,
-            expectationsChecked: run.expectationsChecked,
+            expectationsChecked: policies.checksExpectations,
             at: run.checkTime)
         let inspection = Inspection(
             source: source, kind: run.kind, status: status, reason: reason, checks: run.checks,

@@ -8,7 +8,6 @@ enum ActivePolicy: VerifierPolicy, PolicyStep {
 
     static func apply(to run: inout Run) {
         guard run.options.requireActive else { return }
-        run.expectationsChecked = true
         let decisive = run.subjects.first { $0.kind == .transaction || $0.kind == .appTransaction }
         let at = run.options.accessTime
         if let decisive {

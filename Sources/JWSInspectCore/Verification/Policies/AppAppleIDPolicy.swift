@@ -6,7 +6,6 @@ enum AppAppleIDPolicy: VerifierPolicy, PolicyStep {
 
     static func apply(to run: inout Run) {
         guard let expected = run.options.expectedAppAppleId else { return }
-        run.expectationsChecked = true
         let identity = run.identity
         if !identity.carriesAppAppleId {
             run.notes.append("app Apple ID not compared: \(run.kind.displayName) carries none")

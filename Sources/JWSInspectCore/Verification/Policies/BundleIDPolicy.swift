@@ -6,7 +6,6 @@ enum BundleIDPolicy: VerifierPolicy, PolicyStep {
 
     static func apply(to run: inout Run) {
         guard let expected = run.options.expectedBundleId else { return }
-        run.expectationsChecked = true
         let identity = run.identity
         if !identity.carriesBundleId {
             run.notes.append(

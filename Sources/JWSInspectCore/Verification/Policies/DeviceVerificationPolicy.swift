@@ -8,7 +8,6 @@ enum DeviceVerificationPolicy: VerifierPolicy, PolicyStep {
 
     static func apply(to run: inout Run) {
         guard let deviceID = run.options.deviceVerificationID else { return }
-        run.expectationsChecked = true
         let carriers = run.subjects.filter { $0.kind == .transaction || $0.kind == .appTransaction }
         if carriers.isEmpty {
             run.record(name, false, Detail(label: "", deviceID: deviceID, seen: .noCarrier(run.kind)))

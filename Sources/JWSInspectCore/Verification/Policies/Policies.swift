@@ -16,6 +16,9 @@ final class Policies: Sendable {
     let payloadMembers: [String]
     /// The chosen expectations a receipt answers, in the order they run on a JWS.
     let receiptExpectations: [any ReceiptExpectation.Type]
+    /// Whether any backend expectation (bundle ID, environment, account token, …) was chosen:
+    /// a valid JWS verdict then says "expectations met" (every expectation is a check or a note).
+    let checksExpectations: Bool
 
     /// The policies `options` ask for: the builder, and the only list of checks there is.
     static func make(_ options: VerificationOptions) -> Policies {
@@ -70,6 +73,7 @@ final class Policies: Sendable {
         self.receiptExpectations = Self.chosen(beforeNested + afterNested).compactMap {
             $0 as? any ReceiptExpectation.Type
         }
+        self.checksExpectations = !receiptExpectations.isEmpty
     }
 
     /// Stands in for a requester in `all`, which is never run.
