@@ -124,38 +124,20 @@ public enum DeveloperToken {
         return nil
     }
 
-    /// Compact JSON of ordered members (no insignificant whitespace).
+    /// Compact JSON of ordered members (no insignificant whitespace), written by the one JSON
+    /// writer (`OrderedJSON`): members as given, strings escaped by its one rule.
     public static func json(_ members: [(String, Value)]) -> [UInt8] {
-        var out: [UInt8] = [UInt8(ascii: "{")]
-        for (index, (name, value)) in members.enumerated() {
-            if index > 0 { out.append(UInt8(ascii: ",")) }
-            appendString(name, to: &out)
-            out.append(UInt8(ascii: ":"))
-            switch value {
-            case .string(let text): appendString(text, to: &out)
-            case .integer(let number): out += Array(String(number).utf8)
-            case .bool(let flag): out += Array((flag ? "true" : "false").utf8)
-            }
-        }
-        out.append(UInt8(ascii: "}"))
-        return out
+        OrderedJSON.object(.init(distinct: members.map { name, value in (name, OrderedJSON(value)) })).bytes
     }
+}
 
-    /// A JSON string literal: quote, backslash and control characters escaped, the rest as UTF-8.
-    private static func appendString(_ text: String, to out: inout [UInt8]) {
-        let hex = Array("0123456789abcdef".utf8)
-        out.append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): out += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
-            case UInt8(ascii: "\\"): out += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
-            case 0x0a: out += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
-            case 0x0d: out += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
-            case 0x09: out += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
-            case ..<0x20: out += Array("\\u00".utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 0x0f)]]
-            default: out.append(byte)
-            }
+extension OrderedJSON {
+    /// A developer token's claim value.
+    init(_ value: DeveloperToken.Value) {
+        switch value {
+        case .string(let text): self = .string(text)
+        case .integer(let number): self = .integer(number)
+        case .bool(let flag): self = .bool(flag)
         }
-        out.append(UInt8(ascii: "\""))
     }
 }
