@@ -151,7 +151,7 @@ struct MintPayloadBuilder {
         object.add("notificationUUID", .string(Self.uuid()))
         object.add("version", .string("2.0"))
         object.add("signedDate", .integer(now))
-        let app: [(key: String, value: OrderedJSON)] = [
+        let app: OrderedJSON.Members = [
             ("appAppleId", .integer(Self.appAppleID)), ("bundleId", .string(context.bundleID)),
         ]
         switch MintPayloads.body(notificationType: type, subtype: context.subtype) {
@@ -167,7 +167,7 @@ struct MintPayloadBuilder {
                         ])))
         case "externalPurchaseToken":
             let prefix = context.environment == "Production" ? "" : "SANDBOX_"
-            let token: [(key: String, value: OrderedJSON)] = [
+            let token: OrderedJSON.Members = [
                 ("externalPurchaseId", .string(prefix + Self.uuid())), ("tokenCreationDate", .integer(purchase)),
             ]
             object.add("externalPurchaseToken", .object(OrderedJSON.Object(token + app)))

@@ -160,6 +160,26 @@ import Testing
             }
         }
     }
+
+    @Test("a valid verdict says expectations met exactly when an expectation was asked for")
+    func expectationsMetInTheVerdict() {
+        let token = Fixtures.pki.sign(payloadJSON: AccessFailsClosedTests.transaction())
+        let plain = Verifier(options: Fixtures.options()).inspect(token, source: "t")
+        #expect(plain.status == .valid && !plain.reason.contains("expectations met"), "\(plain.reason)")
+        let asked: [@Sendable (inout VerificationOptions) -> Void] = [
+            { $0.expectedBundleId = TestPayloads.bundleId }, { $0.expectedEnvironment = .sandbox },
+        ]
+        for configure in asked {
+            let result = Verifier(options: Fixtures.options(configure)).inspect(token, source: "t")
+            #expect(result.status == .valid && result.reason.contains(", expectations met"), "\(result.reason)")
+        }
+        // Every option that asks for an expectation counts, whether or not it answers receipts.
+        for (name, configure) in Self.optionSets {
+            let expected = !["defaults", "no-verify"].contains(name)
+            let options = Fixtures.options { configure(&$0) }
+            #expect(Policies.make(options).checksExpectations == expected, "\(name)")
+        }
+    }
 }
 
 /// Where the signing key comes from: one value per trust model.
@@ -250,19 +270,5 @@ import Testing
         #expect(
             result.check(.bundleId)?.detail
                 == "bundleId is \"\(TestPayloads.bundleId)\", expected \"com.example.other\"")
-    }
-
-    @Test("a valid verdict says expectations met exactly when an expectation was asked for")
-    func expectationsMetInTheVerdict() {
-        let token = Fixtures.pki.sign(payloadJSON: AccessFailsClosedTests.transaction())
-        let plain = Verifier(options: Fixtures.options()).inspect(token, source: "t")
-        #expect(plain.status == .valid && !plain.reason.contains("expectations met"), "\(plain.reason)")
-        let asked: [@Sendable (inout VerificationOptions) -> Void] = [
-            { $0.expectedBundleId = TestPayloads.bundleId }, { $0.expectedEnvironment = .sandbox },
-        ]
-        for configure in asked {
-            let result = Verifier(options: Fixtures.options(configure)).inspect(token, source: "t")
-            #expect(result.status == .valid && result.reason.contains(", expectations met"), "\(result.reason)")
-        }
     }
 }

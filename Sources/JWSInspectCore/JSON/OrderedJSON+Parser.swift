@@ -92,7 +92,7 @@ struct OrderedJSONParser {
     /// names are one name), in a set so a template of many members stays linear.
     mutating func object(depth: Int) throws(OrderedJSON.ParseError) -> OrderedJSON.Object {
         index += 1
-        var members: [(key: String, value: OrderedJSON)] = []
+        var members: OrderedJSON.Members = []
         var names = Set<String>()
         skipWhitespace()
         if peek == UInt8(ascii: "}") {
@@ -137,15 +137,16 @@ struct OrderedJSONParser {
     mutating func escape(into out: inout [UInt8]) throws(OrderedJSON.ParseError) {
         guard let byte = peek else { throw error("unterminated string") }
         index += 1
-        let simple: [UInt8: UInt8] = [
-            UInt8(ascii: "\""): 0x22, UInt8(ascii: "\\"): 0x5C, UInt8(ascii: "/"): 0x2F, UInt8(ascii: "b"): 0x08,
-            UInt8(ascii: "f"): 0x0C, UInt8(ascii: "n"): 0x0A, UInt8(ascii: "r"): 0x0D, UInt8(ascii: "t"): 0x09,
-        ]
-        if let replacement = simple[byte] {
-            out.append(replacement)
-            return
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): return out.append(byte)
+        case UInt8(ascii: "b"): return out.append(0x08)
+        case UInt8(ascii: "f"): return out.append(0x0C)
+        case UInt8(ascii: "n"): return out.append(0x0A)
+        case UInt8(ascii: "r"): return out.append(0x0D)
+        case UInt8(ascii: "t"): return out.append(0x09)
+        case UInt8(ascii: "u"): break
+        default: throw error("invalid escape")
         }
-        guard byte == UInt8(ascii: "u") else { throw error("invalid escape") }
         var scalar = try hex4()
         if (0xD800..<0xDC00).contains(scalar) {
             try expect("\\u")

@@ -25,17 +25,17 @@ public indirect enum OrderedJSON: Sendable, Equatable {
 
     /// An object's members, in order, with distinct keys.
     public struct Object: Sendable, Equatable, ExpressibleByArrayLiteral {
-        public private(set) var members: [(key: String, value: OrderedJSON)]
+        public private(set) var members: Members
 
         /// An object with these members; a key repeated keeps its first place and its last value.
-        public init(_ members: [(key: String, value: OrderedJSON)] = []) {
+        public init(_ members: Members = []) {
             self.members = []
             for (key, value) in members { self[key] = value }
         }
 
         /// An object with these members as given: the caller's keys are distinct (output
         /// objects, whose names are written in code). Linear, unlike `init(_:)`.
-        public init(distinct members: [(key: String, value: OrderedJSON)]) {
+        public init(distinct members: Members) {
             self.members = members
         }
 

@@ -18,7 +18,8 @@ final class Policies: Sendable {
     let receiptExpectations: [any ReceiptExpectation.Type]
     /// Whether any backend expectation (bundle ID, environment, account token, …) was chosen:
     /// a valid JWS verdict then says "expectations met" (every expectation is a check or a note).
-    let checksExpectations: Bool
+    /// Every expectation policy answers receipts too, so the chosen ones are `receiptExpectations`.
+    var checksExpectations: Bool { !receiptExpectations.isEmpty }
 
     /// The policies `options` ask for: the builder, and the only list of checks there is.
     static func make(_ options: VerificationOptions) -> Policies {
@@ -73,7 +74,6 @@ final class Policies: Sendable {
         self.receiptExpectations = Self.chosen(beforeNested + afterNested).compactMap {
             $0 as? any ReceiptExpectation.Type
         }
-        self.checksExpectations = !receiptExpectations.isEmpty
     }
 
     /// Stands in for a requester in `all`, which is never run.
