@@ -134,7 +134,7 @@ import Testing
                 "appAccountToken", "deviceVerification", "deviceVerificationNonce", "revocationDate",
                 "revocationReason", "revocationType", "isUpgraded", "type", "expiresDate",
             ])
-        #expect(Policies.make(Fixtures.options { $0.verifySignatures = false }).beforeNested.isEmpty)
+        #expect(Policies.make(Fixtures.options { $0.verifySignatures = false }).steps.isEmpty)
     }
 
     /// A policy that read a member it did not declare would see it missing from the selected
@@ -161,7 +161,7 @@ import Testing
         }
     }
 
-    @Test("a valid verdict says expectations met exactly when an expectation was asked for")
+    @Test("a valid verdict says expectations met exactly when an expectation was compared")
     func expectationsMetInTheVerdict() {
         let token = Fixtures.pki.sign(payloadJSON: AccessFailsClosedTests.transaction())
         let plain = Verifier(options: Fixtures.options()).inspect(token, source: "t")
@@ -173,11 +173,31 @@ import Testing
             let result = Verifier(options: Fixtures.options(configure)).inspect(token, source: "t")
             #expect(result.status == .valid && result.reason.contains(", expectations met"), "\(result.reason)")
         }
-        // Every option that asks for an expectation counts, whether or not it answers receipts.
+        // Asked for, but only noted (renewal info carries no bundle ID): nothing was compared, as
+        // on a receipt asked only for an app Apple ID (`ReceiptExpectationTests`).
+        let renewal = Fixtures.pki.sign(payloadJSON: TestPayloads.renewalInfo())
+        let noted = Verifier(options: Fixtures.options { $0.expectedBundleId = TestPayloads.bundleId })
+            .inspect(renewal, source: "t")
+        #expect(noted.status == .valid && !noted.reason.contains("expectations met"), "\(noted.reason)")
+        #expect(noted.checks.allSatisfy { $0.name != .bundleId } && noted.notes.contains { $0.hasPrefix("bundle ID") })
+        // Every option that asks for an expectation chooses one, for every envelope.
         for (name, configure) in Self.optionSets {
             let expected = !["defaults", "no-verify"].contains(name)
             let options = Fixtures.options { configure(&$0) }
-            #expect(Policies.make(options).checksExpectations == expected, "\(name)")
+            #expect(Policies.make(options).expectations.isEmpty == !expected, "\(name)")
+        }
+    }
+
+    /// `Policies.all` is the builder's own list: what it chooses when every option asks for a check.
+    @Test func everyPolicyIsWhatTheBuilderChoosesWithEveryOption() {
+        var options = Fixtures.options(Self.optionSets.last!.1)
+        options.revocation = NoRequester()
+        #expect(Policies.make(options).chosen.map { $0.name } == Policies.all.map { $0.name })
+    }
+
+    private struct NoRequester: RevocationRequester {
+        func status(of certificate: Certificate, issuedBy issuer: Certificate, now: Date) -> RevocationAnswer {
+            .unavailable(why: "no requester")
         }
     }
 }

@@ -5,7 +5,7 @@ import Testing
 
 @testable import JWSInspectCore
 
-/// A receipt's expectations are the JWS policies' own (`ReceiptExpectation`): chosen once by
+/// A receipt's expectations are the JWS policies' own (`ExpectationPolicy`): chosen once by
 /// `Policies.make`, run in the same order, those a receipt cannot answer noted and never failed.
 @Suite struct ReceiptExpectationTests {
     static let chain = TestReceiptChain()
@@ -42,7 +42,7 @@ import Testing
                 "account token not compared: a receipt carries no appAccountToken",
             ])
         #expect(result.reason.hasPrefix("PKCS#7 signature and certificate chain verified, expectations met ("))
-        #expect(Policies.make(VerificationOptions()).receiptExpectations.isEmpty)
+        #expect(Policies.make(VerificationOptions()).expectations.isEmpty)
     }
 
     /// Expectations a receipt can only note leave the verdict without "expectations met".

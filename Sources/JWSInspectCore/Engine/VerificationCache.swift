@@ -113,7 +113,7 @@ final class VerificationCache: Sendable {
         init(validation: TrustStore.PathValidation, notBefore: Double, notAfter: Double) {
             let path = validation.path
             self.path = path
-            self.anchorName = path.last.map { Run.name($0) } ?? "a trusted root"
+            self.anchorName = path.last.map(\.quotedName) ?? "a trusted root"
             self.notBefore = notBefore
             self.notAfter = notAfter
             let words = validation.strictFindings.isEmpty ? nil : ChainPolicy.strictFindings(validation)

@@ -14,7 +14,7 @@ public import FoundationEssentials
 /// only): MD5 signatures and keys under 2048-bit RSA are refused anywhere in the path, the
 /// signer's certificate included. The roots trusted are still only those configured, so a
 /// SHA-1 collision would have to be forged under Apple's own WWDR CA. The CMS signer's own
-/// digest meets the same floor (`ReceiptRun`'s `signature` check).
+/// digest meets the same floor (`ReceiptSigner`'s `signature` check).
 public enum ReceiptChain {
     /// SHA-256 fingerprint of Apple Inc. Root ("Apple Root CA", 2006 to 2035).
     public static let appleIncRootFingerprint = "b0b1730ecbc7ff4505142c49f1295e6eda6bcaed7e2c68c5be91b5a11001f024"

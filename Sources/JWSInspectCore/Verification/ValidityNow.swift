@@ -29,24 +29,35 @@ extension Inspection {
             certificate.isWithinValidity(at: date) ? nil : "not valid now"
         }
 
-        /// The one rule: whether the certificates are valid now too, for every envelope.
-        ///
-        /// - Parameters:
-        ///   - checkTime: when they were checked; nil is returned when that was now (the verdict
-        ///     itself then says whether they are valid now) or when `options` report nothing of it.
-        ///   - validText: the detail when they are ("the chain is also valid now (…)").
-        ///   - known: true when they are already known to be valid now (a validated window covers now).
-        ///   - validate: validates them now; not called when `known`.
-        ///   - explain: why a validation now failed, in words.
-        static func decide(
-            checkTime: Inspection.CheckTime, options: VerificationOptions, validText: String, known: Bool,
-            validate: () -> TrustStore.PathValidation, explain: (TrustStore.PathValidation) -> String
-        ) -> ValidityNow? {
-            guard options.reportsValidityNow, !checkTime.basis.isNow else { return nil }
-            if known { return ValidityNow(date: options.now, valid: true, detail: validText) }
-            let result = validate()
-            return ValidityNow(
-                date: options.now, valid: result.isValid, detail: result.isValid ? validText : explain(result))
+        /// The one rule, configured once per verifier: whether the certificates are valid now
+        /// too, for every envelope and trust model.
+        struct Rule: Sendable {
+            /// False when the caller wants nothing said of it.
+            let reports: Bool
+            /// The time of inspection.
+            let now: Date
+            /// "now (2026-…)", as the verifier formats it once.
+            let nowText: String
+
+            /// Whether the certificates checked at `checkTime` are valid now too.
+            ///
+            /// - Parameters:
+            ///   - checkTime: when they were checked; nil is returned when that was now (the
+            ///     verdict itself then says whether they are valid now) or when nothing is reported of it.
+            ///   - validText: the detail when they are ("the chain is also valid now (…)").
+            ///   - known: true when they are already known to be valid now (a validated window covers now).
+            ///   - validate: validates them now; not called when `known`.
+            ///   - explain: why a validation now failed, in words.
+            func decide(
+                checkTime: Inspection.CheckTime, validText: String, known: Bool,
+                validate: () -> TrustStore.PathValidation, explain: (TrustStore.PathValidation) -> String
+            ) -> ValidityNow? {
+                guard reports, !checkTime.basis.isNow else { return nil }
+                if known { return ValidityNow(date: now, valid: true, detail: validText) }
+                let result = validate()
+                return ValidityNow(
+                    date: now, valid: result.isValid, detail: result.isValid ? validText : explain(result))
+            }
         }
     }
 }

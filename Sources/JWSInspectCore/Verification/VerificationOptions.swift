@@ -34,10 +34,6 @@ public struct VerificationOptions: Sendable {
     /// the strict checks as well.
     public var strictX509 = false
 
-    /// The structure checks for a one-certificate chain trusted as itself (`--root`, such as
-    /// StoreKit Testing in Xcode's certificate): pinned byte for byte, its structure is not what
-    /// is trusted, so RFC 5280 alone unless `strictX509`.
-    var pinnedChecks: TrustStore.StructureChecks { strictX509 ? .strict : .rfc5280 }
     /// `--key`: the developer's own keys, by key ID, that tokens without `x5c` are verified with.
     public var developerKeys: [DeveloperKey] = []
     /// False with `--no-verify`: decode and compare fields, check nothing cryptographic.

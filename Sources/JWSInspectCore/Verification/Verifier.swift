@@ -15,11 +15,6 @@ public struct Verifier: Sendable {
     let policies: Policies
     /// The checks run on the tokens nested in a notification (no backend expectations).
     let nestedPolicies: Policies
-    /// "now (…)" for messages; the verifier's now never changes.
-    let nowText: String
-    /// The note on a chain valid now too, the same for every such token.
-    let chainValidNowText: String
-
     public init(options: VerificationOptions) {
         let policies = Policies.make(options)
         self.init(
@@ -43,8 +38,6 @@ public struct Verifier: Sendable {
         self.payloadKeys = payloadKeys
         self.policies = policies
         self.nestedPolicies = nestedPolicies
-        self.nowText = "now (\(ISO8601.string(options.now)))"
-        self.chainValidNowText = Inspection.ValidityNow.alsoValid("chain", now: nowText)
     }
 
     /// Inspects one compact JWS.
@@ -84,28 +77,31 @@ public struct Verifier: Sendable {
         } catch {
             return (.malformed(source: source, reason: error.description), nil)
         }
-        var run = Run(
+        // The stages: the subject (decoded once, trust decided), the token's own checks, the
+        // nested tokens, the backend expectations, the report.
+        let subject = TokenSubject(
             jws: jws, chain: chain, signingPrefix: signingPrefix, options: options, cache: cache,
-            policies: policies, nowText: nowText, chainValidNowText: chainValidNowText,
             deferringSignature: deferringSignature)
-        run.execute()
-        let nested = inspectNested(jws.payload.essentials, kind: run.kind, source: source)
-        run.finish(nested: nested)
-
-        let (status, reason) = Inspection.verdict(
-            checks: run.checks, nested: nested, verifiesSignatures: options.verifySignatures,
-            unverified:
-                "NOT VERIFIED (\(options.hints.word(.decodeOnly))): decoded only; the signature and certificate "
-                + "chain were not checked",
-            verdict: run.trust.verdict(options.hints), checked: run.trust.checkedAtCheckTime,
-            expectationsChecked: policies.checksExpectations,
-            at: run.checkTime)
-        let inspection = Inspection(
-            source: source, kind: run.kind, status: status, reason: reason, checks: run.checks,
-            notes: run.notes, envelope: .compactJWS(jws), chain: run.chain, checkTime: run.checkTime,
-            validNow: run.validNow, isXcode: run.isXcode, nested: nested,
-            now: options.now, accessTime: options.accessTime)
-        return (inspection, run.deferredSignature)
+        var report = Report(chain: chain.summaries, note: subject.checkTimeNote)
+        if !policies.verifiesSignatures, jws.signature.isEmpty {
+            report.add(.note("the signature segment is empty: the token is not signed"))
+        }
+        for step in policies.steps {
+            let outcome = step.decide(subject, report)
+            report.add(outcome)
+        }
+        let nested = inspectNested(jws.payload.essentials, kind: subject.kind, source: source)
+        if !policies.expectations.isEmpty {
+            let decided = subject.expectationSubject(nested: nested)
+            for expectation in policies.expectations { report.addExpectation(expectation.decide(decided)) }
+        }
+        let deferred = report.deferredSignature
+        let inspection = report.inspection(
+            source: source, kind: subject.kind, envelope: .compactJWS(jws), checkTime: subject.checkTime,
+            isXcode: subject.isXcode, nested: nested, options: options,
+            unverified: "the signature and certificate chain were not checked",
+            verdict: subject.trust.verdict(options.hints), checked: subject.trust.checkedAtCheckTime)
+        return (inspection, deferred)
     }
 
     /// Decodes and verifies every JWS nested in a notification (`NotificationBody.nestedTokens`),

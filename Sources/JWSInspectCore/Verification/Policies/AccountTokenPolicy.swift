@@ -2,22 +2,30 @@ internal import FoundationEssentials
 
 /// `account-token` (`--account-token`): every transaction or renewal info decided on (the
 /// payload, or those nested in a notification) carries the expected `appAccountToken`.
-enum AccountTokenPolicy: VerifierPolicy, PolicyStep {
+struct AccountTokenPolicy: ExpectationPolicy {
     static let name = Check.Name("account-token", failing: .wrongApp)
     static let payloadMembers = ["appAccountToken"]
 
-    static func apply(to run: inout Run) {
-        guard let expected = run.options.expectedAccountToken else { return }
-        let carriers = run.subjects.filter { $0.kind == .transaction || $0.kind == .renewalInfo }
+    let expected: UUID
+
+    func decide(token: DecidedToken) -> Outcome {
+        let carriers = token.decided.filter { $0.kind == .transaction || $0.kind == .renewalInfo }
         if carriers.isEmpty {
-            run.record(name, false, Detail(label: "", seen: .noCarrier(run.kind), expected: expected))
+            return Self.outcome(false, Detail(label: "", seen: .noCarrier(token.kind), expected: expected))
         }
-        for subject in carriers {
-            let seen = subject.payload["appAccountToken"]
+        let checks = carriers.map { carrier in
+            let seen = carrier.payload["appAccountToken"]
             var passed = false
             if case .string(let actual)? = seen, UUID(uuidString: actual) == expected { passed = true }
-            run.record(name, passed, Detail(label: subject.label, seen: .member(seen), expected: expected))
+            return Check(
+                Self.name, passed: passed, Detail(label: carrier.label, seen: .member(seen), expected: expected))
         }
+        return .several(checks: checks, notes: [])
+    }
+
+    /// A receipt carries no `appAccountToken`: noted.
+    func decide(receipt: ReceiptEnvelope, isXcode: Bool) -> Outcome {
+        .note("account token not compared: a receipt carries no appAccountToken")
     }
 
     /// The token seen in one transaction or renewal info (or that there is none to look in),
@@ -49,14 +57,6 @@ enum AccountTokenPolicy: VerifierPolicy, PolicyStep {
                 return "\(field) is absent (the purchase set none), expected \(wanted)"
             }
         }
-    }
-}
-
-extension AccountTokenPolicy: ReceiptExpectation {
-    /// A receipt carries no `appAccountToken`: noted.
-    static func decide(receipt: ReceiptEnvelope, isXcode: Bool, options: VerificationOptions) -> ExpectationOutcome {
-        guard options.expectedAccountToken != nil else { return .none }
-        return .note("account token not compared: a receipt carries no appAccountToken")
     }
 }
 

@@ -1,20 +1,23 @@
 /// `alg`: the header's algorithm is one the trust model allows (ES256 for every model today).
-enum AlgorithmPolicy: VerifierPolicy, PolicyStep {
+struct AlgorithmPolicy: VerifierPolicy, TokenStep {
     static let name = Check.Name("alg", failing: .invalidSignature)
     static let payloadMembers: [String] = []
 
-    static func apply(to run: inout Run) {
-        let allowed = run.model?.allowedAlgorithms ?? TrustModel.appStoreAlgorithms
-        let header = run.jws.header.object
-        switch header["alg"] {
+    func decide(_ token: borrowing TokenSubject, _ report: borrowing Report) -> Outcome {
+        let allowed = token.model?.allowedAlgorithms ?? TrustModel.appStoreAlgorithms
+        let header = token.jws.header.object
+        return switch header["alg"] {
         case .string(let alg)? where allowed.contains(alg):
-            run.record(name, true, alg)
+            .check(Check(Self.name, passed: true, alg))
         case .string(let alg)?:
-            run.record(name, false, ForeignJWT.Detail.algorithm(alg, header: header, payload: run.jws.payload.object))
+            .check(
+                Check(
+                    Self.name, passed: false,
+                    ForeignJWT.Detail.algorithm(alg, header: header, payload: token.jws.payload.object)))
         case let other?:
-            run.record(name, false, Detail.notAString(other))
+            .check(Check(Self.name, passed: false, Detail.notAString(other)))
         case nil:
-            run.record(name, false, "the header has no alg; expected \"ES256\"")
+            .check(Check(Self.name, passed: false, "the header has no alg; expected \"ES256\""))
         }
     }
 

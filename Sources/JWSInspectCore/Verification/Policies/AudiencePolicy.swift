@@ -2,16 +2,16 @@
 ///
 /// The claims checks (`aud`, `iss`, `bid`, `iat`, `exp`, `nonce`, `claims`) apply to developer-signed
 /// tokens only (a `kid`, no `x5c`), fail with `invalid-claims` (exit 7), and read every claim
-/// through `Run.claims` (decoded once, for such tokens only), so they declare no members.
-enum AudiencePolicy: VerifierPolicy, PolicyStep {
+/// through `TokenSubject.claims` (decoded once, for such tokens only), so they declare no members.
+struct AudiencePolicy: VerifierPolicy, TokenStep {
     static let name = Check.Name("aud", failing: .invalidClaims)
     static let payloadMembers: [String] = []
 
-    static func apply(to run: inout Run) {
-        guard run.isDeveloperSigned else { return }
-        let value = run.claims["aud"]
-        let passed = run.kind.isDeveloperSigned
-        run.record(name, passed, ClaimDetail.audience(value, kind: run.kind))
+    func decide(_ token: borrowing TokenSubject, _ report: borrowing Report) -> Outcome {
+        guard token.isDeveloperSigned else { return .none }
+        let value = token.claims["aud"]
+        let passed = token.kind.isDeveloperSigned
+        return Self.outcome(passed, ClaimDetail.audience(value, kind: token.kind))
     }
 }
 

@@ -18,7 +18,7 @@ enum ChainPathPolicy: VerifierPolicy {
         let path: [Certificate]
 
         var text: String {
-            let names = path.map { Run.name($0) }.joined(separator: " -> ")
+            let names = path.map(\.quotedName).joined(separator: " -> ")
             return "the validated path \(names) does not run x5c[0] -> x5c[1] -> trusted root"
         }
     }

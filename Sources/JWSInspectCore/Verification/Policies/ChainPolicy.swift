@@ -26,7 +26,7 @@ enum ChainPolicy: VerifierPolicy {
             case .valid(let anchorName, let time):
                 "leaf -> intermediate -> trusted root \(anchorName), valid \(time.phrase)"
             case .pinned(let certificate, let time):
-                "the certificate \(Run.name(certificate)) is itself a trusted root, valid \(time.phrase)"
+                "the certificate \(certificate.quotedName) is itself a trusted root, valid \(time.phrase)"
             case .failed(let failure):
                 failure.text
             case .strictRefusal(let findings):
@@ -75,7 +75,7 @@ enum ChainPolicy: VerifierPolicy {
             let which = depth == 0 ? "leaf" : depth == 1 ? "intermediate" : depth >= 2 ? "root" : "chain"
             var text = error.description
             if let subject {
-                text += " at the \(which) \(Run.name(subject))"
+                text += " at the \(which) \(subject.quotedName)"
             } else if depth >= 0 {
                 text += " at depth \(depth)"
             }
@@ -100,11 +100,11 @@ enum ChainPolicy: VerifierPolicy {
                 for (index, certificate) in others {
                     let role = index == 0 ? "leaf" : index == 1 ? "intermediate" : "root"
                     text +=
-                        "; the \(role) \(Run.name(certificate)) too (valid \(ISO8601.string(certificate.notBefore)) "
+                        "; the \(role) \(certificate.quotedName) too (valid \(ISO8601.string(certificate.notBefore)) "
                         + "to \(ISO8601.string(certificate.notAfter)))"
                 }
             case .unableToGetIssuerCert, .unableToGetIssuerCertLocally, .unableToVerifyLeafSignature:
-                let names = roots.map { Run.name($0) }.joined(separator: ", ")
+                let names = roots.map(\.quotedName).joined(separator: ", ")
                 let issuer = (subject ?? certificates[min(1, certificates.count - 1)]).issuer
                 text += ": issuer \"\(issuer)\" is not among the trusted roots (\(names)); \(untrustedNote)"
             case .leafKeyTooSmall, .caKeyTooSmall:
@@ -138,7 +138,7 @@ enum ChainPolicy: VerifierPolicy {
         var words = groups.map { group in
             let depth = Int(group.depth)
             let role = depth == 0 ? "leaf" : depth == count - 1 ? "root" : depth > 0 ? "intermediate" : "chain"
-            let name = group.certificate.map { " \(Run.name($0))" } ?? ""
+            let name = group.certificate.map { " \($0.quotedName)" } ?? ""
             return "at the \(role)\(name): " + group.errors.joined(separator: ", ")
         }.joined(separator: "; ")
         if validation.strictFindingsDropped > 0 { words += "; and \(validation.strictFindingsDropped) more" }

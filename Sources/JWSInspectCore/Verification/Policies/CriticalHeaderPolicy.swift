@@ -1,12 +1,12 @@
 /// `crit`: RFC 7515 §4.1.11: extensions marked critical must be understood, and jwsinspect
 /// understands none (App Store data never uses crit).
-enum CriticalHeaderPolicy: VerifierPolicy, PolicyStep {
+struct CriticalHeaderPolicy: VerifierPolicy, TokenStep {
     static let name = Check.Name("crit", failing: .invalidSignature)
     static let payloadMembers: [String] = []
 
-    static func apply(to run: inout Run) {
-        guard let critical = run.jws.header.object["crit"] else { return }
-        run.record(name, false, Detail(critical: critical))
+    func decide(_ token: borrowing TokenSubject, _ report: borrowing Report) -> Outcome {
+        guard let critical = token.jws.header.object["crit"] else { return .none }
+        return .check(Check(Self.name, passed: false, Detail(critical: critical)))
     }
 
     struct Detail: CheckDetail {

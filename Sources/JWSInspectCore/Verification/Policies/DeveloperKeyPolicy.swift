@@ -2,12 +2,12 @@
 /// `--key`; that key becomes the trust model (`TrustModel.developerKey`). Without any `--key`
 /// no key is trusted (exit 2, naming the key ID it needs); with keys of other IDs the token is
 /// not signed by any of them, which the `signature` check reports (exit 1).
-enum DeveloperKeyPolicy: VerifierPolicy, PolicyStep {
+struct DeveloperKeyPolicy: VerifierPolicy, TokenStep {
     static let name = Check.Name("key", failing: .invalidChain)
     static let payloadMembers: [String] = []
 
-    static func apply(to run: inout Run) {
-        if let check = run.trust.key { run.record(check) }
+    func decide(_ token: borrowing TokenSubject, _ report: borrowing Report) -> Outcome {
+        token.trust.key.map { .check($0) } ?? .none
     }
 
     /// The selection for a token without `x5c` whose header has `kid`.

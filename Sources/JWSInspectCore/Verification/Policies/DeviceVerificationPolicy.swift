@@ -2,19 +2,19 @@ internal import FoundationEssentials
 
 /// `device-verification` (`--device-id`): every transaction or app transaction decided on
 /// carries the `deviceVerification` Apple computes for the device (`DeviceVerification`).
-enum DeviceVerificationPolicy: VerifierPolicy, PolicyStep {
+struct DeviceVerificationPolicy: ExpectationPolicy {
     static let name = Check.Name("device-verification", failing: .wrongApp)
     static let payloadMembers = ["deviceVerification", "deviceVerificationNonce"]
 
-    static func apply(to run: inout Run) {
-        guard let deviceID = run.options.deviceVerificationID else { return }
-        let carriers = run.subjects.filter { $0.kind == .transaction || $0.kind == .appTransaction }
+    let deviceID: UUID
+
+    func decide(token: DecidedToken) -> Outcome {
+        let carriers = token.decided.filter { $0.kind == .transaction || $0.kind == .appTransaction }
         if carriers.isEmpty {
-            run.record(name, false, Detail(label: "", deviceID: deviceID, seen: .noCarrier(run.kind)))
+            return Self.outcome(false, Detail(label: "", deviceID: deviceID, seen: .noCarrier(token.kind)))
         }
-        for subject in carriers {
-            run.record(check(subject.payload, deviceID: deviceID, label: subject.label))
-        }
+        return .several(
+            checks: carriers.map { Self.check($0.payload, deviceID: deviceID, label: $0.label) }, notes: [])
     }
 
     /// Checks a payload's `deviceVerification` against a device ID.
@@ -64,29 +64,31 @@ enum DeviceVerificationPolicy: VerifierPolicy, PolicyStep {
     }
 }
 
-extension DeviceVerificationPolicy: ReceiptExpectation {
+extension DeviceVerificationPolicy {
     /// A receipt's `sha1_hash` (field 5): SHA-1 of the device's identifierForVendor,
     /// `opaque_value` (field 4) and the bundle ID's DER (field 2).
-    static func decide(receipt: ReceiptEnvelope, isXcode: Bool, options: VerificationOptions) -> ExpectationOutcome {
-        guard let device = options.deviceVerificationID else { return .none }
+    func decide(receipt: ReceiptEnvelope, isXcode: Bool) -> Outcome {
+        let device = deviceID
         let payload = receipt.payload
         guard let actual = payload.sha1Hash else {
             return .check(
-                Check(name, passed: false, "the receipt has no sha1_hash (field 5); cannot check device \(device)"))
+                Check(Self.name, passed: false, "the receipt has no sha1_hash (field 5); cannot check device \(device)")
+            )
         }
         guard let expected = payload.deviceHash(identifierForVendor: device) else {
             let missing = payload.opaqueValue == nil ? "opaque_value (field 4)" : "bundle_id (field 2)"
-            return .check(Check(name, passed: false, "the receipt has no \(missing); cannot check device \(device)"))
+            return .check(
+                Check(Self.name, passed: false, "the receipt has no \(missing); cannot check device \(device)"))
         }
         if actual == expected {
             return .check(
                 Check(
-                    name, passed: true,
+                    Self.name, passed: true,
                     "sha1_hash matches device \(device) (SHA-1 of its ID, opaque_value, bundle_id)"))
         }
         return .check(
             Check(
-                name, passed: false,
+                Self.name, passed: false,
                 "sha1_hash is \(actual.hexString()), expected \(expected.hexString()) for device \(device) "
                     + "(SHA-1 of its identifierForVendor, opaque_value, bundle_id): issued to another device"))
     }

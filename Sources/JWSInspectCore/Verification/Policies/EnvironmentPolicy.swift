@@ -1,23 +1,22 @@
 /// `environment` (`--environment`): the payload's environment (`environment`, `receiptType`,
 /// or a notification body's) is the expected one.
-enum EnvironmentPolicy: VerifierPolicy, PolicyStep {
+struct EnvironmentPolicy: ExpectationPolicy {
     static let name = Check.Name("environment", failing: .wrongEnvironment)
     static let payloadMembers = AppIdentity.payloadMembers
 
-    static func apply(to run: inout Run) {
-        guard let expected = run.options.expectedEnvironment else { return }
-        if run.kind.isDeveloperSigned {
-            run.notes.append("environment not compared: a \(run.kind.displayName) names none")
-            return
+    let expected: Environment
+
+    func decide(token: DecidedToken) -> Outcome {
+        if token.kind.isDeveloperSigned {
+            return .note("environment not compared: a \(token.kind.displayName) names none")
         }
-        let identity = run.identity
-        if run.isXcode {
-            run.record(
-                name, expected == .xcode, XcodeDetail(payloadSays: identity.environment, expected: expected.rawValue))
-            return
+        let identity = token.identity
+        if token.isXcode {
+            return Self.outcome(
+                expected == .xcode, XcodeDetail(payloadSays: identity.environment, expected: expected.rawValue))
         }
-        run.record(
-            name, identity.environment == expected.rawValue,
+        return Self.outcome(
+            identity.environment == expected.rawValue,
             Comparison(field: identity.environmentField, actual: identity.environment, expected: expected.rawValue))
     }
 
@@ -37,7 +36,7 @@ enum EnvironmentPolicy: VerifierPolicy, PolicyStep {
     }
 }
 
-extension EnvironmentPolicy: ReceiptExpectation {
+extension EnvironmentPolicy {
     /// The environment a receipt's `receipt_type` (field 0) means: `Production` is Production,
     /// `ProductionSandbox` Sandbox, `Xcode` Xcode.
     static func environment(receiptType: String?) -> Environment? {
@@ -51,10 +50,9 @@ extension EnvironmentPolicy: ReceiptExpectation {
 
     /// A receipt's `receipt_type`; Xcode's whatever it says when StoreKit Testing in Xcode signed it
     /// (its certificate signs receipts on every Mac).
-    static func decide(receipt: ReceiptEnvelope, isXcode: Bool, options: VerificationOptions) -> ExpectationOutcome {
-        guard let expected = options.expectedEnvironment else { return .none }
+    func decide(receipt: ReceiptEnvelope, isXcode: Bool) -> Outcome {
         let receiptType = receipt.payload.receiptType
-        let actual = isXcode ? .xcode : environment(receiptType: receiptType)
+        let actual = isXcode ? .xcode : Self.environment(receiptType: receiptType)
         let shown = receiptType.map { type in
             actual.map { $0.rawValue == type ? type : "\(type) (\($0.rawValue))" } ?? type
         }
@@ -71,7 +69,7 @@ extension EnvironmentPolicy: ReceiptExpectation {
         } else {
             detail = "the receipt has no receipt_type; expected \(expected.rawValue)"
         }
-        return .check(Check(name, passed: actual == expected, detail))
+        return Self.outcome(actual == expected, detail)
     }
 }
 

@@ -3,30 +3,28 @@ internal import FoundationEssentials
 /// `exp`: an API token expires at most 60 minutes after `iat` (or after the check time when it
 /// has no `iat`) and has not expired; the StoreKit kinds carry none ("including it makes the
 /// request fail").
-enum ExpiryPolicy: VerifierPolicy, PolicyStep {
+struct ExpiryPolicy: VerifierPolicy, TokenStep {
     static let name = Check.Name("exp", failing: .invalidClaims)
     static let payloadMembers: [String] = []
 
-    static func apply(to run: inout Run) {
-        guard run.isDeveloperSigned else { return }
-        let claims = run.claims
-        let at = run.checkTime
-        if run.kind.isForStoreKit {
-            run.record(name, claims["exp"] == nil, ClaimDetail.expiryInStoreKitToken(claims["exp"], kind: run.kind))
-            return
+    func decide(_ token: borrowing TokenSubject, _ report: borrowing Report) -> Outcome {
+        guard token.isDeveloperSigned else { return .none }
+        let claims = token.claims
+        let at = token.checkTime
+        if token.kind.isForStoreKit {
+            return Self.outcome(
+                claims["exp"] == nil, ClaimDetail.expiryInStoreKitToken(claims["exp"], kind: token.kind))
         }
         guard let value = claims["exp"] else {
-            if run.kind == .apiToken { run.record(name, false, ClaimDetail.expiryMissing) }
-            return
+            return token.kind == .apiToken ? Self.outcome(false, ClaimDetail.expiryMissing) : .none
         }
         guard let expires = DeveloperClaims.date(value) else {
-            run.record(name, false, ClaimDetail.notSeconds("exp", value))
-            return
+            return Self.outcome(false, ClaimDetail.notSeconds("exp", value))
         }
         let issued = DeveloperClaims.date(claims["iat"])
         let lifetime = expires.timeIntervalSince(issued ?? at.date)
         let passed = expires > at.date && lifetime <= DeveloperClaims.maximumLifetime
-        run.record(name, passed, ClaimDetail.expiry(expires, at: at, lifetime: lifetime, fromIssue: issued != nil))
+        return Self.outcome(passed, ClaimDetail.expiry(expires, at: at, lifetime: lifetime, fromIssue: issued != nil))
     }
 }
 

@@ -1,5 +1,5 @@
 /// `claims`: the feature's own claims, as Apple requires them for the kind.
-enum FeatureClaimsPolicy: VerifierPolicy, PolicyStep {
+struct FeatureClaimsPolicy: VerifierPolicy, TokenStep {
     static let name = Check.Name("claims", failing: .invalidClaims)
     static let payloadMembers: [String] = []
 
@@ -12,9 +12,9 @@ enum FeatureClaimsPolicy: VerifierPolicy, PolicyStep {
         .advancedCommerceRequest: [("request", "string")],
     ]
 
-    static func apply(to run: inout Run) {
-        guard run.isDeveloperSigned, let wanted = required[run.kind] else { return }
-        let claims = run.claims
+    func decide(_ token: borrowing TokenSubject, _ report: borrowing Report) -> Outcome {
+        guard token.isDeveloperSigned, let wanted = Self.required[token.kind] else { return .none }
+        let claims = token.claims
         var problems: [String] = []
         for (claim, type) in wanted {
             switch (claims[claim], type) {
@@ -26,12 +26,12 @@ enum FeatureClaimsPolicy: VerifierPolicy, PolicyStep {
         if case .string(let transaction)? = claims["transactionId"], transaction.isEmpty {
             problems.append("transactionId is empty")
         }
-        if run.kind == .advancedCommerceRequest, case .string(let request)? = claims["request"],
+        if token.kind == .advancedCommerceRequest, case .string(let request)? = claims["request"],
             let problem = DeveloperClaims.requestProblem(request)
         {
             problems.append("request \(problem)")
         }
-        run.record(name, problems.isEmpty, ClaimDetail.feature(kind: run.kind, problems: problems))
+        return Self.outcome(problems.isEmpty, ClaimDetail.feature(kind: token.kind, problems: problems))
     }
 }
 

@@ -3,24 +3,22 @@ internal import FoundationEssentials
 /// `iat`: a time no later than the check time plus 60 s of clock skew; required by the
 /// StoreKit kinds (Apple computes their expiry from it), optional in an API token (Apple's
 /// Python library sends none).
-enum IssuedAtPolicy: VerifierPolicy, PolicyStep {
+struct IssuedAtPolicy: VerifierPolicy, TokenStep {
     static let name = Check.Name("iat", failing: .invalidClaims)
     static let payloadMembers: [String] = []
 
-    static func apply(to run: inout Run) {
-        guard run.isDeveloperSigned else { return }
-        let value = run.claims["iat"]
-        let at = run.checkTime
+    func decide(_ token: borrowing TokenSubject, _ report: borrowing Report) -> Outcome {
+        guard token.isDeveloperSigned else { return .none }
+        let value = token.claims["iat"]
+        let at = token.checkTime
         guard let value else {
-            if run.kind.isForStoreKit { run.record(name, false, ClaimDetail.issuedAtMissing(run.kind)) }
-            return
+            return token.kind.isForStoreKit ? Self.outcome(false, ClaimDetail.issuedAtMissing(token.kind)) : .none
         }
         guard let issued = DeveloperClaims.date(value) else {
-            run.record(name, false, ClaimDetail.notSeconds("iat", value))
-            return
+            return Self.outcome(false, ClaimDetail.notSeconds("iat", value))
         }
         let future = issued.timeIntervalSince(at.date) > DeveloperClaims.allowedSkew
-        run.record(name, !future, ClaimDetail.issuedAt(issued, at: at, future: future))
+        return Self.outcome(!future, ClaimDetail.issuedAt(issued, at: at, future: future))
     }
 }
 

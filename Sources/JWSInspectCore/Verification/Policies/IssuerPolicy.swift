@@ -1,14 +1,14 @@
 /// `iss`: the issuer ID is present.
-enum IssuerPolicy: VerifierPolicy, PolicyStep {
+struct IssuerPolicy: VerifierPolicy, TokenStep {
     static let name = Check.Name("iss", failing: .invalidClaims)
     static let payloadMembers: [String] = []
 
-    static func apply(to run: inout Run) {
-        guard run.isDeveloperSigned else { return }
-        let value = run.claims["iss"]
+    func decide(_ token: borrowing TokenSubject, _ report: borrowing Report) -> Outcome {
+        guard token.isDeveloperSigned else { return .none }
+        let value = token.claims["iss"]
         var passed = false
         if case .string(let issuer)? = value, !issuer.isEmpty { passed = true }
-        run.record(name, passed, ClaimDetail.issuer(value))
+        return Self.outcome(passed, ClaimDetail.issuer(value))
     }
 }
 

@@ -12,6 +12,6 @@ enum MarkerExtension {
             let shown = value == [0x05, 0x00] ? "NULL" : "0x" + value.hexString()
             return Check(name, passed: true, "the \(role) carries \(oid) (value \(shown))")
         }
-        return Check(name, passed: false, "the \(role) \(Run.name(certificate)) lacks Apple's marker extension \(oid)")
+        return Check(name, passed: false, "the \(role) \(certificate.quotedName) lacks Apple's marker extension \(oid)")
     }
 }

@@ -1,16 +1,16 @@
 internal import FoundationEssentials
 
 /// `nonce`: the StoreKit kinds carry a one-time UUID.
-enum NoncePolicy: VerifierPolicy, PolicyStep {
+struct NoncePolicy: VerifierPolicy, TokenStep {
     static let name = Check.Name("nonce", failing: .invalidClaims)
     static let payloadMembers: [String] = []
 
-    static func apply(to run: inout Run) {
-        guard run.isDeveloperSigned, run.kind.isForStoreKit else { return }
-        let value = run.claims["nonce"]
+    func decide(_ token: borrowing TokenSubject, _ report: borrowing Report) -> Outcome {
+        guard token.isDeveloperSigned, token.kind.isForStoreKit else { return .none }
+        let value = token.claims["nonce"]
         var passed = false
         if case .string(let nonce)? = value, UUID(uuidString: nonce) != nil { passed = true }
-        run.record(name, passed, ClaimDetail.nonce(value))
+        return Self.outcome(passed, ClaimDetail.nonce(value))
     }
 }
 

@@ -1,95 +1,106 @@
 internal import FoundationEssentials
 
-/// The checks one verifier runs, chosen once from its `VerificationOptions`: the one place
-/// that decides which policies apply, in what order, and so which payload members are decoded.
+/// The checks one verifier runs, chosen and configured once from its `VerificationOptions`: the
+/// one place that decides which policies apply, in what order, with what they compare, and so
+/// which payload members are decoded.
 ///
 /// Built once per `Verifier` (never per token) and shared by reference: a run walks an array
-/// of step types, each a static call through a witness table, with no allocation.
+/// of configured values, each a call through a witness table, with no allocation.
 final class Policies: Sendable {
-    /// Run on the token itself, in order (`Run.execute`).
-    let beforeNested: [any PolicyStep.Type]
-    /// Run once the nested tokens are inspected, on them or the payload (`Run.finish(nested:)`).
-    let afterNested: [any PolicyStep.Type]
+    /// Run on a JWS itself, in order.
+    let steps: [any TokenStep]
+    /// The backend expectations, in order, run after the envelope's own checks (and a
+    /// notification's nested tokens) on every envelope.
+    let expectations: [any ExpectationPolicy]
+    /// A legacy receipt's validation: its signature, chain and Apple's markers.
+    let receiptSigner: ReceiptSigner
     /// False with `--no-verify`: nothing cryptographic runs.
     let verifiesSignatures: Bool
     /// The payload members the chosen policies read, and the check time's, in order, once each.
     let payloadMembers: [String]
-    /// The chosen expectations a receipt answers, in the order they run on a JWS.
-    let receiptExpectations: [any ReceiptExpectation.Type]
-    /// Whether any backend expectation (bundle ID, environment, account token, …) was chosen:
-    /// a valid JWS verdict then says "expectations met" (every expectation is a check or a note).
-    /// Every expectation policy answers receipts too, so the chosen ones are `receiptExpectations`.
-    var checksExpectations: Bool { !receiptExpectations.isEmpty }
+    /// "now (2026-…)", formatted once per verifier for messages.
+    let nowText: String
 
-    /// The policies `options` ask for: the builder, and the only list of checks there is.
+    /// The policies `options` ask for: the builder, and the only place checks are chosen.
     static func make(_ options: VerificationOptions) -> Policies {
-        var before: [any PolicyStep.Type] = []
+        let nowText = "now (\(ISO8601.string(options.now)))"
+        let validityNow = Inspection.ValidityNow.Rule(
+            reports: options.reportsValidityNow, now: options.now, nowText: nowText)
+        var steps: [any TokenStep] = []
         if options.verifySignatures {
-            before += [
-                SignaturePolicy.Unsigned.self, AlgorithmPolicy.self, CriticalHeaderPolicy.self, X5CPolicy.self,
-                DeveloperKeyPolicy.self, TrustModelValidation.self, SignaturePolicy.self,
+            steps += [
+                SignaturePolicy.Unsigned(), AlgorithmPolicy(), CriticalHeaderPolicy(), X5CPolicy(),
+                DeveloperKeyPolicy(),
+                TrustModelValidation(
+                    store: options.trustStore, strictX509: options.strictX509, hints: options.hints,
+                    validityNow: validityNow),
+                SignaturePolicy(),
             ]
-            if options.revocation != nil { before.append(RevocationPolicy.self) }
-            before += [
+            if let requester = options.revocation {
+                steps.append(RevocationPolicy(requester: requester, now: options.now, nowText: nowText))
+            }
+            steps += [
                 // Developer-signed tokens only (each returns at once for App Store data).
-                AudiencePolicy.self, IssuerPolicy.self, BundleClaimPolicy.self, IssuedAtPolicy.self, ExpiryPolicy.self,
-                NoncePolicy.self,
-                FeatureClaimsPolicy.self,
+                AudiencePolicy(), IssuerPolicy(), BundleClaimPolicy(), IssuedAtPolicy(), ExpiryPolicy(),
+                NoncePolicy(), FeatureClaimsPolicy(),
             ]
         }
-        if options.expectedBundleId != nil { before.append(BundleIDPolicy.self) }
-        if options.expectedAppAppleId != nil { before.append(AppAppleIDPolicy.self) }
-        if options.expectedEnvironment != nil { before.append(EnvironmentPolicy.self) }
-        var after: [any PolicyStep.Type] = []
-        if options.expectedAccountToken != nil { after.append(AccountTokenPolicy.self) }
-        if options.deviceVerificationID != nil { after.append(DeviceVerificationPolicy.self) }
-        if options.requireActive { after.append(ActivePolicy.self) }
-        return Policies(beforeNested: before, afterNested: after, verifiesSignatures: options.verifySignatures)
+        var expectations: [any ExpectationPolicy] = []
+        if let expected = options.expectedBundleId { expectations.append(BundleIDPolicy(expected: expected)) }
+        if let expected = options.expectedAppAppleId {
+            expectations.append(AppAppleIDPolicy(expected: expected, environment: options.expectedEnvironment))
+        }
+        if let expected = options.expectedEnvironment { expectations.append(EnvironmentPolicy(expected: expected)) }
+        if let expected = options.expectedAccountToken { expectations.append(AccountTokenPolicy(expected: expected)) }
+        if let device = options.deviceVerificationID { expectations.append(DeviceVerificationPolicy(deviceID: device)) }
+        if options.requireActive {
+            expectations.append(
+                ActivePolicy(
+                    at: options.accessTime, fixed: options.timePolicy == .signingTime ? nil : options.accessTime))
+        }
+        return Policies(
+            steps: steps, expectations: expectations,
+            receiptSigner: ReceiptSigner(options: options, validityNow: validityNow),
+            verifiesSignatures: options.verifySignatures, nowText: nowText)
     }
 
-    /// Every policy, in the order they run: what `make(_:)` chooses when every option asks for its check.
-    static let all: [any VerifierPolicy.Type] = {
-        var options = VerificationOptions()
-        options.expectedBundleId = ""
-        options.expectedAppAppleId = 0
-        options.expectedEnvironment = .production
-        options.expectedAccountToken = .init(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
-        options.deviceVerificationID = options.expectedAccountToken
-        options.requireActive = true
-        options.revocation = NoRequester()
-        return make(options).chosen
-    }()
+    /// Every policy, in the order they run: what `make(_:)` chooses when every option asks for
+    /// its check (a test holds the two to each other).
+    static let all: [any VerifierPolicy.Type] = [
+        SignaturePolicy.self, AlgorithmPolicy.self, CriticalHeaderPolicy.self, X5CPolicy.self,
+        DeveloperKeyPolicy.self, ChainPolicy.self, ChainPathPolicy.self, LeafOIDPolicy.self,
+        IntermediateOIDPolicy.self, RevocationPolicy.self, AudiencePolicy.self, IssuerPolicy.self,
+        BundleClaimPolicy.self, IssuedAtPolicy.self, ExpiryPolicy.self, NoncePolicy.self, FeatureClaimsPolicy.self,
+        BundleIDPolicy.self, AppAppleIDPolicy.self, EnvironmentPolicy.self, AccountTokenPolicy.self,
+        DeviceVerificationPolicy.self, ActivePolicy.self,
+    ]
 
     private init(
-        beforeNested: [any PolicyStep.Type], afterNested: [any PolicyStep.Type], verifiesSignatures: Bool
+        steps: [any TokenStep], expectations: [any ExpectationPolicy], receiptSigner: ReceiptSigner,
+        verifiesSignatures: Bool, nowText: String
     ) {
-        self.beforeNested = beforeNested
-        self.afterNested = afterNested
+        self.steps = steps
+        self.expectations = expectations
+        self.receiptSigner = receiptSigner
         self.verifiesSignatures = verifiesSignatures
+        self.nowText = nowText
         var members = Inspection.CheckTime.payloadMembers
-        for policy in (beforeNested + afterNested).flatMap({ $0.policies }) {
+        for policy in Self.chosen(steps: steps, expectations: expectations) {
             for member in policy.payloadMembers where !members.contains(member) { members.append(member) }
         }
         self.payloadMembers = members
-        self.receiptExpectations = Self.chosen(beforeNested + afterNested).compactMap {
-            $0 as? any ReceiptExpectation.Type
-        }
     }
 
-    /// Stands in for a requester in `all`, which is never run.
-    private struct NoRequester: RevocationRequester {
-        func status(of certificate: Certificate, issuedBy issuer: Certificate, now: Date) -> RevocationAnswer {
-            .unavailable(why: "no requester")
-        }
-    }
+    /// The policies chosen for a JWS, in the order they run, each once.
+    var chosen: [any VerifierPolicy.Type] { Self.chosen(steps: steps, expectations: expectations) }
 
-    /// The policies chosen, in the order they run, each once.
-    var chosen: [any VerifierPolicy.Type] { Self.chosen(beforeNested + afterNested) }
-
-    /// The policies `steps` record, in order, each once.
-    private static func chosen(_ steps: [any PolicyStep.Type]) -> [any VerifierPolicy.Type] {
+    /// The policies `steps` and `expectations` record, in order, each once.
+    private static func chosen(steps: [any TokenStep], expectations: [any ExpectationPolicy])
+        -> [any VerifierPolicy.Type]
+    {
         var chosen: [any VerifierPolicy.Type] = []
-        for policy in steps.flatMap({ $0.policies }) where !chosen.contains(where: { $0.name == policy.name }) {
+        let recorded = steps.flatMap { type(of: $0).policies } + expectations.map { type(of: $0) }
+        for policy in recorded where !chosen.contains(where: { $0.name == policy.name }) {
             chosen.append(policy)
         }
         return chosen

@@ -12,17 +12,25 @@ internal import FoundationEssentials
 /// Fails closed: a revoked certificate fails the chain (exit 2), and so does an unavailable
 /// answer (issue 28 gives that its own, retryable, status); a certificate naming no responder
 /// is noted.
-enum RevocationPolicy: VerifierPolicy, PolicyStep {
+struct RevocationPolicy: VerifierPolicy, TokenStep {
     static let name = Check.Name("revocation", failing: .invalidChain, timeSensitive: true)
     static let payloadMembers: [String] = []
 
-    static func apply(to run: inout Run) {
-        guard let requester = run.options.revocation, let path = run.validatedPath,
-            !run.checks.contains(where: \.failed)
-        else { return }
-        let (check, notes) = decide(path: path, requester: requester, now: run.options.now, nowText: run.nowText)
-        if let check { run.record(check) }
-        run.notes += notes
+    let requester: any RevocationRequester
+    /// The moment revocation is decided at: the time of inspection, whatever the check time.
+    let now: Date
+    /// "now (2026-…)".
+    let nowText: String
+
+    func decide(_ token: borrowing TokenSubject, _ report: borrowing Report) -> Outcome {
+        guard let path = report.validatedPath, !report.hasFailure else { return .none }
+        return decide(path: path)
+    }
+
+    /// What the requester answers for a validated `path`, for every envelope.
+    func decide(path: [Certificate]) -> Outcome {
+        let (check, notes) = Self.decide(path: path, requester: requester, now: now, nowText: nowText)
+        return .several(checks: check.map { [$0] } ?? [], notes: notes)
     }
 
     /// The check for a validated `path` (leaf first, ending at the trusted root), for every
@@ -40,7 +48,7 @@ enum RevocationPolicy: VerifierPolicy, PolicyStep {
         var notes: [String] = []
         for index in 0..<(path.count - 1) {
             let certificate = path[index]
-            let role = index == 0 ? "the leaf \(Run.name(certificate))" : "the intermediate \(Run.name(certificate))"
+            let role = index == 0 ? "the leaf \(certificate.quotedName)" : "the intermediate \(certificate.quotedName)"
             switch requester.status(of: certificate, issuedBy: path[index + 1], now: now) {
             case .good(let responder, let thisUpdate):
                 good.append("\(role) (\(responder), thisUpdate \(ISO8601.string(thisUpdate)))")

@@ -1,7 +1,7 @@
 /// `signature`: the signature over `header.payload` verifies with the key the trust model
 /// supplies. An empty signature segment is recorded first (`Unsigned`), so such a token
 /// reads as not signed.
-enum SignaturePolicy: VerifierPolicy, PolicyStep {
+struct SignaturePolicy: VerifierPolicy, TokenStep {
     static let name = Check.Name("signature", failing: .invalidSignature)
     static let payloadMembers: [String] = []
 
@@ -9,49 +9,48 @@ enum SignaturePolicy: VerifierPolicy, PolicyStep {
 
     /// The step before `alg`: an empty signature segment (`header.payload.`, an `alg: none`
     /// JWT) decides the verdict.
-    enum Unsigned: PolicyStep {
+    struct Unsigned: TokenStep {
         static let policies: [any VerifierPolicy.Type] = [SignaturePolicy.self]
 
-        static func apply(to run: inout Run) {
-            guard run.jws.signature.isEmpty else { return }
-            run.record(name, false, ForeignJWT.Detail.unsigned(alg: run.jws.header.object["alg"]))
+        func decide(_ token: borrowing TokenSubject, _ report: borrowing Report) -> Outcome {
+            guard token.jws.signature.isEmpty else { return .none }
+            return .check(Check(name, passed: false, ForeignJWT.Detail.unsigned(alg: token.jws.header.object["alg"])))
         }
     }
 
-    static func apply(to run: inout Run) {
+    func decide(_ token: borrowing TokenSubject, _ report: borrowing Report) -> Outcome {
         // An empty signature was recorded first, by Unsigned.
-        guard case .string("ES256")? = run.jws.header.object["alg"], !run.jws.signature.isEmpty else { return }
-        guard let trust = run.model else {
-            if let (kid, given) = run.trust.otherKeys {
-                run.record(name, false, OtherKeys(kid: kid, given: given))
-            } else if run.trust.key == nil {
-                run.notes.append("signature not checked: no usable leaf certificate")
+        guard case .string("ES256")? = token.jws.header.object["alg"], !token.jws.signature.isEmpty else {
+            return .none
+        }
+        guard let trust = token.model else {
+            if let (kid, given) = token.trust.otherKeys {
+                return .check(Check(Self.name, passed: false, OtherKeys(kid: kid, given: given)))
+            } else if token.trust.key == nil {
+                return .note("signature not checked: no usable leaf certificate")
             }
-            return
+            return .none
         }
-        guard let key = trust.signingKey(chainEntry: run.chainEntry, cache: run.cache) else {
-            run.record(name, false, "the leaf's public key cannot be decoded")
-            return
+        guard let key = trust.signingKey(chainEntry: report.chainEntry, cache: token.cache) else {
+            return .check(Check(Self.name, passed: false, "the leaf's public key cannot be decoded"))
         }
-        let prefix = run.signingPrefix
-        let digest = run.jws.withSigningInput { prefix?.digest(of: $0) ?? Digest.sha256($0) }
+        let prefix = token.signingPrefix
+        let digest = token.jws.withSigningInput { prefix?.digest(of: $0) ?? Digest.sha256($0) }
         let verifiedText =
             if case .developerKey(let developer) = trust {
                 "ES256 signature over header.payload verified with the developer key \(developer.keyID) (\(key.summary))"
             } else {
                 key.summary == "EC P-256"
-                    ? verified : "ES256 signature over header.payload verified with the leaf's \(key.summary) key"
+                    ? Self.verified : "ES256 signature over header.payload verified with the leaf's \(key.summary) key"
             }
-        if run.deferringSignature {
+        if token.deferringSignature {
             // Not run yet: pending until the caller runs it (`DeferredSignature.resolve`).
-            run.deferredSignature = DeferredSignature(
-                key: key, digest: digest, signature: run.jws.signature, checkIndex: run.checks.count)
-            run.record(.pending(name, detailWhenPassed: verifiedText))
-        } else if let failure = key.verifyES256(signature: run.jws.signature, digest: digest) {
-            run.record(name, false, Detail(failure: failure))
-        } else {
-            run.record(name, true, verifiedText)
+            return .deferredSignature(
+                key: key, digest: digest, signature: token.jws.signature, detailWhenPassed: verifiedText)
+        } else if let failure = key.verifyES256(signature: token.jws.signature, digest: digest) {
+            return .check(Check(Self.name, passed: false, Detail(failure: failure)))
         }
+        return .check(Check(Self.name, passed: true, verifiedText))
     }
 
     /// A developer-signed token whose `kid` is none of the `--key`s given.

@@ -1,10 +1,10 @@
 /// One check, as a type: its name in the report with the status a token gets when it fails
 /// (`Check.Name`), and the payload members it reads.
 ///
-/// A policy is a caseless enum of static functions, declared in a file of its own under
-/// `Policies/`, never an existential value in the hot path. Adding a check is adding one such
-/// file (its `Check.Name`, its `apply(to:)` as a `PolicyStep`, its `CheckDetail`) and naming it
-/// in `Policies.make(_:)`.
+/// A policy is declared in a file of its own under `Policies/`: its `Check.Name`, the value
+/// that decides it (a `TokenStep` or an `ExpectationPolicy`, configured with what it needs from
+/// the options), its `CheckDetail`. Adding a check is adding one such file and building its
+/// value in `Policies.make(_:)`.
 protocol VerifierPolicy: Sendable {
     /// The check's identifier and failure status, as reports and `--format json` show them.
     static var name: Check.Name { get }
@@ -21,36 +21,51 @@ extension VerifierPolicy {
     /// Whether the check is decided at the time of inspection, whatever the check time (its
     /// name says: `Check.Name.isTimeSensitive`).
     static var isTimeSensitive: Bool { name.isTimeSensitive }
+
+    /// The outcome that records this policy's check.
+    static func outcome(_ passed: Bool, _ detail: String) -> Outcome {
+        .check(Check(name, passed: passed, detail))
+    }
+
+    /// The outcome that records this policy's check, its detail put into words when read.
+    static func outcome(_ passed: Bool, _ detail: some CheckDetail) -> Outcome {
+        .check(Check(name, passed: passed, detail))
+    }
 }
 
-/// One step of a run, as `Policies.make(_:)` lists them: most steps are a policy applying
-/// itself; the trust model's validation is one step deciding several checks from one path
-/// validation (`TrustModelValidation`).
-protocol PolicyStep: Sendable {
+/// One step of a JWS's run, as `Policies.make(_:)` lists them: a value configured once per
+/// verifier from its options (`BundleIDPolicy(expected:)`), that reads the token (and what the
+/// steps before it found) and returns what it decides. Most steps are a policy deciding its own
+/// check; the trust model's validation is one step deciding several from one path validation
+/// (`TrustModelValidation`).
+protocol TokenStep: Sendable {
     /// The policies whose checks the step records.
     static var policies: [any VerifierPolicy.Type] { get }
-    /// Runs the step, recording its checks (and notes) on `run`.
-    static func apply(to run: inout Run)
+    /// What the step decides on `token`, given the report so far.
+    func decide(_ token: borrowing TokenSubject, _ report: borrowing Report) -> Outcome
 }
 
-/// A backend expectation that a legacy receipt answers too, from its own fields: the same check
-/// name, status and option, decided for every envelope by the policy that decides it for JWS.
-/// `Policies.make` chooses them once; a receipt runs the chosen ones in the same order.
-protocol ReceiptExpectation: VerifierPolicy {
-    /// What the receipt says about the expectation: a check, a note when it cannot say, or
-    /// nothing when the options do not ask for it.
-    static func decide(receipt: ReceiptEnvelope, isXcode: Bool, options: VerificationOptions) -> ExpectationOutcome
-}
-
-/// One expectation's outcome on a receipt.
-enum ExpectationOutcome {
-    /// Compared: the check decides the verdict, and the verdict says "expectations met".
-    case check(Check)
-    /// Not comparable on this envelope: said, never failed.
-    case note(String)
-    case none
-}
-
-extension PolicyStep where Self: VerifierPolicy {
+extension TokenStep where Self: VerifierPolicy {
     static var policies: [any VerifierPolicy.Type] { [Self.self] }
+}
+
+/// A backend expectation (`--bundle-id`, `--environment`, `--require-active`, …): one value,
+/// configured with what is expected, deciding it for every envelope, after the envelope's own
+/// checks (and a notification's nested tokens): a JWS from its payload or the ones nested in
+/// it, a legacy receipt from its own fields. What an envelope cannot answer is noted, never
+/// failed; only a compared expectation makes a verdict say "expectations met".
+protocol ExpectationPolicy: VerifierPolicy {
+    /// What a JWS says about the expectation.
+    func decide(token: DecidedToken) -> Outcome
+    /// What a receipt says about the expectation.
+    func decide(receipt: ReceiptEnvelope, isXcode: Bool) -> Outcome
+}
+
+extension ExpectationPolicy {
+    func decide(_ subject: ExpectationSubject) -> Outcome {
+        switch subject {
+        case .token(let token): decide(token: token)
+        case .receipt(let receipt, let isXcode): decide(receipt: receipt, isXcode: isXcode)
+        }
+    }
 }

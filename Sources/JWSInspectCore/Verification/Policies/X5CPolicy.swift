@@ -1,11 +1,11 @@
 /// `x5c`: the header's certificate list is usable by a trust model. The check itself is
 /// decided while the trust model is selected (`TrustModel.select`), once per token.
-enum X5CPolicy: VerifierPolicy, PolicyStep {
+struct X5CPolicy: VerifierPolicy, TokenStep {
     static let name = Check.Name("x5c", failing: .invalidChain)
     static let payloadMembers: [String] = []
 
-    static func apply(to run: inout Run) {
-        if let check = run.trust.x5c { run.record(check) }
+    func decide(_ token: borrowing TokenSubject, _ report: borrowing Report) -> Outcome {
+        token.trust.x5c.map { .check($0) } ?? .none
     }
 
     /// The details `TrustModel.select` records.

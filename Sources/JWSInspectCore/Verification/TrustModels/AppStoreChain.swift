@@ -12,16 +12,19 @@ enum AppStoreChain {
         [LeafOIDPolicy.check(leaf), IntermediateOIDPolicy.check(intermediate)]
     }
 
-    static func validate(leaf: Certificate, intermediate: Certificate, run: inout Run) {
-        let store = run.options.trustStore
+    static func validate(
+        leaf: Certificate, intermediate: Certificate, token: borrowing TokenSubject, with step: TrustModelValidation
+    ) -> TrustValidation {
+        let store = step.store
         // The root the message names (never trusted for it): validated against first, when it is
         // a trusted root's own bytes (see `TrustStore.validate`).
-        let certificates = run.parsedChain.certificates
+        let certificates = token.parsedChain.certificates
         let namedRoot = certificates.count == 3 ? certificates[2].derBytes : nil
-        let cache = run.cache
-        let checkTime = run.checkTime
+        let cache = token.cache
+        let checkTime = token.checkTime
         let entry = cache.chain(leaf: leaf, intermediate: intermediate, pairChecks: markerChecks)
-        run.chainEntry = entry
+        var found = TrustValidation(checks: [], chainEntry: entry)
+        found.checks.reserveCapacity(2 + entry.pairChecks.count)
 
         // A validated pair whose path is in date at the check time needs no new validation.
         var validated = entry.validated.flatMap { $0.covers(checkTime.date) ? $0 : nil }
@@ -34,39 +37,40 @@ enum AppStoreChain {
                     ?? .init(validation: result, notBefore: .infinity, notAfter: -.infinity)
             } else {
                 let failure = ChainPolicy.Failure(
-                    result: result, certificates: run.parsedChain.certificates, roots: store.roots,
-                    when: .checkTime(checkTime))
-                run.record(ChainPolicy.name, false, ChainPolicy.Detail.failed(failure))
+                    result: result, certificates: certificates, roots: store.roots, when: .checkTime(checkTime))
+                found.checks.append(Check(ChainPolicy.name, passed: false, ChainPolicy.Detail.failed(failure)))
             }
         }
         if let validated {
             // What OpenSSL's strict checks say is kept with the path: a failure when asked for, a note otherwise.
-            if let findings = validated.strictFindings, run.options.strictX509 {
-                run.record(ChainPolicy.name, false, ChainPolicy.Detail.strictRefusal(findings))
+            if let findings = validated.strictFindings, step.strictX509 {
+                found.checks.append(
+                    Check(ChainPolicy.name, passed: false, ChainPolicy.Detail.strictRefusal(findings)))
             } else {
-                run.record(.chainValid(anchorName: validated.anchorName, at: checkTime))
-                if let note = validated.strictNote { run.notes.append(note) }
+                found.checks.append(.chainValid(anchorName: validated.anchorName, at: checkTime))
+                if let note = validated.strictNote { found.notes.append(note) }
             }
-            run.record(ChainPathPolicy.check(validated.path, leaf: leaf, intermediate: intermediate))
-            run.validatedPath = validated.path
+            found.checks.append(ChainPathPolicy.check(validated.path, leaf: leaf, intermediate: intermediate))
+            found.path = validated.path
         }
-        for check in entry.pairChecks { run.record(check) }
+        found.checks += entry.pairChecks
 
-        let now = run.options.now
-        run.recordValidityNow(
-            validText: run.chainValidNowText, certificates: run.parsedChain.certificates,
-            known: validated?.covers(now) == true
-        ) {
-            if let known = entry.invalidValidation(at: now) { return known }
-            let result = validation(
-                leaf: leaf, intermediate: intermediate, at: now, store: store, namedRoot: namedRoot)
-            if result.isValid {
-                cache.storeValidated(result, leaf: leaf, intermediate: intermediate)
-            } else {
-                cache.storeInvalid(result, at: now, leaf: leaf, intermediate: intermediate)
-            }
-            return result
-        }
+        let now = step.validityNow.now
+        found.validNow = step.validityNow.decide(
+            checkTime: checkTime, validText: step.chainValidNowText, known: validated?.covers(now) == true,
+            validate: {
+                if let known = entry.invalidValidation(at: now) { return known }
+                let result = validation(
+                    leaf: leaf, intermediate: intermediate, at: now, store: store, namedRoot: namedRoot)
+                if result.isValid {
+                    cache.storeValidated(result, leaf: leaf, intermediate: intermediate)
+                } else {
+                    cache.storeInvalid(result, at: now, leaf: leaf, intermediate: intermediate)
+                }
+                return result
+            },
+            explain: { step.explainNow($0, certificates: certificates) })
+        return found
     }
 
     /// The one validation of an App Store chain: RFC 5280 path validation (as Apple's Swift,

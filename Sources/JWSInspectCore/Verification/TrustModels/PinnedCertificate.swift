@@ -2,29 +2,34 @@
 /// trusted root (the certificate StoreKit Testing in Xcode exports) is checked for its own
 /// validity at the check time, deciding `chain`; Apple's marker OIDs are not required of it.
 enum PinnedCertificate {
-    static func validate(_ certificate: Certificate, isXcode: Bool, run: inout Run) {
-        let (store, pinnedChecks) = (run.options.trustStore, run.options.pinnedChecks)
-        let checkTime = run.checkTime
+    static func validate(
+        _ certificate: Certificate, isXcode: Bool, at checkTime: Inspection.CheckTime, with step: TrustModelValidation
+    ) -> TrustValidation {
+        let (store, pinnedChecks) = (step.store, step.pinnedChecks)
         let result = store.validate(
             leaf: certificate, intermediates: [], at: checkTime.date, checks: pinnedChecks, floor: .level2)
+        var found = TrustValidation(checks: [])
         if result.isValid {
-            run.record(ChainPolicy.name, true, ChainPolicy.Detail.pinned(certificate, at: checkTime))
-            run.validatedPath = [certificate]
+            found.checks.append(
+                Check(ChainPolicy.name, passed: true, ChainPolicy.Detail.pinned(certificate, at: checkTime)))
+            found.path = [certificate]
         } else {
             let failure = ChainPolicy.Failure(
                 result: result, certificates: [certificate], roots: store.roots, when: .checkTime(checkTime))
-            run.record(ChainPolicy.name, false, ChainPolicy.Detail.failed(failure))
+            found.checks.append(Check(ChainPolicy.name, passed: false, ChainPolicy.Detail.failed(failure)))
         }
-        run.notes.append(
+        found.notes.append(
             "Apple's marker OIDs are not required: the one certificate is a trusted root given with "
-                + run.options.hints.word(.givenRoot)
+                + step.hints.word(.givenRoot)
                 + (isXcode ? " (StoreKit Testing in Xcode)" : ""))
-        let now = run.options.now
-        run.recordValidityNow(
-            validText: Inspection.ValidityNow.alsoValid("certificate", now: run.nowText), certificates: [certificate],
-            known: false
-        ) {
-            store.validate(leaf: certificate, intermediates: [], at: now, checks: pinnedChecks, floor: .level2)
-        }
+        let now = step.validityNow.now
+        found.validNow = step.validityNow.decide(
+            checkTime: checkTime,
+            validText: Inspection.ValidityNow.alsoValid("certificate", now: step.validityNow.nowText), known: false,
+            validate: {
+                store.validate(leaf: certificate, intermediates: [], at: now, checks: pinnedChecks, floor: .level2)
+            },
+            explain: { step.explainNow($0, certificates: [certificate]) })
+        return found
     }
 }

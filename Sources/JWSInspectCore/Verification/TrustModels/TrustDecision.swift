@@ -1,6 +1,6 @@
 /// What trust selection decides for one token, once, before any policy runs: the trust model
 /// (where the signing key comes from), the `x5c` and `key` checks that selection decided, and
-/// how a valid verdict is worded. Immutable: the policies read it (`Run.trust`) and record the
+/// how a valid verdict is worded. Immutable: the policies read it (`TokenSubject.trust`) and record the
 /// checks it carries; none of them decides trust again.
 struct TrustDecision {
     /// nil when no model applies (`x5c` unusable): the signature is then not checked.
@@ -27,7 +27,7 @@ extension TrustModel {
     /// Decides trust for a token from its parsed `x5c` (or its `kid`): the model and the checks
     /// selection decides.
     ///
-    /// - Parameter claims: a developer-signed token's claims, already decoded (`Run.claims`).
+    /// - Parameter claims: a developer-signed token's claims, already decoded (`TokenSubject.claims`).
     static func select(
         jws: CompactJWS, chain: ParsedChain, options: VerificationOptions, claims: [String: JSONValue]
     ) -> TrustDecision {

@@ -39,18 +39,6 @@ enum TrustModel {
         ChainPolicy.self, ChainPathPolicy.self, LeafOIDPolicy.self, IntermediateOIDPolicy.self,
     ]
 
-    /// Validates what the model trusts, recording its checks on `run`.
-    func validate(_ run: inout Run) {
-        switch self {
-        case .appStoreChain(let leaf, let intermediate):
-            AppStoreChain.validate(leaf: leaf, intermediate: intermediate, run: &run)
-        case .pinnedCertificate(let certificate, let isXcode):
-            PinnedCertificate.validate(certificate, isXcode: isXcode, run: &run)
-        case .developerKey:
-            break  // The key was chosen by kid (`DeveloperKeyPolicy`); only the signature is left to check.
-        }
-    }
-
     /// The key the signature must verify with (nil when it cannot be decoded).
     ///
     /// - Parameter chainEntry: the cache's entry for the pair, when the validation looked it up.
@@ -97,12 +85,49 @@ enum TrustModel {
     }
 }
 
-/// The step that runs the selected trust model's validation (`TrustModel.validate`), deciding
-/// the checks it lists (`validationChecks`) from one path validation.
-enum TrustModelValidation: PolicyStep {
+/// The step that runs the selected trust model's validation, deciding the checks it lists
+/// (`validationChecks`) from one path validation, configured once with the roots and rules.
+struct TrustModelValidation: TokenStep {
     static let policies = TrustModel.validationPolicies
 
-    static func apply(to run: inout Run) {
-        run.model?.validate(&run)
+    let store: TrustStore
+    /// Whether OpenSSL's strict checks refuse a path (`VerificationOptions.strictX509`), not only note it.
+    let strictX509: Bool
+    let hints: any HintWording
+    let validityNow: Inspection.ValidityNow.Rule
+    /// "the chain is also valid now (…)", the same for every App Store token.
+    let chainValidNowText: String
+
+    init(store: TrustStore, strictX509: Bool, hints: any HintWording, validityNow: Inspection.ValidityNow.Rule) {
+        self.store = store
+        self.strictX509 = strictX509
+        self.hints = hints
+        self.validityNow = validityNow
+        self.chainValidNowText = Inspection.ValidityNow.alsoValid("chain", now: validityNow.nowText)
+    }
+
+    /// The structure checks for a one-certificate chain trusted as itself (such as StoreKit
+    /// Testing in Xcode's certificate): pinned byte for byte, its structure is not what is
+    /// trusted, so RFC 5280 alone unless `strictX509`.
+    var pinnedChecks: TrustStore.StructureChecks { strictX509 ? .strict : .rfc5280 }
+
+    func decide(_ token: borrowing TokenSubject, _ report: borrowing Report) -> Outcome {
+        switch token.model {
+        case .appStoreChain(let leaf, let intermediate):
+            .validation(AppStoreChain.validate(leaf: leaf, intermediate: intermediate, token: token, with: self))
+        case .pinnedCertificate(let certificate, let isXcode):
+            .validation(PinnedCertificate.validate(certificate, isXcode: isXcode, at: token.checkTime, with: self))
+        case .developerKey, nil:
+            // A developer key was chosen by kid (`DeveloperKeyPolicy`): only the signature is left to check.
+            .none
+        }
+    }
+
+    /// Why `certificates` are not valid now, in words.
+    func explainNow(_ result: TrustStore.PathValidation, certificates: [Certificate]) -> String {
+        ChainPolicy.Failure(
+            result: result, certificates: certificates, roots: store.roots,
+            when: .phrase(validityNow.nowText, validityNow.now)
+        ).text
     }
 }
