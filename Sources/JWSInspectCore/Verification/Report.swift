@@ -1,7 +1,7 @@
 internal import FoundationEssentials
 
 /// What one step of a run decided, returned to the report that assembles them (`Report.add`).
-enum Outcome {
+enum StepOutcome {
     /// Nothing to say (the step does not apply to this input).
     case none
     case check(Check)
@@ -56,7 +56,7 @@ struct Report: ~Copyable {
     var hasFailure: Bool { checks.contains(where: \.failed) }
 
     /// Adds what a step decided.
-    mutating func add(_ outcome: Outcome) {
+    mutating func add(_ outcome: StepOutcome) {
         switch outcome {
         case .none:
             break
@@ -81,7 +81,7 @@ struct Report: ~Copyable {
     }
 
     /// Adds what a backend expectation decided.
-    mutating func addExpectation(_ outcome: Outcome) {
+    mutating func addExpectation(_ outcome: StepOutcome) {
         switch outcome {
         case .check: comparedExpectation = true
         case .several(let checks, _) where !checks.isEmpty: comparedExpectation = true

@@ -8,7 +8,7 @@ struct AccountTokenPolicy: ExpectationPolicy {
 
     let expected: UUID
 
-    func decide(token: DecidedToken) -> Outcome {
+    func decide(token: DecidedToken) -> StepOutcome {
         let carriers = token.decided.filter { $0.kind == .transaction || $0.kind == .renewalInfo }
         if carriers.isEmpty {
             return Self.outcome(false, Detail(label: "", seen: .noCarrier(token.kind), expected: expected))
@@ -24,7 +24,7 @@ struct AccountTokenPolicy: ExpectationPolicy {
     }
 
     /// A receipt carries no `appAccountToken`: noted.
-    func decide(receipt: ReceiptEnvelope, isXcode: Bool) -> Outcome {
+    func decide(receipt: ReceiptEnvelope, isXcode: Bool) -> StepOutcome {
         .note("account token not compared: a receipt carries no appAccountToken")
     }
 

@@ -11,7 +11,7 @@ struct ActivePolicy: ExpectationPolicy {
     /// The access time when it was given (`--at`); nil when it is now.
     let fixed: Date?
 
-    func decide(token: DecidedToken) -> Outcome {
+    func decide(token: DecidedToken) -> StepOutcome {
         guard let decisive = token.decided.first(where: { $0.kind == .transaction || $0.kind == .appTransaction })
         else {
             let access = Entitlement.access(kind: token.kind, payload: token.payload, at: at)
@@ -37,7 +37,7 @@ struct ActivePolicy: ExpectationPolicy {
 
 extension ActivePolicy {
     /// What the receipt's in-app entries grant at the access time (`ReceiptPayload.access`).
-    func decide(receipt: ReceiptEnvelope, isXcode: Bool) -> Outcome {
+    func decide(receipt: ReceiptEnvelope, isXcode: Bool) -> StepOutcome {
         let access = receipt.payload.access(at: at)
         return Self.outcome(access.grantsAccess == true, Detail(label: "", access: access, checked: fixed))
     }

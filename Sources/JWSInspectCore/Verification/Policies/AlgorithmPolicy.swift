@@ -3,7 +3,7 @@ struct AlgorithmPolicy: VerifierPolicy, TokenStep {
     static let name = Check.Name("alg", failing: .invalidSignature)
     static let payloadMembers: [String] = []
 
-    func decide(_ token: borrowing TokenSubject, _ report: borrowing Report) -> Outcome {
+    func decide(_ token: borrowing TokenSubject, _ report: borrowing Report) -> StepOutcome {
         let allowed = token.model?.allowedAlgorithms ?? TrustModel.appStoreAlgorithms
         let header = token.jws.header.object
         return switch header["alg"] {

@@ -8,7 +8,7 @@ struct AppAppleIDPolicy: ExpectationPolicy {
     /// The environment expected too (`--environment`), which decides whether an absent ID fails.
     let environment: Environment?
 
-    func decide(token: DecidedToken) -> Outcome {
+    func decide(token: DecidedToken) -> StepOutcome {
         let identity = token.identity
         if !identity.carriesAppAppleId {
             return .note("app Apple ID not compared: \(token.kind.displayName) carries none")
@@ -25,7 +25,7 @@ struct AppAppleIDPolicy: ExpectationPolicy {
     }
 
     /// A receipt names no app Apple ID: noted, as Apple does not compare it either.
-    func decide(receipt: ReceiptEnvelope, isXcode: Bool) -> Outcome {
+    func decide(receipt: ReceiptEnvelope, isXcode: Bool) -> StepOutcome {
         .note("app Apple ID not compared: a receipt's fields name none (Apple does not compare it either)")
     }
 }

@@ -7,7 +7,7 @@ struct AudiencePolicy: VerifierPolicy, TokenStep {
     static let name = Check.Name("aud", failing: .invalidClaims)
     static let payloadMembers: [String] = []
 
-    func decide(_ token: borrowing TokenSubject, _ report: borrowing Report) -> Outcome {
+    func decide(_ token: borrowing TokenSubject, _ report: borrowing Report) -> StepOutcome {
         guard token.isDeveloperSigned else { return .none }
         let value = token.claims["aud"]
         let passed = token.kind.isDeveloperSigned

@@ -5,7 +5,7 @@ struct BundleClaimPolicy: VerifierPolicy, TokenStep {
     static let name = Check.Name("bid", failing: .invalidClaims)
     static let payloadMembers: [String] = []
 
-    func decide(_ token: borrowing TokenSubject, _ report: borrowing Report) -> Outcome {
+    func decide(_ token: borrowing TokenSubject, _ report: borrowing Report) -> StepOutcome {
         guard token.isDeveloperSigned else { return .none }
         let value = token.claims["bid"]
         var passed = false

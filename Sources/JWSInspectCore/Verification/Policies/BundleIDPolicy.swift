@@ -6,7 +6,7 @@ struct BundleIDPolicy: ExpectationPolicy {
 
     let expected: String
 
-    func decide(token: DecidedToken) -> Outcome {
+    func decide(token: DecidedToken) -> StepOutcome {
         let identity = token.identity
         if !identity.carriesBundleId {
             return .note(
@@ -18,7 +18,7 @@ struct BundleIDPolicy: ExpectationPolicy {
     }
 
     /// A receipt's `bundle_id` (field 2).
-    func decide(receipt: ReceiptEnvelope, isXcode: Bool) -> Outcome {
+    func decide(receipt: ReceiptEnvelope, isXcode: Bool) -> StepOutcome {
         let actual = receipt.payload.bundleID
         return Self.outcome(
             actual == expected, Comparison(field: "bundle_id", actual: actual, expected: expected, quoted: true))

@@ -4,7 +4,7 @@ struct CriticalHeaderPolicy: VerifierPolicy, TokenStep {
     static let name = Check.Name("crit", failing: .invalidSignature)
     static let payloadMembers: [String] = []
 
-    func decide(_ token: borrowing TokenSubject, _ report: borrowing Report) -> Outcome {
+    func decide(_ token: borrowing TokenSubject, _ report: borrowing Report) -> StepOutcome {
         guard let critical = token.jws.header.object["crit"] else { return .none }
         return .check(Check(Self.name, passed: false, Detail(critical: critical)))
     }

@@ -6,7 +6,7 @@ struct DeveloperKeyPolicy: VerifierPolicy, TokenStep {
     static let name = Check.Name("key", failing: .invalidChain)
     static let payloadMembers: [String] = []
 
-    func decide(_ token: borrowing TokenSubject, _ report: borrowing Report) -> Outcome {
+    func decide(_ token: borrowing TokenSubject, _ report: borrowing Report) -> StepOutcome {
         token.trust.key.map { .check($0) } ?? .none
     }
 

@@ -8,7 +8,7 @@ struct DeviceVerificationPolicy: ExpectationPolicy {
 
     let deviceID: UUID
 
-    func decide(token: DecidedToken) -> Outcome {
+    func decide(token: DecidedToken) -> StepOutcome {
         let carriers = token.decided.filter { $0.kind == .transaction || $0.kind == .appTransaction }
         if carriers.isEmpty {
             return Self.outcome(false, Detail(label: "", deviceID: deviceID, seen: .noCarrier(token.kind)))
@@ -67,7 +67,7 @@ struct DeviceVerificationPolicy: ExpectationPolicy {
 extension DeviceVerificationPolicy {
     /// A receipt's `sha1_hash` (field 5): SHA-1 of the device's identifierForVendor,
     /// `opaque_value` (field 4) and the bundle ID's DER (field 2).
-    func decide(receipt: ReceiptEnvelope, isXcode: Bool) -> Outcome {
+    func decide(receipt: ReceiptEnvelope, isXcode: Bool) -> StepOutcome {
         let device = deviceID
         let payload = receipt.payload
         guard let actual = payload.sha1Hash else {

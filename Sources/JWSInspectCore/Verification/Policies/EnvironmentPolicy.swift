@@ -6,7 +6,7 @@ struct EnvironmentPolicy: ExpectationPolicy {
 
     let expected: Environment
 
-    func decide(token: DecidedToken) -> Outcome {
+    func decide(token: DecidedToken) -> StepOutcome {
         if token.kind.isDeveloperSigned {
             return .note("environment not compared: a \(token.kind.displayName) names none")
         }
@@ -50,7 +50,7 @@ extension EnvironmentPolicy {
 
     /// A receipt's `receipt_type`; Xcode's whatever it says when StoreKit Testing in Xcode signed it
     /// (its certificate signs receipts on every Mac).
-    func decide(receipt: ReceiptEnvelope, isXcode: Bool) -> Outcome {
+    func decide(receipt: ReceiptEnvelope, isXcode: Bool) -> StepOutcome {
         let receiptType = receipt.payload.receiptType
         let actual = isXcode ? .xcode : Self.environment(receiptType: receiptType)
         let shown = receiptType.map { type in

@@ -7,7 +7,7 @@ struct ExpiryPolicy: VerifierPolicy, TokenStep {
     static let name = Check.Name("exp", failing: .invalidClaims)
     static let payloadMembers: [String] = []
 
-    func decide(_ token: borrowing TokenSubject, _ report: borrowing Report) -> Outcome {
+    func decide(_ token: borrowing TokenSubject, _ report: borrowing Report) -> StepOutcome {
         guard token.isDeveloperSigned else { return .none }
         let claims = token.claims
         let at = token.checkTime

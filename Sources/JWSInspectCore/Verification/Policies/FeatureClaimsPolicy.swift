@@ -12,7 +12,7 @@ struct FeatureClaimsPolicy: VerifierPolicy, TokenStep {
         .advancedCommerceRequest: [("request", "string")],
     ]
 
-    func decide(_ token: borrowing TokenSubject, _ report: borrowing Report) -> Outcome {
+    func decide(_ token: borrowing TokenSubject, _ report: borrowing Report) -> StepOutcome {
         guard token.isDeveloperSigned, let wanted = Self.required[token.kind] else { return .none }
         let claims = token.claims
         var problems: [String] = []

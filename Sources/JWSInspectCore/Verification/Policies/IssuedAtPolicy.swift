@@ -7,7 +7,7 @@ struct IssuedAtPolicy: VerifierPolicy, TokenStep {
     static let name = Check.Name("iat", failing: .invalidClaims)
     static let payloadMembers: [String] = []
 
-    func decide(_ token: borrowing TokenSubject, _ report: borrowing Report) -> Outcome {
+    func decide(_ token: borrowing TokenSubject, _ report: borrowing Report) -> StepOutcome {
         guard token.isDeveloperSigned else { return .none }
         let value = token.claims["iat"]
         let at = token.checkTime

@@ -3,7 +3,7 @@ struct IssuerPolicy: VerifierPolicy, TokenStep {
     static let name = Check.Name("iss", failing: .invalidClaims)
     static let payloadMembers: [String] = []
 
-    func decide(_ token: borrowing TokenSubject, _ report: borrowing Report) -> Outcome {
+    func decide(_ token: borrowing TokenSubject, _ report: borrowing Report) -> StepOutcome {
         guard token.isDeveloperSigned else { return .none }
         let value = token.claims["iss"]
         var passed = false

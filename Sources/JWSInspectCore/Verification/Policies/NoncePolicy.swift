@@ -5,7 +5,7 @@ struct NoncePolicy: VerifierPolicy, TokenStep {
     static let name = Check.Name("nonce", failing: .invalidClaims)
     static let payloadMembers: [String] = []
 
-    func decide(_ token: borrowing TokenSubject, _ report: borrowing Report) -> Outcome {
+    func decide(_ token: borrowing TokenSubject, _ report: borrowing Report) -> StepOutcome {
         guard token.isDeveloperSigned, token.kind.isForStoreKit else { return .none }
         let value = token.claims["nonce"]
         var passed = false

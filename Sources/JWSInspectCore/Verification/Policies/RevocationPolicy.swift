@@ -22,13 +22,13 @@ struct RevocationPolicy: VerifierPolicy, TokenStep {
     /// "now (2026-…)".
     let nowText: String
 
-    func decide(_ token: borrowing TokenSubject, _ report: borrowing Report) -> Outcome {
+    func decide(_ token: borrowing TokenSubject, _ report: borrowing Report) -> StepOutcome {
         guard let path = report.validatedPath, !report.hasFailure else { return .none }
         return decide(path: path)
     }
 
     /// What the requester answers for a validated `path`, for every envelope.
-    func decide(path: [Certificate]) -> Outcome {
+    func decide(path: [Certificate]) -> StepOutcome {
         let (check, notes) = Self.decide(path: path, requester: requester, now: now, nowText: nowText)
         return .several(checks: check.map { [$0] } ?? [], notes: notes)
     }

@@ -12,13 +12,13 @@ struct SignaturePolicy: VerifierPolicy, TokenStep {
     struct Unsigned: TokenStep {
         static let policies: [any VerifierPolicy.Type] = [SignaturePolicy.self]
 
-        func decide(_ token: borrowing TokenSubject, _ report: borrowing Report) -> Outcome {
+        func decide(_ token: borrowing TokenSubject, _ report: borrowing Report) -> StepOutcome {
             guard token.jws.signature.isEmpty else { return .none }
             return .check(Check(name, passed: false, ForeignJWT.Detail.unsigned(alg: token.jws.header.object["alg"])))
         }
     }
 
-    func decide(_ token: borrowing TokenSubject, _ report: borrowing Report) -> Outcome {
+    func decide(_ token: borrowing TokenSubject, _ report: borrowing Report) -> StepOutcome {
         // An empty signature was recorded first, by Unsigned.
         guard case .string("ES256")? = token.jws.header.object["alg"], !token.jws.signature.isEmpty else {
             return .none

@@ -23,12 +23,12 @@ extension VerifierPolicy {
     static var isTimeSensitive: Bool { name.isTimeSensitive }
 
     /// The outcome that records this policy's check.
-    static func outcome(_ passed: Bool, _ detail: String) -> Outcome {
+    static func outcome(_ passed: Bool, _ detail: String) -> StepOutcome {
         .check(Check(name, passed: passed, detail))
     }
 
     /// The outcome that records this policy's check, its detail put into words when read.
-    static func outcome(_ passed: Bool, _ detail: some CheckDetail) -> Outcome {
+    static func outcome(_ passed: Bool, _ detail: some CheckDetail) -> StepOutcome {
         .check(Check(name, passed: passed, detail))
     }
 }
@@ -42,7 +42,7 @@ protocol TokenStep: Sendable {
     /// The policies whose checks the step records.
     static var policies: [any VerifierPolicy.Type] { get }
     /// What the step decides on `token`, given the report so far.
-    func decide(_ token: borrowing TokenSubject, _ report: borrowing Report) -> Outcome
+    func decide(_ token: borrowing TokenSubject, _ report: borrowing Report) -> StepOutcome
 }
 
 extension TokenStep where Self: VerifierPolicy {
@@ -56,13 +56,13 @@ extension TokenStep where Self: VerifierPolicy {
 /// failed; only a compared expectation makes a verdict say "expectations met".
 protocol ExpectationPolicy: VerifierPolicy {
     /// What a JWS says about the expectation.
-    func decide(token: DecidedToken) -> Outcome
+    func decide(token: DecidedToken) -> StepOutcome
     /// What a receipt says about the expectation.
-    func decide(receipt: ReceiptEnvelope, isXcode: Bool) -> Outcome
+    func decide(receipt: ReceiptEnvelope, isXcode: Bool) -> StepOutcome
 }
 
 extension ExpectationPolicy {
-    func decide(_ subject: ExpectationSubject) -> Outcome {
+    func decide(_ subject: ExpectationSubject) -> StepOutcome {
         switch subject {
         case .token(let token): decide(token: token)
         case .receipt(let receipt, let isXcode): decide(receipt: receipt, isXcode: isXcode)

@@ -4,7 +4,7 @@ struct X5CPolicy: VerifierPolicy, TokenStep {
     static let name = Check.Name("x5c", failing: .invalidChain)
     static let payloadMembers: [String] = []
 
-    func decide(_ token: borrowing TokenSubject, _ report: borrowing Report) -> Outcome {
+    func decide(_ token: borrowing TokenSubject, _ report: borrowing Report) -> StepOutcome {
         token.trust.x5c.map { .check($0) } ?? .none
     }
 

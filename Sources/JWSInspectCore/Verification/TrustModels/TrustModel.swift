@@ -111,7 +111,7 @@ struct TrustModelValidation: TokenStep {
     /// trusted, so RFC 5280 alone unless `strictX509`.
     var pinnedChecks: TrustStore.StructureChecks { strictX509 ? .strict : .rfc5280 }
 
-    func decide(_ token: borrowing TokenSubject, _ report: borrowing Report) -> Outcome {
+    func decide(_ token: borrowing TokenSubject, _ report: borrowing Report) -> StepOutcome {
         switch token.model {
         case .appStoreChain(let leaf, let intermediate):
             .validation(AppStoreChain.validate(leaf: leaf, intermediate: intermediate, token: token, with: self))
