@@ -1,13 +1,21 @@
 public import FoundationEssentials
 public import JWSInspectCore
 
-/// The kinds `jwsinspect mint` signs, named as on its command line.
+/// The kinds `jwsinspect mint` signs, named as `inspect` names them (its JSON `type` and
+/// `--type`: `renewalInfo`); the command line accepts the hyphenated spelling too.
 public enum MintKind: String, Sendable, CaseIterable {
     case transaction
-    case renewalInfo = "renewal-info"
+    case renewalInfo
     case notification
-    case appTransaction = "app-transaction"
-    case realtimeRequest = "realtime-request"
+    case appTransaction
+    case realtimeRequest
+
+    /// The kind in file names and sentences: `renewal-info`.
+    public var hyphenated: String {
+        rawValue.reduce(into: "") { text, character in
+            if character.isUppercase { text += "-" + character.lowercased() } else { text.append(character) }
+        }
+    }
 }
 
 /// What a minted payload is about: app, environment, the moment it is signed, and for notifications the type.

@@ -28,13 +28,20 @@ import Testing
         #expect(Set(Self.required).isSubset(of: defects), "missing: \(Set(Self.required).subtracting(defects))")
         #expect(defects.isSuperset(of: ["high-s", "garbage-x5c2"]))
         let kinds = Set(cases.filter { $0["expect"] as? String == "valid" }.compactMap { $0["type"] as? String })
-        #expect(kinds == ["transaction", "renewal-info", "notification", "app-transaction", "realtime-request"])
+        #expect(kinds == ["transaction", "renewalInfo", "notification", "appTransaction", "realtimeRequest"])
         for item in cases {
             let file = try #require(item["file"] as? String)
+            // One spelling per kind: the manifest's type is the one inspect's JSON gives the file.
+            let path = suite.appendingPathComponent(file).path
+            let inspected = InProcess.run(["--format", "jsonl", "--root", ca + "/root.der", path])
+            let record = try #require(
+                try JSONSerialization.jsonObject(with: Data(inspected.stdout.utf8)) as? [String: Any], "\(file)")
+            if let type = record["type"] as? String, type != "unknown" {
+                #expect(item["type"] as? String == type, "\(file): manifest and inspect name its kind alike")
+            }
             let expected = try #require(item["exitCode"] as? Int)
             let valid = item["expect"] as? String == "valid"
             #expect(valid == (expected == 0), "\(file): expect and exitCode agree for jwsinspect")
-            let path = suite.appendingPathComponent(file).path
             let result = InProcess.run(["-q", "--root", ca + "/root.der"] + options + [path])
             #expect(Int(result.status) == expected, "\(file)")
         }

@@ -32,8 +32,10 @@ import Testing
         return (result.status, object)
     }
 
+    /// Each kind as inspect names it, and in the hyphenated spelling, which is accepted too.
     @Test(arguments: [
-        ("transaction", "transaction"), ("renewal-info", "renewalInfo"), ("notification", "notification"),
+        ("transaction", "transaction"), ("renewalInfo", "renewalInfo"), ("notification", "notification"),
+        ("appTransaction", "appTransaction"), ("realtimeRequest", "realtimeRequest"), ("renewal-info", "renewalInfo"),
         ("app-transaction", "appTransaction"), ("realtime-request", "realtimeRequest"),
     ])
     func eachKindVerifiesUnderTheCAsRootAndIsRecognised(_ kind: String, _ type: String) throws {
@@ -46,7 +48,7 @@ import Testing
         #expect(
             table.hasPrefix(
                 "VALID — authentic \(PayloadKind(rawValue: type)?.displayName ?? type) minted by jwsinspect mint"))
-        if kind != "renewal-info" && kind != "realtime-request" {
+        if type != "renewalInfo" && type != "realtimeRequest" {
             #expect(try Self.inspect(token, ["--bundle-id", "com.example.minted"]).status == 0)
             #expect(try Self.inspect(token, ["--bundle-id", "com.example.other"]).status == 4)
         }

@@ -132,10 +132,11 @@ import Testing
             // --format json: the same token, with its header and claims decoded.
             let json = Self.sign(arguments + base + ["--json"])
             let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
-            let token = try #require(object["token"] as? String)
+            let token = try #require(object["jws"] as? String)
             let decoded = try Self.decode(token, key: keys.publicKey)
             #expect(object["header"] as? NSDictionary == decoded.header as NSDictionary)
-            #expect(object["claims"] as? NSDictionary == decoded.claims as NSDictionary)
+            #expect(object["payload"] as? NSDictionary == decoded.claims as NSDictionary)
+            #expect(object["token"] == nil && object["claims"] == nil)
         }
         // Two runs, two nonces.
         let a = try Self.decode(String(Self.sign(cases[0].0 + base).stdout.dropLast()), key: keys.publicKey)

@@ -35,13 +35,13 @@ BUNDLE = "com.example.difftest"
 APP_APPLE_ID = 1234567890  # the appAppleId mint puts in notifications, app transactions and realtime requests
 ENVIRONMENTS = {"Sandbox": Environment.SANDBOX, "Production": Environment.PRODUCTION}
 
-# mint's kind: (Apple's verifier method, jwsinspect's JSON `type`)
+# mint's kind, as jwsinspect's JSON `type` names it: (Apple's verifier method, that `type`)
 KINDS = {
     "transaction": ("verify_and_decode_signed_transaction", "transaction"),
-    "renewal-info": ("verify_and_decode_renewal_info", "renewalInfo"),
+    "renewalInfo": ("verify_and_decode_renewal_info", "renewalInfo"),
     "notification": ("verify_and_decode_notification", "notification"),
-    "app-transaction": ("verify_and_decode_app_transaction", "appTransaction"),
-    "realtime-request": ("verify_and_decode_realtime_request", "realtimeRequest"),
+    "appTransaction": ("verify_and_decode_app_transaction", "appTransaction"),
+    "realtimeRequest": ("verify_and_decode_realtime_request", "realtimeRequest"),
 }
 # (notification type, subtype or None for mint's default)
 NOTIFICATIONS = [
@@ -52,8 +52,8 @@ NOTIFICATIONS = [
 # A notification's nested signed members: (body, member) -> mint's kind.
 NESTED = {
     ("data", "signedTransactionInfo"): "transaction",
-    ("data", "signedRenewalInfo"): "renewal-info",
-    ("appData", "signedAppTransactionInfo"): "app-transaction",
+    ("data", "signedRenewalInfo"): "renewalInfo",
+    ("appData", "signedAppTransactionInfo"): "appTransaction",
 }
 
 
@@ -113,7 +113,7 @@ def run(binary):
         # Minted tokens: (label, kind, environment, mint's arguments)
         minted = [(kind, kind, "Sandbox", []) for kind in KINDS if kind != "notification"]
         minted += [(f"notification {t}{'/' + s if s else ''}", "notification", "Sandbox",
-                    ["--notification-type", t] + (["--subtype", s] if s else [])) for t, s in NOTIFICATIONS]
+                    ["--notification-type", t] + (["--notification-subtype", s] if s else [])) for t, s in NOTIFICATIONS]
         minted += [(f"{kind} Production", kind, "Production", []) for kind in KINDS]
         for number, (label, kind, environment, arguments) in enumerate(minted):
             result = subprocess.run([binary, "mint", kind, "--ca", ca, "--bundle-id", BUNDLE, "--environment", environment,
@@ -124,7 +124,7 @@ def run(binary):
             token, payload = minted_json["jws"], minted_json["payload"]
             # Production needs the app's Apple ID: mint's, which the payload carries (a notification: in its body).
             app_apple_id = APP_APPLE_ID if environment == "Production" else None
-            if environment == "Production" and kind in ("notification", "app-transaction", "realtime-request"):
+            if environment == "Production" and kind in ("notification", "appTransaction", "realtimeRequest"):
                 body = next((payload[b] for b in ("data", "summary", "appData", "externalPurchaseToken") if b in payload),
                             payload)
                 check(body.get("appAppleId") == APP_APPLE_ID,

@@ -4,7 +4,8 @@ internal import JWSInspectCore
 ///
 /// Accepts `--name value`, `--name=value` and `-x value`; `--` ends options; `-` and every
 /// argument not starting with `-` are positional. A choice's value is matched without regard
-/// to case and handed on in its canonical spelling.
+/// to case, hyphens or underscores (`renewal-info` is `renewalInfo`, `local_testing` is
+/// `LocalTesting`) and handed on in its canonical spelling.
 enum ArgumentParser {
     /// - Returns: the values, built from `initial` by every option in order, and the positional arguments.
     static func parse<Values>(_ arguments: [String], options: [OptionSpec<Values>], into initial: Values)
@@ -84,8 +85,15 @@ enum ArgumentParser {
         return value
     }
 
-    private static func match(_ given: String, among choices: [String]) -> String? {
-        choices.first { $0.lowercased() == given.lowercased() }
+    static func match(_ given: String, among choices: [String]) -> String? {
+        let wanted = spelling(given)
+        return choices.first { spelling($0) == wanted }
+    }
+
+    /// What a word is matched by: its letters and digits, lowercased (`renewal-info`,
+    /// `RENEWAL_INFO` and `renewalInfo` are one word).
+    static func spelling(_ word: String) -> String {
+        String(word.lowercased().filter { $0 != "-" && $0 != "_" })
     }
 
     /// The one positional argument a subcommand takes, or why there is not exactly one:

@@ -123,7 +123,7 @@ enum Commands {
         abstract: "make signed App Store test data of one's own (NOT Apple's): a test CA and tokens signed with it",
         usage: [
             "mint ca --out DIR [--valid-days N] [--root-curve P-384|P-256] [--force]",
-            "mint transaction|renewal-info|notification|app-transaction|realtime-request --ca DIR [options]",
+            "mint transaction|renewalInfo|notification|appTransaction|realtimeRequest --ca DIR [options]",
             "mint suite --ca DIR --out DIR2 [--bundle-id ID] [--environment ENV] [--force]",
         ],
         discussion: [
@@ -134,7 +134,7 @@ enum Commands {
                 + "README.txt saying how to trust root.der (jwsinspect --root; the root certificates argument of "
                 + "Apple's libraries). Every subject says \"jwsinspect test\" and \"not Apple\". A folder that is not "
                 + "empty is refused (exit 74) unless --force is given.",
-            "mint transaction, renewal-info, notification, app-transaction and realtime-request print one JWS signed "
+            "mint transaction, renewalInfo, notification, appTransaction and realtimeRequest (named as inspect's --type and JSON type name them; renewal-info and the like are accepted too) print one JWS signed "
                 + "by DIR's leaf (x5c: leaf, intermediate, root), its payload complete for its kind: every field Apple "
                 + "documents with a plausible value, IDs and dates consistent, signedDate now. --set PATH=VALUE and "
                 + "--from TEMPLATE.json change it. A notification nests its signedTransactionInfo and "

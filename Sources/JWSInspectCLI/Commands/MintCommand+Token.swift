@@ -2,7 +2,7 @@ internal import AppStoreTestData
 internal import FoundationEssentials
 internal import JWSInspectCore
 
-/// `jwsinspect mint transaction|renewal-info|notification|app-transaction|realtime-request`:
+/// `jwsinspect mint transaction|renewalInfo|notification|appTransaction|realtimeRequest`:
 /// one App Store-shaped JWS signed by a `mint ca` folder's leaf, its `x5c` that folder's chain.
 extension MintCommand {
     /// Why a token cannot be minted: the message and the exit status.

@@ -87,7 +87,7 @@ struct MintOptions {
             help: "The notification's notificationType (default SUBSCRIBED)."
         ) { options, value in options.notificationType = value },
         OptionSpec(
-            ["--subtype"], .value("SUBTYPE"), group: "minting a token",
+            ["--notification-subtype", "--subtype"], .value("SUBTYPE"), group: "minting a token",
             help: "The notification's subtype (default: the one Apple sends with the type, if any)."
         ) { options, value in options.subtype = value },
         OptionSpec(
@@ -111,7 +111,9 @@ struct MintOptions {
             guard options.ca != nil, options.out != nil else {
                 throw UsageError("mint suite: --ca DIR and --out DIR2 are required")
             }
-        } else if let kind = MintKind(rawValue: given.lowercased()) {
+        } else if let name = ArgumentParser.match(given, among: MintKind.allCases.map(\.rawValue)),
+            let kind = MintKind(rawValue: name)
+        {
             options.kind = .token(kind)
             guard options.ca != nil else {
                 throw UsageError("mint \(kind.rawValue): --ca DIR is required (a folder mint ca wrote)")

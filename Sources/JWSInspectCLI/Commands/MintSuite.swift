@@ -79,8 +79,8 @@ enum MintSuite {
         }.joined(separator: ".")
         var cases = MintKind.allCases.map { kind in
             Case(
-                name: "valid-\(kind.rawValue)", type: kind, expect: true, defect: "none",
-                description: "a valid \(kind.rawValue), every documented field",
+                name: "valid-\(kind.hyphenated)", type: kind, expect: true, defect: "none",
+                description: "a valid \(String(kind.hyphenated.map { $0 == "-" ? " " : $0 })), every documented field",
                 token: kind == .notification
                     ? jws(header, notification(nestedTransaction: jws(header, payload(.transaction))))
                     : jws(header, payload(kind)))

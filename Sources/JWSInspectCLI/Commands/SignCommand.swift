@@ -51,8 +51,9 @@ enum SignCommand {
             return signed.token + "\n"
         case .json:
             let object = OrderedJSON.object([
-                ("token", .string(signed.token)), ("header", .raw(signed.headerJSON)),
-                ("claims", .raw(signed.claimsJSON)),
+                // Named as `mint --format json` and inspect name them: the JWS, its header, its payload.
+                ("jws", .string(signed.token)), ("header", .raw(signed.headerJSON)),
+                ("payload", .raw(signed.claimsJSON)),
             ])
             return object.serialized(pretty: true) + "\n"
         }

@@ -126,7 +126,8 @@ struct SignOptions: HasKeyOptions {
             OptionSpec(
                 ["--format"], .choice(Format.allCases.map(\.rawValue)), group: output,
                 help: "text (the default): one line, the token (or for promotional-offer-v1 the base64 signature); "
-                    + "json: an object with the token and its header and claims (for promotional-offer-v1: "
+                    + "json: an object with the token (jws), its header and its payload, the claims, as mint and inspect "
+                    + "name them (for promotional-offer-v1: "
                     + "keyIdentifier, nonce, timestamp, signature)."
             ) { options, value in
                 options.format = Format(rawValue: value) ?? .text
