@@ -43,13 +43,13 @@ public enum Command {
         let (name, rest) = subcommand(of: arguments)
         do throws(UsageError) {
             switch name {
-            case .completion: return CompletionCommand.run(try CompletionOptions.parse(rest), io: io)
-            case .help: return HelpCommand.run(try HelpOptions.parse(rest), io: io)
-            case .sign: return SignCommand.run(try SignOptions.parse(rest), io: io)
-            case .fetch: return FetchCommand.run(try FetchOptions.parse(rest), io: io)
-            case .mint: return MintCommand.run(try MintOptions.parse(rest), io: io)
-            case .verifyOfferV1: return VerifyOfferV1Command.run(try VerifyOfferV1Options.parse(rest), io: io)
-            case .inspect: return InspectCommand.run(try InspectOptions.parse(rest), io: io)
+            case .completion: return dispatch(try CompletionOptions.parse(rest), io: io, CompletionCommand.run)
+            case .help: return dispatch(try HelpOptions.parse(rest), io: io, HelpCommand.run)
+            case .sign: return dispatch(try SignOptions.parse(rest), io: io, SignCommand.run)
+            case .fetch: return dispatch(try FetchOptions.parse(rest), io: io, FetchCommand.run)
+            case .mint: return dispatch(try MintOptions.parse(rest), io: io, MintCommand.run)
+            case .verifyOfferV1: return dispatch(try VerifyOfferV1Options.parse(rest), io: io, VerifyOfferV1Command.run)
+            case .inspect: return dispatch(try InspectOptions.parse(rest), io: io, InspectCommand.run)
             }
         } catch {
             io.error(error.message)
@@ -59,6 +59,14 @@ public enum Command {
             io.error(usage + " (see \(name == .inspect ? "--help" : "jwsinspect help \(name.rawValue)"))")
             return ExitStatus.usage.rawValue
         }
+    }
+
+    /// Runs a subcommand with its parsed options, answering `--version` first, the same for every one.
+    private static func dispatch<Options: SubcommandOptions>(
+        _ options: Options, io: CommandIO, _ run: (Options, CommandIO) -> Int32
+    ) -> Int32 {
+        if options.showVersion && !options.showHelp { return Output.print(HelpText.versionLine, io: io) }
+        return run(options, io)
     }
 
     /// The subcommand named by the first argument, and the arguments after it; `inspect` (and

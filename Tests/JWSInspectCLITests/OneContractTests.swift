@@ -41,4 +41,58 @@ import Testing
             #expect(status == 0 && payload["subtype"] as? String == "AUTO_RENEW_DISABLED", "\(option)")
         }
     }
+
+    /// Every subcommand that prints results takes `--format table|json|jsonl` and `--json`.
+    @Test func everyPrintingSubcommandTakesTheSameFormats() {
+        for name in ["inspect", "fetch", "sign", "mint", "verify-offer-v1"] {
+            let command = Commands.named(name)!
+            let format = command.options.first { $0.names == ["--format"] }
+            #expect(format?.value == .choice(["table", "json", "jsonl"]), "\(name)")
+            #expect(command.options.contains { $0.names == ["--json"] }, "\(name)")
+        }
+    }
+
+    @Test func signPrintsEachFormatAndReadsTextAsTable() throws {
+        let keys = try SignCommandTests.Keys()
+        let base = [
+            "api-token", "--key", keys.path, "--issuer-id", SignCommandTests.issuer, "--bundle-id", "com.example.app",
+        ]
+        for table in [[], ["--format", "table"], ["--format", "text"]] {
+            let result = SignCommandTests.sign(base + table)
+            #expect(result.status == 0 && result.stdout.split(separator: ".").count == 3, "\(table)")
+            #expect(!result.stdout.contains("{") && result.stdout.hasSuffix("\n"), "\(table)")
+        }
+        let pretty = SignCommandTests.sign(base + ["--format", "json"]).stdout
+        let compact = SignCommandTests.sign(base + ["--format", "jsonl"]).stdout
+        #expect(pretty.split(separator: "\n").count > 3)
+        #expect(compact.split(separator: "\n").count == 1 && compact.hasPrefix("{\"jws\":"))
+        for text in [pretty, compact] {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+            #expect(Set(object.keys) == ["jws", "header", "payload"])
+        }
+    }
+
+    @Test func mintPrintsEachFormat() throws {
+        let table = try MintTokenCommandTests.mint(["transaction", "--format", "text"])
+        #expect(table.split(separator: ".").count == 3 && !table.contains("{"))
+        let pretty = try MintTokenCommandTests.mint(["transaction", "--json"])
+        let compact = try MintTokenCommandTests.mint(["transaction", "--format", "jsonl"])
+        #expect(pretty.split(separator: "\n").count > 3 && compact.split(separator: "\n").count == 1)
+        for text in [pretty, compact] {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+            #expect(Set(object.keys) == ["jws", "payload"])
+        }
+    }
+
+    /// `--version` and `--help` after any subcommand, before anything it needs is asked for.
+    @Test(arguments: Commands.Name.allCases)
+    func versionAndHelpAfterAnySubcommand(_ name: Commands.Name) {
+        let version = InProcess.run([name.rawValue, "--version"])
+        #expect(version.status == 0 && version.stdout.hasPrefix("jwsinspect \(HelpText.version) (OpenSSL "), "\(name)")
+        #expect(version.stderr.isEmpty, "\(name): \(version.stderr)")
+        let help = InProcess.run([name.rawValue, "--help"])
+        #expect(help.status == 0 && help.stdout.contains("usage: jwsinspect"), "\(name)")
+        let command = Commands.named(name.rawValue)!
+        #expect(command.options.contains { $0.names == ["--version"] }, "\(name) documents --version")
+    }
 }

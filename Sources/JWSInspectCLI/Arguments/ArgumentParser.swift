@@ -77,9 +77,13 @@ enum ArgumentParser {
         return "unknown option '\(shown)' (did you mean '\(suggestion)'?)"
     }
 
+    /// Old names of choices, still read: `--format text` is `--format table`.
+    static let choiceAliases = ["text": "table"]
+
     private static func canonical(_ given: String, among choices: [String], option: String) throws(UsageError) -> String
     {
-        guard let value = match(given, among: choices) else {
+        let alias = choiceAliases[given.lowercased()].flatMap { match($0, among: choices) }
+        guard let value = match(given, among: choices) ?? alias else {
             throw UsageError("\(option) must be \(list(choices)), not '\(Excerpt.of(given))'")
         }
         return value

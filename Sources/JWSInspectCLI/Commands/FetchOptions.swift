@@ -4,7 +4,7 @@ internal import JWSInspectCore
 
 /// `jwsinspect fetch KIND [ID]`'s options: credentials, where and how to ask, each kind's
 /// filters, and (lifted from `inspect`'s table) how the JWS of the answer are verified and shown.
-struct FetchOptions: HasKeyOptions {
+struct FetchOptions: HasKeyOptions, SubcommandOptions {
     /// What to fetch, and the options only that kind takes.
     enum Kind: String, CaseIterable {
         case transaction
@@ -73,6 +73,7 @@ struct FetchOptions: HasKeyOptions {
     var kind: Kind?
     var id: String?
     var showHelp = false
+    var showVersion = false
     var environment: ServerEnvironment?
     var productionURL: BaseURL?
     var sandboxURL: BaseURL?
@@ -111,7 +112,8 @@ struct FetchOptions: HasKeyOptions {
         + [
             OptionSpec(["--help", "-h"], group: InspectOptions.output, help: "This help.") { options, _ in
                 options.showHelp = true
-            }
+            },
+            .version(group: InspectOptions.output),
         ]
 
     private static let askingTable: [OptionSpec<FetchOptions>] = [
@@ -168,7 +170,7 @@ struct FetchOptions: HasKeyOptions {
     /// Parses `fetch`'s arguments (without the program or subcommand name).
     static func parse(_ arguments: [String]) throws(UsageError) -> FetchOptions {
         var (options, positional) = try ArgumentParser.parse(arguments, options: table, into: FetchOptions())
-        guard let first = positional.first else { return options }
+        guard !options.showHelp, !options.showVersion, let first = positional.first else { return options }
         guard let kind = Kind(rawValue: first.lowercased()) else {
             let hint = EditDistance.closest(to: first, among: Kind.allCases.map(\.rawValue)).map {
                 " (did you mean '\($0)'?)"

@@ -5,9 +5,6 @@ internal import JWSInspectCore
 enum InspectCommand {
     static func run(_ options: InspectOptions, io: CommandIO) -> Int32 {
         if options.showHelp { return Output.print(HelpText.main, io: io) }
-        if options.showVersion {
-            return Output.print("jwsinspect \(HelpText.version) (\(OpenSSLInfo.version))\n", io: io)
-        }
         let output = Output(io.writeOut)
         let trustStore: TrustStore?
         switch RootFiles.trustStore(options.rootFiles) {

@@ -3,10 +3,8 @@ internal import JWSInspectCore
 
 /// `jwsinspect [inspect]`'s options: the one table the parser, `--help`, the man page and the
 /// completions are made from, and the one mapping into `VerificationOptions`.
-struct InspectOptions: HasKeyOptions {
-    enum Format: String, CaseIterable {
-        case table, json, jsonl
-    }
+struct InspectOptions: HasKeyOptions, SubcommandOptions {
+    typealias Format = OutputFormat
 
     enum ColorChoice: String, CaseIterable {
         case auto, always, never
@@ -49,134 +47,134 @@ struct InspectOptions: HasKeyOptions {
         + KeyOptions.specs(
             group: developerKeys, issuerID: false, bundleID: false)
 
-    static let mainTable: [OptionSpec<InspectOptions>] = [
-        OptionSpec(
-            ["--at"], .value("now|DATE"), group: verification,
-            help:
-                "Check certificate validity at this time instead of the payload's signedDate (else receiptCreationDate, for "
-                + "app transactions). DATE is ISO-8601 (2024-05-01, 2024-05-01T12:00:00Z) or milliseconds since 1970, within "
-                + "years 0001 to 9999. Validity now is always reported beside the verdict."
-        ) { options, value throws(UsageError) in
-            options.timePolicy = try parseTime(value)
-        },
-        OptionSpec(
-            ["--root"], .value("FILE"), group: verification,
-            help:
-                "Trust the root certificates of FILE (DER, or PEM with one or more) instead of the embedded Apple roots; "
-                + "repeatable.", completes: .files
-        ) { options, value in
-            options.rootFiles.append(value)
-        },
-        OptionSpec(
-            ["--x509-strict"], group: verification,
-            help:
-                "Fail chains that OpenSSL's X509_V_FLAG_X509_STRICT checks refuse, as Apple's Python library does "
-                + "(by default they are RFC 5280-valid with a note)."
-        ) { options, _ in
-            options.strictX509 = true
-        },
-        OptionSpec(
-            ["--no-verify"], group: verification, help: "Decode only; check nothing cryptographic (and say so loudly)."
-        ) { options, _ in
-            options.verify = false
-        },
-        OptionSpec(["--bundle-id"], .value("ID"), group: expectations, help: "The app's bundle ID.") {
-            options, value throws(UsageError) in
-            guard !value.isEmpty else { throw UsageError("--bundle-id needs a non-empty bundle ID") }
-            options.bundleId = value
-        },
-        OptionSpec(
-            ["--app-apple-id"], .value("N"), group: expectations,
-            help: "The app's Apple ID (where the payload carries one)."
-        ) { options, value throws(UsageError) in
-            guard isDigits(value),
-                let number = Int64(value)
-            else {
-                throw UsageError("--app-apple-id must be a whole number, not '\(Excerpt.of(value))'")
-            }
-            options.appAppleId = number
-        },
-        OptionSpec(
-            ["--environment"], .choice(Environment.allCases.map(\.rawValue)), group: expectations,
-            help: "The environment the data must come from."
-        ) { options, value in
-            options.environment = Environment(rawValue: value)
-        },
-        OptionSpec(
-            ["--account-token"], .value("UUID"), group: expectations,
-            help: "The transaction's (or renewal info's) appAccountToken."
-        ) { options, value throws(UsageError) in
-            options.accountToken = try uuid(value, option: "--account-token")
-        },
-        OptionSpec(
-            ["--device-id"], .value("UUID"), group: expectations,
-            help: "The device's AppStore.deviceVerificationID, checked against deviceVerification and its nonce "
-                + "(SHA-384)."
-        ) { options, value throws(UsageError) in
-            options.deviceID = try uuid(value, option: "--device-id")
-        },
-        OptionSpec(
-            ["--require-active"], group: expectations,
-            help: "The transaction must grant access at --at (default: now): not revoked, not expired, not "
-                + "upgraded."
-        ) { options, _ in
-            options.requireActive = true
-        },
-        OptionSpec(
-            ["--type"],
-            .choice(
-                PayloadKind.allCases.filter { $0 != .unknown && $0 != .receipt && !$0.isDeveloperSigned }.map(
-                    \.rawValue)),
-            group: expectations,
-            help: "Treat payloads as this kind (default: recognised from the payload)."
-        ) { options, value in
-            options.kind = PayloadKind(rawValue: value)
-        },
-        OptionSpec(
-            ["--format"], .choice(Format.allCases.map(\.rawValue)), group: output,
+    static let mainTable: [OptionSpec<InspectOptions>] =
+        [
+            OptionSpec(
+                ["--at"], .value("now|DATE"), group: verification,
+                help:
+                    "Check certificate validity at this time instead of the payload's signedDate (else receiptCreationDate, for "
+                    + "app transactions). DATE is ISO-8601 (2024-05-01, 2024-05-01T12:00:00Z) or milliseconds since 1970, within "
+                    + "years 0001 to 9999. Validity now is always reported beside the verdict."
+            ) { options, value throws(UsageError) in
+                options.timePolicy = try parseTime(value)
+            },
+            OptionSpec(
+                ["--root"], .value("FILE"), group: verification,
+                help:
+                    "Trust the root certificates of FILE (DER, or PEM with one or more) instead of the embedded Apple roots; "
+                    + "repeatable.", completes: .files
+            ) { options, value in
+                options.rootFiles.append(value)
+            },
+            OptionSpec(
+                ["--x509-strict"], group: verification,
+                help:
+                    "Fail chains that OpenSSL's X509_V_FLAG_X509_STRICT checks refuse, as Apple's Python library does "
+                    + "(by default they are RFC 5280-valid with a note)."
+            ) { options, _ in
+                options.strictX509 = true
+            },
+            OptionSpec(
+                ["--no-verify"], group: verification,
+                help: "Decode only; check nothing cryptographic (and say so loudly)."
+            ) { options, _ in
+                options.verify = false
+            },
+            OptionSpec(["--bundle-id"], .value("ID"), group: expectations, help: "The app's bundle ID.") {
+                options, value throws(UsageError) in
+                guard !value.isEmpty else { throw UsageError("--bundle-id needs a non-empty bundle ID") }
+                options.bundleId = value
+            },
+            OptionSpec(
+                ["--app-apple-id"], .value("N"), group: expectations,
+                help: "The app's Apple ID (where the payload carries one)."
+            ) { options, value throws(UsageError) in
+                guard isDigits(value),
+                    let number = Int64(value)
+                else {
+                    throw UsageError("--app-apple-id must be a whole number, not '\(Excerpt.of(value))'")
+                }
+                options.appAppleId = number
+            },
+            OptionSpec(
+                ["--environment"], .choice(Environment.allCases.map(\.rawValue)), group: expectations,
+                help: "The environment the data must come from."
+            ) { options, value in
+                options.environment = Environment(rawValue: value)
+            },
+            OptionSpec(
+                ["--account-token"], .value("UUID"), group: expectations,
+                help: "The transaction's (or renewal info's) appAccountToken."
+            ) { options, value throws(UsageError) in
+                options.accountToken = try uuid(value, option: "--account-token")
+            },
+            OptionSpec(
+                ["--device-id"], .value("UUID"), group: expectations,
+                help: "The device's AppStore.deviceVerificationID, checked against deviceVerification and its nonce "
+                    + "(SHA-384)."
+            ) { options, value throws(UsageError) in
+                options.deviceID = try uuid(value, option: "--device-id")
+            },
+            OptionSpec(
+                ["--require-active"], group: expectations,
+                help: "The transaction must grant access at --at (default: now): not revoked, not expired, not "
+                    + "upgraded."
+            ) { options, _ in
+                options.requireActive = true
+            },
+            OptionSpec(
+                ["--type"],
+                .choice(
+                    PayloadKind.allCases.filter { $0 != .unknown && $0 != .receipt && !$0.isDeveloperSigned }.map(
+                        \.rawValue)),
+                group: expectations,
+                help: "Treat payloads as this kind (default: recognised from the payload)."
+            ) { options, value in
+                options.kind = PayloadKind(rawValue: value)
+            },
+        ]
+        + OutputFormat.options(
+            group: output,
             help: "Readable tables (the default); one pretty JSON object per JWS; or one compact JSON object per "
-                + "line."
-        ) { options, value in
-            options.format = Format(rawValue: value) ?? .table
-        },
-        OptionSpec(["--json"], group: output, help: "Short for --format json.") { options, _ in
-            options.format = .json
-        },
-        OptionSpec(
-            ["--quiet", "-q"], group: output, help: "Print nothing on standard output; the exit status says it all."
-        ) { options, _ in
-            options.quiet = true
-        },
-        OptionSpec(
-            ["--summary"], group: output,
-            help: "After everything, count results by status on standard error (one JSON object there with --format "
-                + "json or jsonl)."
-        ) { options, _ in
-            options.summary = true
-        },
-        OptionSpec(
-            ["--jobs", "-j"], .value("N"), group: output,
-            help: "Verification threads (default: one per core); output stays in input order."
-        ) { options, value throws(UsageError) in
-            options.jobs = try ArgumentParser.wholeNumber(value, option: "--jobs", in: 1...256)
-        },
-        OptionSpec(
-            ["--color"], .optionalChoice(ColorChoice.allCases.map(\.rawValue), implied: "always"), group: output,
-            help: "Colours: auto (the default: on for a terminal, off when NO_COLOR is set and not empty or TERM is "
-                + "dumb, on when CLICOLOR_FORCE is set and not 0), always, or never. --color alone means always."
-        ) { options, value in
-            options.color = ColorChoice(rawValue: value) ?? .auto
-        },
-        OptionSpec(["--no-color"], group: output, help: "Short for --color=never.") { options, _ in
-            options.color = .never
-        },
-        OptionSpec(["--help", "-h"], group: output, help: "This help.") { options, _ in
-            options.showHelp = true
-        },
-        OptionSpec(["--version"], group: output, help: "The version, and the OpenSSL in use.") { options, _ in
-            options.showVersion = true
-        },
-    ]
+                + "line.", \.format)
+        + [
+            OptionSpec(
+                ["--quiet", "-q"], group: output, help: "Print nothing on standard output; the exit status says it all."
+            ) { options, _ in
+                options.quiet = true
+            },
+            OptionSpec(
+                ["--summary"], group: output,
+                help:
+                    "After everything, count results by status on standard error (one JSON object there with --format "
+                    + "json or jsonl)."
+            ) { options, _ in
+                options.summary = true
+            },
+            OptionSpec(
+                ["--jobs", "-j"], .value("N"), group: output,
+                help: "Verification threads (default: one per core); output stays in input order."
+            ) { options, value throws(UsageError) in
+                options.jobs = try ArgumentParser.wholeNumber(value, option: "--jobs", in: 1...256)
+            },
+            OptionSpec(
+                ["--color"], .optionalChoice(ColorChoice.allCases.map(\.rawValue), implied: "always"), group: output,
+                help:
+                    "Colours: auto (the default: on for a terminal, off when NO_COLOR is set and not empty or TERM is "
+                    + "dumb, on when CLICOLOR_FORCE is set and not 0), always, or never. --color alone means always."
+            ) { options, value in
+                options.color = ColorChoice(rawValue: value) ?? .auto
+            },
+            OptionSpec(["--no-color"], group: output, help: "Short for --color=never.") { options, _ in
+                options.color = .never
+            },
+            OptionSpec(["--help", "-h"], group: output, help: "This help.") { options, _ in
+                options.showHelp = true
+            },
+            OptionSpec(["--version"], group: output, help: "The version, and the OpenSSL in use.") { options, _ in
+                options.showVersion = true
+            },
+        ]
 
     /// Parses `inspect`'s arguments (without the program or subcommand name).
     static func parse(_ arguments: [String]) throws(UsageError) -> InspectOptions {

@@ -45,11 +45,10 @@ extension MintCommand {
             try apply(own, to: &payload)
             let jws = try signer.sign(payload.jsonBytes)
             switch options.format {
-            case .text: return Output.print(jws + "\n", io: io)
-            case .json:
-                let object =
-                    "{\"jws\":\"\(jws)\",\"payload\":" + String(decoding: payload.jsonBytes, as: UTF8.self) + "}"
-                return Output.print(object + "\n", io: io)
+            case .table: return Output.print(jws + "\n", io: io)
+            case .json, .jsonl:
+                let object = OrderedJSON.object([("jws", .string(jws)), ("payload", .object(payload))])
+                return Output.print(object.serialized(pretty: options.format == .json) + "\n", io: io)
             }
         } catch {
             io.error(error.message)

@@ -2,7 +2,7 @@ internal import AppStoreTestData
 internal import JWSInspectCore
 
 /// `jwsinspect mint KIND`'s options.
-struct MintOptions {
+struct MintOptions: SubcommandOptions {
     /// What `mint` makes: a test CA, or one signed payload of an App Store kind.
     enum Kind: Equatable {
         case ca
@@ -12,9 +12,7 @@ struct MintOptions {
         static let names = ["ca"] + MintKind.allCases.map(\.rawValue) + ["suite"]
     }
 
-    enum Format: String, CaseIterable {
-        case text, json
-    }
+    typealias Format = OutputFormat
 
     var kind: Kind?
     var out: String?
@@ -28,12 +26,15 @@ struct MintOptions {
     var template: String?
     var notificationType = "SUBSCRIBED"
     var subtype: String?
-    var format = Format.text
+    var format = Format.table
     var showHelp = false
+    var showVersion = false
 
     static let table: [OptionSpec<MintOptions>] =
         caOptions + tokenOptions + [
-            OptionSpec(["--help", "-h"], group: "Options", help: "This help.") { options, _ in options.showHelp = true }
+            OptionSpec(["--help", "-h"], group: "Options", help: "This help.") { options, _ in options.showHelp = true
+            },
+            .version(group: "Options"),
         ]
 
     static let caOptions: [OptionSpec<MintOptions>] = [
@@ -59,46 +60,48 @@ struct MintOptions {
         ) { options, _ in options.force = true },
     ]
 
-    static let tokenOptions: [OptionSpec<MintOptions>] = [
-        OptionSpec(
-            ["--ca"], .value("DIR"), group: "minting a token",
-            help: "The CA folder mint ca wrote: its leaf key signs, its certificates are the x5c.", completes: .files
-        ) { options, value in options.ca = value },
-        OptionSpec(
-            ["--bundle-id"], .value("ID"), group: "minting a token",
-            help: "The app's bundle ID in the payload (default com.example.app)."
-        ) { options, value in options.bundleID = value },
-        OptionSpec(
-            ["--environment"], .choice(Environment.allCases.map(\.rawValue)), group: "minting a token",
-            help: "The environment in the payload (default Sandbox)."
-        ) { options, value in options.environment = value },
-        OptionSpec(
-            ["--set"], .value("PATH=VALUE"), group: "minting a token",
-            help: "Set a payload member, dotted for nested ones (data.status=1; at most 64 levels); VALUE is JSON "
-                + "when it parses as JSON, else a string. For a notification, transaction., renewalInfo. and "
-                + "appTransaction. set the nested payloads. Repeatable; applied in order, after --from."
-        ) { options, value in options.assignments.append(value) },
-        OptionSpec(
-            ["--from"], .value("TEMPLATE.json"), group: "minting a token",
-            help: "A JSON object whose members replace or add to the minted payload's.", completes: .files
-        ) { options, value in options.template = value },
-        OptionSpec(
-            ["--notification-type"], .value("TYPE"), group: "minting a token",
-            help: "The notification's notificationType (default SUBSCRIBED)."
-        ) { options, value in options.notificationType = value },
-        OptionSpec(
-            ["--notification-subtype", "--subtype"], .value("SUBTYPE"), group: "minting a token",
-            help: "The notification's subtype (default: the one Apple sends with the type, if any)."
-        ) { options, value in options.subtype = value },
-        OptionSpec(
-            ["--format"], .choice(Format.allCases.map(\.rawValue)), group: "minting a token",
-            help: "text: the JWS alone, one line; json: {\"jws\", \"payload\"}."
-        ) { options, value in options.format = Format(rawValue: value) ?? .text },
-    ]
+    static let tokenOptions: [OptionSpec<MintOptions>] =
+        [
+            OptionSpec(
+                ["--ca"], .value("DIR"), group: "minting a token",
+                help: "The CA folder mint ca wrote: its leaf key signs, its certificates are the x5c.",
+                completes: .files
+            ) { options, value in options.ca = value },
+            OptionSpec(
+                ["--bundle-id"], .value("ID"), group: "minting a token",
+                help: "The app's bundle ID in the payload (default com.example.app)."
+            ) { options, value in options.bundleID = value },
+            OptionSpec(
+                ["--environment"], .choice(Environment.allCases.map(\.rawValue)), group: "minting a token",
+                help: "The environment in the payload (default Sandbox)."
+            ) { options, value in options.environment = value },
+            OptionSpec(
+                ["--set"], .value("PATH=VALUE"), group: "minting a token",
+                help: "Set a payload member, dotted for nested ones (data.status=1; at most 64 levels); VALUE is JSON "
+                    + "when it parses as JSON, else a string. For a notification, transaction., renewalInfo. and "
+                    + "appTransaction. set the nested payloads. Repeatable; applied in order, after --from."
+            ) { options, value in options.assignments.append(value) },
+            OptionSpec(
+                ["--from"], .value("TEMPLATE.json"), group: "minting a token",
+                help: "A JSON object whose members replace or add to the minted payload's.", completes: .files
+            ) { options, value in options.template = value },
+            OptionSpec(
+                ["--notification-type"], .value("TYPE"), group: "minting a token",
+                help: "The notification's notificationType (default SUBSCRIBED)."
+            ) { options, value in options.notificationType = value },
+            OptionSpec(
+                ["--notification-subtype", "--subtype"], .value("SUBTYPE"), group: "minting a token",
+                help: "The notification's subtype (default: the one Apple sends with the type, if any)."
+            ) { options, value in options.subtype = value },
+        ]
+        + OutputFormat.options(
+            group: "minting a token",
+            help: "table (the default): the JWS alone, one line; json: {\"jws\", \"payload\"}, pretty; jsonl: the "
+                + "same object on one line.", \.format)
 
     static func parse(_ arguments: [String]) throws(UsageError) -> MintOptions {
         var (options, positional) = try ArgumentParser.parse(arguments, options: table, into: MintOptions())
-        if options.showHelp || positional.isEmpty { return options }
+        if options.showHelp || options.showVersion || positional.isEmpty { return options }
         let given = try ArgumentParser.single(
             positional, command: "mint", needs: "what to mint: \(ArgumentParser.list(Kind.names))", noun: "kind")
         if given.lowercased() == "ca" {

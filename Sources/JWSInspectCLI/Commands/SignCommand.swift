@@ -47,15 +47,15 @@ enum SignCommand {
             throw KeyOptions.Failure(message: "sign: signing failed: \(error)", status: .software)
         }
         switch options.format {
-        case .text:
+        case .table:
             return signed.token + "\n"
-        case .json:
+        case .json, .jsonl:
             let object = OrderedJSON.object([
                 // Named as `mint --format json` and inspect name them: the JWS, its header, its payload.
                 ("jws", .string(signed.token)), ("header", .raw(signed.headerJSON)),
                 ("payload", .raw(signed.claimsJSON)),
             ])
-            return object.serialized(pretty: true) + "\n"
+            return object.serialized(pretty: options.format == .json) + "\n"
         }
     }
 
@@ -121,14 +121,14 @@ enum SignCommand {
             throw KeyOptions.Failure(message: "sign: signing failed: \(error)", status: .software)
         }
         switch options.format {
-        case .text:
+        case .table:
             return signature + "\n"
-        case .json:
+        case .json, .jsonl:
             let object = OrderedJSON.object([
                 ("keyIdentifier", .string(keyID)), ("nonce", .string(offer.nonceText)),
                 ("timestamp", .integer(Int64(offer.timestamp))), ("signature", .string(signature)),
             ])
-            return object.serialized(pretty: true) + "\n"
+            return object.serialized(pretty: options.format == .json) + "\n"
         }
     }
 }

@@ -3,7 +3,7 @@ internal import JWSInspectCore
 
 /// `jwsinspect sign KIND`'s options: the table the parser, help, man page and completions are
 /// made from. Which options a kind takes and needs is said once, in `Kind`.
-struct SignOptions: HasKeyOptions {
+struct SignOptions: HasKeyOptions, SubcommandOptions {
     /// What `sign` makes: the four JWS kinds, and the legacy V1 offer signature.
     enum Kind: String, CaseIterable {
         case apiToken = "api-token"
@@ -35,14 +35,13 @@ struct SignOptions: HasKeyOptions {
         }
     }
 
-    enum Format: String, CaseIterable {
-        case text, json
-    }
+    typealias Format = OutputFormat
 
     var keyOptions = KeyOptions()
     var kind: Kind?
-    var format = Format.text
+    var format = Format.table
     var showHelp = false
+    var showVersion = false
     var lifetime = DeveloperToken.defaultLifetime
     var productID: String?
     var offerID: String?
@@ -123,19 +122,16 @@ struct SignOptions: HasKeyOptions {
                 else { throw UsageError("--timestamp must be milliseconds since 1970, not '\(Excerpt.of(value))'") }
                 options.timestamp = ms
             },
-            OptionSpec(
-                ["--format"], .choice(Format.allCases.map(\.rawValue)), group: output,
-                help: "text (the default): one line, the token (or for promotional-offer-v1 the base64 signature); "
-                    + "json: an object with the token (jws), its header and its payload, the claims, as mint and inspect "
-                    + "name them (for promotional-offer-v1: "
-                    + "keyIdentifier, nonce, timestamp, signature)."
-            ) { options, value in
-                options.format = Format(rawValue: value) ?? .text
-            },
-            OptionSpec(["--json"], group: output, help: "Short for --format json.") { options, _ in
-                options.format = .json
-            },
+        ]
+        + OutputFormat.options(
+            group: output,
+            help: "table (the default): one line, the token (or for promotional-offer-v1 the base64 signature); "
+                + "json: an object with the token (jws), its header and its payload, the claims, as mint and "
+                + "inspect name them (for promotional-offer-v1: keyIdentifier, nonce, timestamp, signature); jsonl: "
+                + "the same object on one line.", \.format)
+        + [
             OptionSpec(["--help", "-h"], group: output, help: "This help.") { options, _ in options.showHelp = true },
+            .version(group: output),
         ]
 
     /// A claim option taking a value, recorded as given.
@@ -154,7 +150,7 @@ struct SignOptions: HasKeyOptions {
     /// options it takes, and none it does not.
     static func parse(_ arguments: [String]) throws(UsageError) -> SignOptions {
         var (options, positional) = try ArgumentParser.parse(arguments, options: table, into: SignOptions())
-        if options.showHelp { return options }
+        if options.showHelp || options.showVersion { return options }
         for name in ["--key", "--key-id", "--issuer-id", "--bundle-id"] where options.keyOptions.isGiven(name) {
             options.given.insert(name)
         }

@@ -1,21 +1,23 @@
 internal import JWSInspectCore
 
 /// `jwsinspect completion bash|zsh|fish`'s options.
-struct CompletionOptions {
+struct CompletionOptions: SubcommandOptions {
     enum Shell: String, CaseIterable {
         case bash, zsh, fish
     }
 
     var shell: Shell?
     var showHelp = false
+    var showVersion = false
 
     static let table: [OptionSpec<CompletionOptions>] = [
-        OptionSpec(["--help", "-h"], group: "Options", help: "This help.") { options, _ in options.showHelp = true }
+        OptionSpec(["--help", "-h"], group: "Options", help: "This help.") { options, _ in options.showHelp = true },
+        .version(group: "Options"),
     ]
 
     static func parse(_ arguments: [String]) throws(UsageError) -> CompletionOptions {
         var (options, positional) = try ArgumentParser.parse(arguments, options: table, into: CompletionOptions())
-        if options.showHelp { return options }
+        if options.showHelp || options.showVersion { return options }
         let shells = Shell.allCases.map(\.rawValue)
         let given = try ArgumentParser.single(
             positional, command: "completion", needs: "a shell: \(ArgumentParser.list(shells))", noun: "shell")
@@ -29,20 +31,23 @@ struct CompletionOptions {
 }
 
 /// `jwsinspect help [SUBCOMMAND] [--man]`'s options.
-struct HelpOptions {
+struct HelpOptions: SubcommandOptions {
     var subcommand: CommandDoc?
     var manPage = false
     var showHelp = false
+    var showVersion = false
 
     static let table: [OptionSpec<HelpOptions>] = [
         OptionSpec(["--man"], group: "Options", help: "Print the manual page (roff) instead.") { options, _ in
             options.manPage = true
         },
         OptionSpec(["--help", "-h"], group: "Options", help: "This help.") { options, _ in options.showHelp = true },
+        .version(group: "Options"),
     ]
 
     static func parse(_ arguments: [String]) throws(UsageError) -> HelpOptions {
         var (options, positional) = try ArgumentParser.parse(arguments, options: table, into: HelpOptions())
+        if options.showVersion { return options }
         guard positional.count <= 1 else { throw UsageError("help takes at most one subcommand") }
         if let name = positional.first {
             guard let command = Commands.named(name.lowercased()) else {

@@ -68,11 +68,11 @@ enum VerifyOfferV1Command {
             verified: offer.verifies(derSignature: options.signature, with: key.file.publicKey), now: io.now)
         let text: String
         switch options.format {
-        case .text:
+        case .table:
             let color = options.usesColor(stdoutIsTerminal: io.stdoutIsTerminal, environment: io.environment)
             text = table(report, color: color)
-        case .json:
-            text = json(report)
+        case .json, .jsonl:
+            text = json(report, pretty: options.format == .json)
         }
         let written = Output.print(text, io: io)
         return written != ExitStatus.success.rawValue ? written : ExitStatus(report.status).rawValue
@@ -158,7 +158,7 @@ enum VerifyOfferV1Command {
 
     // MARK: JSON
 
-    static func json(_ report: Report) -> String {
+    static func json(_ report: Report, pretty: Bool = true) -> String {
         let offer = report.offer
         let object = OrderedJSON.object([
             ("status", .string(report.status.rawValue)),
@@ -189,6 +189,6 @@ enum VerifyOfferV1Command {
             ),
         ])
         // U+2063 is invisible: escaped, so it can be seen (it only occurs inside strings).
-        return replacingSeparator(in: object.serialized(pretty: true), with: "\\u2063") + "\n"
+        return replacingSeparator(in: object.serialized(pretty: pretty), with: "\\u2063") + "\n"
     }
 }

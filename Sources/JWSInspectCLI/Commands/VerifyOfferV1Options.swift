@@ -4,15 +4,14 @@ internal import JWSInspectCore
 /// `jwsinspect verify-offer-v1`'s options: the table the parser, help, man page and
 /// completions are made from. Every field of the signed string is required (the bundle ID may
 /// come from `JWSINSPECT_BUNDLE_ID`, the key and its ID from theirs), and one SIGNATURE.
-struct VerifyOfferV1Options: HasKeyOptions {
-    enum Format: String, CaseIterable {
-        case text, json
-    }
+struct VerifyOfferV1Options: HasKeyOptions, SubcommandOptions {
+    typealias Format = OutputFormat
 
     var keyOptions = KeyOptions()
-    var format = Format.text
+    var format = Format.table
     var color = InspectOptions.ColorChoice.auto
     var showHelp = false
+    var showVersion = false
     var productID: String?
     var offerID: String?
     var applicationUsername: String?
@@ -67,16 +66,13 @@ struct VerifyOfferV1Options: HasKeyOptions {
             ) { options, value throws(UsageError) in
                 options.timestamp = try parseTimestamp(value)
             },
-            OptionSpec(
-                ["--format"], .choice(Format.allCases.map(\.rawValue)), group: output,
-                help: "text (the default): the verdict, the checks, the exact signed string and the fields; json: an "
-                    + "object with status, signature, signedString, fields and timestamp."
-            ) { options, value in
-                options.format = Format(rawValue: value) ?? .text
-            },
-            OptionSpec(["--json"], group: output, help: "Short for --format json.") { options, _ in
-                options.format = .json
-            },
+        ]
+        + OutputFormat.options(
+            group: output,
+            help: "table (the default): the verdict, the checks, the exact signed string and the fields; json: an "
+                + "object with status, signature, signedString, fields and timestamp; jsonl: the same object on one "
+                + "line.", \.format)
+        + [
             OptionSpec(
                 ["--color"], .optionalChoice(InspectOptions.ColorChoice.allCases.map(\.rawValue), implied: "always"),
                 group: output, help: "Colour the text: auto (the default, as for inspect), always, or never."
@@ -87,13 +83,14 @@ struct VerifyOfferV1Options: HasKeyOptions {
                 options.color = .never
             },
             OptionSpec(["--help", "-h"], group: output, help: "This help.") { options, _ in options.showHelp = true },
+            .version(group: output),
         ]
 
     /// Parses the arguments (without the program or subcommand name): every field, and one
     /// SIGNATURE, standard base64 of a DER signature.
     static func parse(_ arguments: [String]) throws(UsageError) -> VerifyOfferV1Options {
         var (options, positional) = try ArgumentParser.parse(arguments, options: table, into: VerifyOfferV1Options())
-        if options.showHelp { return options }
+        if options.showHelp || options.showVersion { return options }
         let given: [String: Bool] = [
             "--product-id": options.productID != nil, "--offer-id": options.offerID != nil,
             "--application-username": options.applicationUsername != nil, "--nonce": options.nonce != nil,

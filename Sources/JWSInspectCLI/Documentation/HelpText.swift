@@ -1,6 +1,11 @@
+internal import JWSInspectCore
+
 /// `--help` texts, made from the subcommands' descriptions and option tables.
 enum HelpText {
     static let version = "1.1.0"
+
+    /// What `--version` prints, after any subcommand: the version, and the OpenSSL in use.
+    static var versionLine: String { "jwsinspect \(version) (\(OpenSSLInfo.version))\n" }
 
     /// Help is wrapped to this width (and the man page is wrapped by man itself).
     static let width = 80
