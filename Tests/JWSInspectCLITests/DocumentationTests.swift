@@ -40,6 +40,22 @@ import Testing
             result.stdout.replacingOccurrences(of: CLI.packageRoot.path + "/", with: ""), "json-transaction.json")
     }
 
+    /// The completion scripts, each subcommand's help and the man page, as swift-argument-parser
+    /// snapshot-tests its generated scripts: a change to any is reviewed as a diff.
+    @Test(arguments: CompletionOptions.Shell.allCases)
+    func completionGolden(_ shell: CompletionOptions.Shell) throws {
+        try Self.expectGolden(InProcess.run(["completion", shell.rawValue]).stdout, "completion.\(shell.rawValue)")
+    }
+
+    @Test(arguments: Commands.Name.allCases)
+    func subcommandHelpGolden(_ name: Commands.Name) throws {
+        try Self.expectGolden(InProcess.run(["help", name.rawValue]).stdout, "help-\(name.rawValue).txt")
+    }
+
+    @Test func manPageGolden() throws {
+        try Self.expectGolden(InProcess.run(["help", "--man"]).stdout, "jwsinspect.1")
+    }
+
     // MARK: Help, man page and README agree with the code
 
     /// Every option of every subcommand is in its help, the man page and every completion script.
@@ -159,6 +175,36 @@ import Testing
     }
 
     static func installed(_ path: String) -> Bool { FileManager.default.isExecutableFile(atPath: path) }
+
+    /// Every subcommand is a candidate after `help`, in every shell.
+    @Test func helpCompletesEverySubcommand() {
+        let names = Commands.Name.allCases.map(\.rawValue).joined(separator: " ")
+        let bash = CompletionScripts.bash.components(separatedBy: "    help)").last ?? ""
+        #expect(bash.contains("COMPREPLY=($(compgen -W \"\(names)\" -- \"$cur\"))"))
+        #expect(CompletionScripts.zsh.contains("'1:subcommand:(\(names))'"))
+        #expect(CompletionScripts.fish.contains("-n '__fish_seen_subcommand_from help' -f -a '\(names)'"))
+    }
+
+    /// Descriptions keep their apostrophes and colons, quoted as each shell reads them, and a
+    /// short option taking a value is offered as the parser reads it (`-j 2`, `-j2`), never `-j=`.
+    @Test func completionDescriptionsAreQuotedNotMangled() throws {
+        let zsh = CompletionScripts.zsh.split(separator: "\n").map(String.init)
+        #expect(!zsh.contains { $0.contains("'-j=") || $0.contains("}'=") })
+        #expect(zsh.contains { $0.contains("-j+[") })
+        #expect(!CompletionScripts.zsh.contains("The app s ") && !CompletionScripts.fish.contains("The app s "))
+        // The shell's own reading of the quoted spec (zsh quotes as POSIX shells do).
+        let line = try #require(zsh.first { $0.contains("'--bundle-id=[") })
+        let words = line.trimmingCharacters(in: .whitespaces).dropLast(2)
+        let shell = Self.installed("/usr/bin/zsh") ? "/usr/bin/zsh" : "/bin/bash"
+        let read = try CLI.runProgram(shell, ["-c", "printf '%s' \(words)"])
+        #expect(read.stdout == "--bundle-id=[The app's bundle ID]:ID: ", "\(read.stdout) \(read.stderr)")
+        let jobs = try #require(zsh.first { $0.contains("-j+[") })
+        let readJobs = try CLI.runProgram(
+            shell, ["-c", "printf '%s' \(jobs.trimmingCharacters(in: .whitespaces).dropLast(2))"])
+        #expect(readJobs.stdout.contains("(default\\: one per core)"), "\(readJobs.stdout)")
+        #expect(CompletionScripts.fish.contains("-d 'The app\\'s bundle ID'"))
+        #expect(CompletionScripts.fish.contains("(default: one per core)"))
+    }
 
     /// zsh parses its script (a test skipped, and reported so, where zsh is not installed).
     @Test(.enabled(if: installed("/usr/bin/zsh"), "zsh is not installed"))

@@ -95,4 +95,18 @@ import Testing
         let command = Commands.named(name.rawValue)!
         #expect(command.options.contains { $0.names == ["--version"] }, "\(name) documents --version")
     }
+
+    /// Short options as POSIX utilities take them: `-j2`, `-j 2`, and flags run together (`-qj2`).
+    @Test func shortOptionsRunTogether() throws {
+        let sample = CLI.packageRoot.appendingPathComponent("Samples/transaction-sandbox-2022.jws").path
+        for arguments in [["-j2", "-q"], ["-qj2"], ["-qj", "2"], ["-q", "-j", "2"]] {
+            let result = InProcess.run(arguments + [sample])
+            #expect(result.status == 0 && result.stdout.isEmpty, "\(arguments): \(result.stderr)")
+        }
+        let (values, _) = try ArgumentParser.parse(["-qj3"], options: InspectOptions.table, into: InspectOptions())
+        #expect(values.quiet && values.jobs == 3)
+        #expect(InProcess.run(["-qz", sample]).stderr.hasPrefix("jwsinspect: unknown option '-z'"))
+        #expect(InProcess.run(["-q-", sample]).stderr.hasPrefix("jwsinspect: unknown option '-q-'"))
+        #expect(InProcess.run(["-jx", sample]).stderr.hasPrefix("jwsinspect: --jobs must be a whole number"))
+    }
 }

@@ -2,7 +2,8 @@ internal import JWSInspectCore
 
 /// Parses a subcommand's arguments against its option table.
 ///
-/// Accepts `--name value`, `--name=value` and `-x value`; `--` ends options; `-` and every
+/// Accepts `--name value`, `--name=value`, `-x value`, `-xvalue` and short flags run together
+/// (`-qj2` is `-q -j 2`), as POSIX utilities do; `--` ends options; `-` and every
 /// argument not starting with `-` are positional. A choice's value is matched without regard
 /// to case, hyphens or underscores (`renewal-info` is `renewalInfo`, `local_testing` is
 /// `LocalTesting`) and handed on in its canonical spelling.
@@ -11,6 +12,7 @@ enum ArgumentParser {
     static func parse<Values>(_ arguments: [String], options: [OptionSpec<Values>], into initial: Values)
         throws(UsageError) -> (values: Values, positional: [String])
     {
+        var arguments = arguments
         var values = initial
         var positional: [String] = []
         var index = 0
@@ -31,6 +33,18 @@ enum ArgumentParser {
             if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
                 name = String(argument[..<equals])
                 inline = String(argument[argument.index(after: equals)...])
+            } else if !argument.hasPrefix("--"), argument.count > 2 {
+                // `-j2`, `-qj2`: a short option and what follows it in the same word.
+                let short = String(argument.prefix(2))
+                let rest = String(argument.dropFirst(2))
+                if !rest.hasPrefix("-"), let option = options.first(where: { $0.doc.names.contains(short) }) {
+                    if option.doc.value == .flag {
+                        try option.apply(&values, "")
+                        arguments.insert("-" + rest, at: index)
+                        continue
+                    }
+                    (name, inline) = (short, rest)
+                }
             }
             guard let option = options.first(where: { $0.doc.names.contains(name) }) else {
                 throw UsageError(unknownOptionMessage(name, among: options.flatMap(\.doc.names)))

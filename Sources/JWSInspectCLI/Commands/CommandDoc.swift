@@ -256,6 +256,6 @@ enum Commands {
                 + "in share/man/man1/jwsinspect.1 (read it with: jwsinspect help --man | man -l -)."
         ],
         options: HelpOptions.table.map(\.doc),
-        positional: .values(["inspect", "fetch", "sign", "verify-offer-v1", "completion", "help"]),
+        positional: .values(Name.allCases.map(\.rawValue)),
         examples: [("help --man | man -l -", "read the manual page")])
 }

@@ -86,7 +86,7 @@ enum CompletionScripts {
             "    subcommands=(",
         ]
         for command in Commands.all {
-            out.append("        '\(command.name):\(zshText(command.abstract))'")
+            out.append("        '\(command.name):\(zshQuoted(command.abstract))'")
         }
         out += [
             "    )",
@@ -104,7 +104,7 @@ enum CompletionScripts {
             out.append("    \(command.name))")
             out.append("        _arguments -s \\")
             for option in command.options {
-                out.append("            \(zshSpec(option)) \\")
+                for spec in zshSpecs(option) { out.append("            \(spec) \\") }
             }
             switch command.positional {
             case .files: out.append("            '*:input:_files'")
@@ -120,32 +120,53 @@ enum CompletionScripts {
         return out.joined(separator: "\n") + "\n"
     }
 
-    /// One `_arguments` spec: `'(-q --quiet)'{-q,--quiet}'[help]'`, `'--format=[help]:format:(table json jsonl)'`.
-    private static func zshSpec(_ option: OptionDoc) -> String {
-        let help = "[\(zshText(firstSentence(option.help)))]"
-        let repeatable = option.names.contains("--root") ? "*" : ""
-        let names: String
-        if option.names.count > 1 {
-            names = "'(\(option.names.joined(separator: " ")))'{\(option.names.joined(separator: ","))}'"
-        } else {
-            names = "'\(repeatable)\(option.names[0])"
-        }
-        let equals = option.value == .flag ? "" : "="
+    /// The `_arguments` specs of one option, one per name, each excluding the others:
+    /// `'(-q --quiet)-q[help]'`, `'(-j --jobs)-j+[help]:N: '` (`-j 2` or `-j2`, as the parser
+    /// reads them), `'(-j --jobs)--jobs=[help]:N: '` (`--jobs 2` or `--jobs=2`),
+    /// `'--format=[help]:value:(table json jsonl)'`.
+    private static func zshSpecs(_ option: OptionDoc) -> [String] {
+        let help = "[\(zshDescription(firstSentence(option.help)))]"
         let action: String
         switch (option.value, option.completion) {
         case (.flag, _): action = ""
         case (.optionalChoice, .values(let values)): action = "::when:(\(values.joined(separator: " ")))"
         case (_, .values(let values)): action = ":value:(\(values.joined(separator: " ")))"
         case (_, .files): action = ":file:_files"
-        case (.value(let placeholder), .none): action = ":\(zshText(placeholder)): "
+        case (.value(let placeholder), .none): action = ":\(zshMessage(placeholder)): "
         case (_, .none): action = ":value: "
         }
-        return names + equals + help + action + "'"
+        let exclusion = option.names.count > 1 ? "(\(option.names.joined(separator: " ")))" : ""
+        let repeatable = option.names.contains("--root") ? "*" : ""
+        return option.names.map { name in
+            let joins: String
+            switch option.value {
+            case .flag: joins = ""
+            case .optionalChoice: joins = "=-"  // --color or --color=WHEN, never --color WHEN
+            default: joins = name.hasPrefix("--") ? "=" : "+"
+            }
+            return "'" + exclusion + repeatable + name + joins + help + zshQuotedBody(action) + "'"
+        }
     }
 
-    /// Text safe inside a zsh single-quoted `_arguments` spec: no quotes, brackets or colons.
-    private static func zshText(_ text: String) -> String {
-        String(text.map { "'[]:\\".contains($0) ? " " : $0 })
+    /// A description inside `[...]` of an `_arguments` spec: brackets and colons escaped.
+    private static func zshDescription(_ text: String) -> String {
+        zshQuotedBody(
+            String(text.flatMap { "[]:\\".contains($0) ? ["\\", $0] : [$0] }))
+    }
+
+    /// A message after a colon of an `_arguments` spec: colons escaped.
+    private static func zshMessage(_ text: String) -> String {
+        zshQuotedBody(String(text.flatMap { $0 == ":" || $0 == "\\" ? ["\\", $0] : [$0] }))
+    }
+
+    /// `name:description` for `_describe`, in single quotes: the first colon separates them.
+    private static func zshQuoted(_ text: String) -> String {
+        zshQuotedBody(String(text.flatMap { $0 == ":" || $0 == "\\" ? ["\\", $0] : [$0] }))
+    }
+
+    /// Text inside a single-quoted zsh word: a quote closes it, is written escaped, and reopens it.
+    private static func zshQuotedBody(_ text: String) -> String {
+        String(text.flatMap { $0 == "'" ? Array("'\\''") : [$0] })
     }
 
     // MARK: fish
@@ -183,8 +204,9 @@ enum CompletionScripts {
         return out.joined(separator: "\n") + "\n"
     }
 
+    /// Text inside a single-quoted fish word: `\'` and `\\` are its only escapes.
     private static func fishText(_ text: String) -> String {
-        String(text.map { $0 == "'" || $0 == "\\" ? " " : $0 })
+        String(text.flatMap { $0 == "'" || $0 == "\\" ? ["\\", $0] : [$0] })
     }
 
     /// The first sentence of a help text, for a completion menu.
