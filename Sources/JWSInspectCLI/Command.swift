@@ -53,12 +53,23 @@ public enum Command {
             }
         } catch {
             io.error(error.message)
-            let usage =
-                name == .inspect
-                ? HelpText.usage : "usage: jwsinspect " + (Commands.named(name.rawValue)?.usage[0] ?? "")
+            let usage = name == .inspect ? HelpText.usage : "usage: jwsinspect " + usageLine(name, for: rest)
             io.error(usage + " (see \(name == .inspect ? "--help" : "jwsinspect help \(name.rawValue)"))")
             return ExitStatus.usage.rawValue
         }
+    }
+
+    /// The usage line of the kind the arguments name (`mint transaction`: the token line), else
+    /// the subcommand's first.
+    static func usageLine(_ name: Commands.Name, for arguments: [String]) -> String {
+        let usage = Commands.named(name.rawValue)?.usage ?? [""]
+        let kind = arguments.first { !$0.hasPrefix("-") }.map(ArgumentParser.spelling)
+        let line = usage.first { line in
+            let words = line.split(separator: " ")
+            return words.count > 1
+                && words[1].split(separator: "|").contains { ArgumentParser.spelling(String($0)) == kind }
+        }
+        return line ?? usage[0]
     }
 
     /// Runs a subcommand with its parsed options, answering `--version` first, the same for every one.

@@ -109,4 +109,47 @@ import Testing
         #expect(InProcess.run(["-q-", sample]).stderr.hasPrefix("jwsinspect: unknown option '-q-'"))
         #expect(InProcess.run(["-jx", sample]).stderr.hasPrefix("jwsinspect: --jobs must be a whole number"))
     }
+
+    /// Without its kind, every subcommand that needs one says so on standard error, with its
+    /// usage, and exits 64.
+    @Test(arguments: ["fetch", "mint", "sign", "completion"])
+    func withoutAKindEverySubcommandIsAUsageError(_ name: String) {
+        let result = InProcess.run([name])
+        #expect(result.status == 64, "\(name)")
+        #expect(result.stdout.isEmpty, "\(name)")
+        #expect(result.stderr.hasPrefix("jwsinspect: \(name) needs "), "\(name): \(result.stderr)")
+        #expect(result.stderr.contains("usage: jwsinspect \(name) "), "\(name): \(result.stderr)")
+    }
+
+    /// A usage error of `mint KIND` shows the usage of that kind.
+    @Test func aMintUsageErrorShowsItsKindsUsage() {
+        let token = InProcess.run(["mint", "renewal-info"]).stderr
+        #expect(token.contains("usage: jwsinspect mint transaction|renewalInfo|"), "\(token)")
+        let suite = InProcess.run(["mint", "suite"]).stderr
+        #expect(suite.contains("usage: jwsinspect mint suite --ca DIR"), "\(suite)")
+        let ca = InProcess.run(["mint", "ca"]).stderr
+        #expect(ca.contains("usage: jwsinspect mint ca --out DIR"), "\(ca)")
+    }
+
+    /// A notification type or subtype Apple does not document is refused, with the one meant,
+    /// unless asked for on purpose.
+    @Test func mintRefusesAnUndocumentedNotificationType() throws {
+        for (option, given, meant) in [
+            ("--notification-type", "DID_RENEWW", "DID_RENEW"), ("--notification-type", "did_renew", "DID_RENEW"),
+            ("--notification-subtype", "BILLING_RECOVERYY", "BILLING_RECOVERY"),
+        ] {
+            var arguments = ["mint", "notification", "--ca", MintTokenCommandTests.folder.path, option, given]
+            if option == "--notification-subtype" { arguments += ["--notification-type", "DID_RENEW"] }
+            let refused = InProcess.run(arguments)
+            #expect(refused.status == 64, "\(given)")
+            #expect(refused.stderr.contains("(did you mean '\(meant)'?)"), "\(refused.stderr)")
+            let minted = InProcess.run(arguments + ["--allow-unknown-type"])
+            #expect(minted.status == 0, "\(minted.stderr)")
+        }
+        let token = try MintTokenCommandTests.mint([
+            "notification", "--notification-type", "NEW_KIND", "--allow-unknown-type",
+        ])
+        let (_, json) = try MintTokenCommandTests.inspect(token)
+        #expect((json["payload"] as? [String: Any])?["notificationType"] as? String == "NEW_KIND")
+    }
 }

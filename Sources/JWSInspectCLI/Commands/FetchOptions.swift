@@ -170,7 +170,10 @@ struct FetchOptions: HasKeyOptions, SubcommandOptions {
     /// Parses `fetch`'s arguments (without the program or subcommand name).
     static func parse(_ arguments: [String]) throws(UsageError) -> FetchOptions {
         var (options, positional) = try ArgumentParser.parse(arguments, options: table, into: FetchOptions())
-        guard !options.showHelp, !options.showVersion, let first = positional.first else { return options }
+        if options.showHelp || options.showVersion { return options }
+        guard let first = positional.first else {
+            throw UsageError("fetch needs a kind: \(ArgumentParser.list(Kind.allCases.map(\.rawValue)))")
+        }
         guard let kind = Kind(rawValue: first.lowercased()) else {
             let hint = EditDistance.closest(to: first, among: Kind.allCases.map(\.rawValue)).map {
                 " (did you mean '\($0)'?)"

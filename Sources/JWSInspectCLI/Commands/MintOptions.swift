@@ -25,6 +25,8 @@ struct MintOptions: SubcommandOptions {
     var assignments: [String] = []
     var template: String?
     var notificationType = "SUBSCRIBED"
+    /// `--allow-unknown-type`: a type or subtype Apple does not document is minted as given.
+    var allowsUnknownType = false
     var subtype: String?
     var format = Format.table
     var showHelp = false
@@ -93,15 +95,32 @@ struct MintOptions: SubcommandOptions {
                 ["--notification-subtype", "--subtype"], .value("SUBTYPE"), group: "minting a token",
                 help: "The notification's subtype (default: the one Apple sends with the type, if any)."
             ) { options, value in options.subtype = value },
+            OptionSpec(
+                ["--allow-unknown-type"], group: "minting a token",
+                help: "Mint a --notification-type or --notification-subtype Apple does not document, as given (to "
+                    + "test how a backend handles one)."
+            ) { options, _ in options.allowsUnknownType = true },
         ]
         + OutputFormat.options(
             group: "minting a token",
             help: "table (the default): the JWS alone, one line; json: {\"jws\", \"payload\"}, pretty; jsonl: the "
                 + "same object on one line.", \.format)
 
+    /// Refuses a notification type or subtype Apple does not document, naming the one meant when
+    /// it is close (`did_renew`, `DID_RENEWW`: `DID_RENEW`).
+    private static func documented(_ value: String, field: String, option: String) throws(UsageError) {
+        let known = FieldMeanings.documentedValues(of: field)
+        guard !known.contains(value) else { return }
+        let meant =
+            known.contains(value.uppercased()) ? value.uppercased() : EditDistance.closest(to: value, among: known)
+        throw UsageError(
+            "mint notification: \(option) '\(Excerpt.of(value))' is not a \(field) Apple documents"
+                + (meant.map { " (did you mean '\($0)'?)" } ?? "") + "; --allow-unknown-type mints it as given")
+    }
+
     static func parse(_ arguments: [String]) throws(UsageError) -> MintOptions {
         var (options, positional) = try ArgumentParser.parse(arguments, options: table, into: MintOptions())
-        if options.showHelp || options.showVersion || positional.isEmpty { return options }
+        if options.showHelp || options.showVersion { return options }
         let given = try ArgumentParser.single(
             positional, command: "mint", needs: "what to mint: \(ArgumentParser.list(Kind.names))", noun: "kind")
         if given.lowercased() == "ca" {
@@ -120,6 +139,12 @@ struct MintOptions: SubcommandOptions {
             options.kind = .token(kind)
             guard options.ca != nil else {
                 throw UsageError("mint \(kind.rawValue): --ca DIR is required (a folder mint ca wrote)")
+            }
+            if kind == .notification, !options.allowsUnknownType {
+                try documented(options.notificationType, field: "notificationType", option: "--notification-type")
+                if let subtype = options.subtype {
+                    try documented(subtype, field: "subtype", option: "--notification-subtype")
+                }
             }
         } else {
             throw UsageError("mint: the kind must be \(ArgumentParser.list(Kind.names)), not '\(Excerpt.of(given))'")

@@ -45,6 +45,12 @@ public enum FieldMeanings {
         "Xcode": "StoreKit Testing in Xcode (not the App Store)", "LocalTesting": "local testing (not the App Store)",
     ]
 
+    /// The values Apple documents for a string enum field (`notificationType`, `subtype`, …),
+    /// sorted; empty for a field that is not one.
+    public static func documentedValues(of field: String) -> [String] {
+        (stringEnums[field] ?? [:]).keys.sorted()
+    }
+
     static let stringEnums: [String: [String: String]] = [
         "notificationType": [
             "SUBSCRIBED": "customer subscribed", "DID_CHANGE_RENEWAL_PREF": "customer changed the renewal product",

@@ -102,7 +102,7 @@ _jwsinspect() {
         --notification-subtype|--subtype) return ;;
         --format) COMPREPLY=($(compgen -W "table json jsonl" -- "$cur")); return ;;
         esac
-        if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--out -o --valid-days --root-curve --force --ca --bundle-id --environment --set --from --notification-type --notification-subtype --subtype --format --json --help -h --version" -- "$cur")); return; fi
+        if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--out -o --valid-days --root-curve --force --ca --bundle-id --environment --set --from --notification-type --notification-subtype --subtype --allow-unknown-type --format --json --help -h --version" -- "$cur")); return; fi
         COMPREPLY=($(compgen -W "ca transaction renewalInfo notification appTransaction realtimeRequest suite" -- "$cur"))
         ;;
     verify-offer-v1)

@@ -96,6 +96,7 @@ complete -c jwsinspect -n '__fish_seen_subcommand_from mint' -l set -x -d 'Set a
 complete -c jwsinspect -n '__fish_seen_subcommand_from mint' -l from -r -F -d 'A JSON object whose members replace or add to the minted payload\'s'
 complete -c jwsinspect -n '__fish_seen_subcommand_from mint' -l notification-type -x -d 'The notification\'s notificationType (default SUBSCRIBED)'
 complete -c jwsinspect -n '__fish_seen_subcommand_from mint' -l notification-subtype -l subtype -x -d 'The notification\'s subtype (default: the one Apple sends with the type, if any)'
+complete -c jwsinspect -n '__fish_seen_subcommand_from mint' -l allow-unknown-type -d 'Mint a --notification-type or --notification-subtype Apple does not document, as given (to test how a backend handles one)'
 complete -c jwsinspect -n '__fish_seen_subcommand_from mint' -l format -x -a 'table json jsonl' -d 'table (the default): the JWS alone, one line; json: {"jws", "payload"}, pretty; jsonl: the same object on one line'
 complete -c jwsinspect -n '__fish_seen_subcommand_from mint' -l json -d 'Short for --format json'
 complete -c jwsinspect -n '__fish_seen_subcommand_from mint' -l help -s h -d 'This help'

@@ -137,6 +137,7 @@ _jwsinspect() {
             '--notification-type=[The notification'\''s notificationType (default SUBSCRIBED)]:TYPE: ' \
             '(--notification-subtype --subtype)--notification-subtype=[The notification'\''s subtype (default\: the one Apple sends with the type, if any)]:SUBTYPE: ' \
             '(--notification-subtype --subtype)--subtype=[The notification'\''s subtype (default\: the one Apple sends with the type, if any)]:SUBTYPE: ' \
+            '--allow-unknown-type[Mint a --notification-type or --notification-subtype Apple does not document, as given (to test how a backend handles one)]' \
             '--format=[table (the default)\: the JWS alone, one line; json\: {"jws", "payload"}, pretty; jsonl\: the same object on one line]:value:(table json jsonl)' \
             '--json[Short for --format json]' \
             '(--help -h)--help[This help]' \
