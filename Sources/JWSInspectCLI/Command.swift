@@ -42,6 +42,11 @@ public enum Command {
     public static func run(_ arguments: [String], io: CommandIO) -> Int32 {
         let (name, rest) = subcommand(of: arguments)
         do throws(UsageError) {
+            if name == .inspect, let first = arguments.first, Commands.Name(rawValue: first) == nil,
+                let meant = mistypedSubcommand(first)
+            {
+                throw UsageError("'\(Excerpt.of(first))' is no file and no subcommand (did you mean '\(meant)'?)")
+            }
             switch name {
             case .completion: return dispatch(try CompletionOptions.parse(rest), io: io, CompletionCommand.run)
             case .help: return dispatch(try HelpOptions.parse(rest), io: io, HelpCommand.run)
@@ -57,6 +62,16 @@ public enum Command {
             io.error(usage + " (see \(name == .inspect ? "--help" : "jwsinspect help \(name.rawValue)"))")
             return ExitStatus.usage.rawValue
         }
+    }
+
+    /// The subcommand a first argument is one edit from (`fecth`, `Fetch`), when it names no
+    /// file and reads as a word rather than a path or a token.
+    static func mistypedSubcommand(_ argument: String) -> String? {
+        guard argument.count >= 3, argument.count <= 20, argument.allSatisfy({ $0.isLetter || $0 == "-" }),
+            !argument.hasPrefix("-"), System.kind(ofPath: argument) == nil
+        else { return nil }
+        let word = argument.lowercased()
+        return Commands.Name.allCases.map(\.rawValue).first { EditDistance.distance(word, $0) <= 1 }
     }
 
     /// The usage line of the kind the arguments name (`mint transaction`: the token line), else

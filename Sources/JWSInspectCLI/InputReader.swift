@@ -8,6 +8,8 @@ enum InputReader {
         case stream(origin: String, InputStream)
         /// The input cannot be read (exit 66).
         case unreadable(String)
+        /// An argument that is no file and holds no JWS or receipt (exit 5), and why.
+        case malformed(origin: String, reason: String)
     }
 
     /// Bytes read from a file or stdin at a time.
@@ -47,7 +49,8 @@ enum InputReader {
                 return .stream(origin: argument, stream(read, origin: argument, io: io))
             }
         case nil:
-            let reason = System.errorText(System.lastError)
+            let error = System.lastError
+            let reason = System.errorText(error)
             let bytes = unwrapped(Array(argument.utf8))
             let origin = "argument \(position)"
             if LegacyReceipt.looksLike(bytes) {
@@ -55,7 +58,17 @@ enum InputReader {
                     origin: origin,
                     InputStream(bytes: bytes, origin: origin, numberLines: false, recordLimit: io.recordLimit))
             }
-            guard isInlineInput(bytes) else {
+            guard isInlineInput(bytes) || holdsJWS(bytes) else {
+                if looksLikeBase64Receipt(bytes) {
+                    return .malformed(
+                        origin: origin,
+                        reason: "not a valid receipt: base64 that starts as a PKCS#7 container does (MII…), but "
+                            + "does not hold one")
+                }
+                if error == System.nameTooLong || !isPathLike(argument) {
+                    return .malformed(
+                        origin: origin, reason: "not a file, and not a JWS or receipt: '\(Excerpt.of(argument))'")
+                }
                 return .unreadable("cannot read '\(Excerpt.of(argument))': \(reason) (and it is not a JWS)")
             }
             let stream = InputStream(
@@ -198,6 +211,34 @@ enum InputReader {
         if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") { return true }
         if InputScanner.looksLikeJWSHeader(bytes) { return true }
         return InputScanner.isDottedBase64URL(bytes)
+    }
+
+    /// True when a word of the argument is a JWS (`Authorization: Bearer eyJ…`, `"eyJ…",` copied
+    /// from a JSON array): the scanner then finds it, as it does in a log line.
+    private static func holdsJWS(_ bytes: [UInt8]) -> Bool {
+        let words = bytes.split { !isTokenCharacter($0) }
+        return words.contains { $0.starts(with: Array("eyJ".utf8)) && InputScanner.isDottedBase64URL($0) }
+    }
+
+    /// Base64 that opens as a DER SEQUENCE does (`MII…`) and runs long: meant as a receipt.
+    private static func looksLikeBase64Receipt(_ bytes: [UInt8]) -> Bool {
+        let base64 = Set(Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=".utf8))
+        return bytes.count >= 64 && bytes.starts(with: Array("MII".utf8)) && bytes.allSatisfy { base64.contains($0) }
+    }
+
+    /// Whether an argument reads as a path that could name a file (one that is missing is then
+    /// unreadable, exit 66) rather than as text: no line breaks, quotes or spaces.
+    private static func isPathLike(_ argument: String) -> Bool {
+        !argument.utf8.contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: " ") }
+    }
+
+    private static func isTokenCharacter(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."):
+            true
+        default: false
+        }
     }
 
     /// The record's only word when it is dot-separated base64url with two dots (a JWS with a bad header).

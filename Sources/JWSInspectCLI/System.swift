@@ -14,6 +14,7 @@ enum System {
     static let brokenPipe = EPIPE
     /// The error number of a closed descriptor.
     static let badDescriptor = EBADF
+    static let nameTooLong = ENAMETOOLONG
 
     /// The number of online processors (at least 1).
     static var processorCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }

@@ -328,11 +328,13 @@ import Testing
                 == bare.stdout)
     }
 
-    /// An argument that is neither a file nor a JWS is named by an excerpt, not echoed whole.
+    /// An argument that is neither a file nor a JWS is named by an excerpt, not echoed whole;
+    /// too long to be a file name, it is malformed input (5), not an unreadable file (66).
     @Test func errorsEchoAtMostAnExcerpt() {
         let garbage = String(repeating: "zq", count: 3000)
         let result = InProcess.run([garbage])
-        #expect(result.status == 66)
+        #expect(result.status == 5)
+        #expect(result.stderr.contains("not a file, and not a JWS or receipt: 'zqzq"))
         #expect(result.stderr.count < 200)
         #expect(result.stderr.contains("zqzq") && result.stderr.contains("…'"))
     }

@@ -168,6 +168,23 @@ struct FetchCommandTests {
         #expect(harness.sandbox.requests.isEmpty)
     }
 
+    /// An order ID as pasted from the receipt e-mail: trimmed, unquoted, its label dropped; a
+    /// lowercase one Apple does not know gets a hint that order IDs are uppercase.
+    @Test func anOrderIDIsTakenAsPasted() throws {
+        let harness = try FetchHarness()
+        for pasted in [
+            " \(Seed.orderA) ", "Order ID: \(Seed.orderA)", "\"\(Seed.orderA)\"", "order id \(Seed.orderA)\n",
+        ] {
+            let found = harness.run(["order", pasted, "-q"])
+            #expect(found.status == 0, "\(pasted): \(found.stderr)")
+        }
+        let lower = harness.run(["order", Seed.orderA.lowercased(), "--format", "jsonl"])
+        #expect(lower.status == 8)
+        #expect(lower.stderr.contains("order IDs are uppercase (as in Apple's receipt e-mail): try \(Seed.orderA)"))
+        let upper = harness.run(["order", Seed.unknownOrder, "--format", "jsonl"])
+        #expect(!upper.stderr.contains("uppercase"))
+    }
+
     @Test("refunds and app-transaction: the refunded transaction; the app transaction")
     func refundsAndAppTransaction() throws {
         let harness = try FetchHarness()

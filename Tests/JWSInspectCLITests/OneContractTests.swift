@@ -152,4 +152,37 @@ import Testing
         let (_, json) = try MintTokenCommandTests.inspect(token)
         #expect((json["payload"] as? [String: Any])?["notificationType"] as? String == "NEW_KIND")
     }
+
+    /// Mistakes named: a subcommand one edit off, an option's prefix, pasted tokens, text that is
+    /// no file, base64 that is no receipt.
+    @Test func mistakesAreNamed() throws {
+        for (typed, meant) in [("fecth", "fetch"), ("Fetch", "fetch"), ("minty", "mint"), ("sing", "sign")] {
+            let result = InProcess.run([typed, "x"])
+            #expect(result.status == 64, "\(typed)")
+            #expect(
+                result.stderr.hasPrefix(
+                    "jwsinspect: '\(typed)' is no file and no subcommand (did you mean '\(meant)'?)"),
+                "\(result.stderr)")
+        }
+        #expect(
+            InProcess.run(["--env", "Sandbox"]).stderr.contains(
+                "unknown option '--env' (did you mean '--environment'?)"))
+        let token = try String(
+            contentsOf: CLI.packageRoot.appendingPathComponent("Samples/transaction-sandbox-2022.jws"), encoding: .utf8
+        ).trimmingCharacters(in: .whitespacesAndNewlines)
+        for pasted in ["Authorization: Bearer \(token)", "\"\(token)\",", "  '\(token)'  "] {
+            #expect(InProcess.run(["-q", pasted]).status == 0, "\(pasted.prefix(30))")
+        }
+        for text in ["hello world", String(repeating: "a", count: 300), "not \"a\" file"] {
+            let result = InProcess.run(["-q", text])
+            #expect(result.status == 5, "\(text.prefix(20))")
+            #expect(result.stderr.contains("not a file, and not a JWS or receipt: '"), "\(result.stderr)")
+        }
+        let base64 = "MIIT" + Data((0..<200).map { UInt8($0) }).base64EncodedString()
+        let receipt = InProcess.run(["-q", base64])
+        #expect(receipt.status == 5 && receipt.stderr.contains("not a valid receipt"), "\(receipt.stderr)")
+        // A plausible file name that is missing stays unreadable (66).
+        #expect(InProcess.run(["-q", "nosuch.jws"]).status == 66)
+        #expect(InProcess.run(["-q", "hello"]).status == 66)
+    }
 }

@@ -85,7 +85,14 @@ enum ArgumentParser {
     static func unknownOptionMessage(_ name: String, among names: [String]) -> String {
         let shown = Excerpt.of(name)
         // A short option's neighbours are one letter away from anything: no guess then.
-        guard name.count > 3, let suggestion = EditDistance.closest(to: name, among: names) else {
+        guard name.count > 3 else { return "unknown option '\(shown)'" }
+        // A typo, else the one option the name begins (`--env`: `--environment`). A prefix is
+        // suggested, never taken: an option added later would make it mean another.
+        let prefixed = Set(names.filter { $0.hasPrefix(name) })
+        guard
+            let suggestion = EditDistance.closest(to: name, among: names)
+                ?? (prefixed.count == 1 ? prefixed.first : nil)
+        else {
             return "unknown option '\(shown)'"
         }
         return "unknown option '\(shown)' (did you mean '\(suggestion)'?)"

@@ -201,7 +201,12 @@ private final class FetchRun {
         case .done, .stopped:
             return
         case .notFound(let reason):
-            report(source: sourceName, status: "not-found", reason: "not found: " + reason, exit: .notFound)
+            var reason = "not found: " + reason
+            if options.kind == .order, let id = options.id, id != id.uppercased() {
+                // Apple's order IDs are uppercase letters and digits, as its receipt e-mail shows them.
+                reason += "; order IDs are uppercase (as in Apple's receipt e-mail): try \(id.uppercased())"
+            }
+            report(source: sourceName, status: "not-found", reason: reason, exit: .notFound)
         case .failed(let failure, let request):
             switch failure {
             case .unauthorized(let diagnosis):

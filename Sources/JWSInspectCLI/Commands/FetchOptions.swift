@@ -218,7 +218,8 @@ struct FetchOptions: HasKeyOptions, SubcommandOptions {
 
     /// A transaction ID is digits (Apple answers InvalidTransactionIdError otherwise); an order
     /// ID letters and digits.
-    private static func checkedID(_ id: String, kind: Kind) throws(UsageError) -> String {
+    private static func checkedID(_ given: String, kind: Kind) throws(UsageError) -> String {
+        let id = pasted(given, kind: kind)
         let bytes = Array(id.utf8)
         if kind == .order {
             let ok =
@@ -233,6 +234,22 @@ struct FetchOptions: HasKeyOptions, SubcommandOptions {
             }
         }
         return id
+    }
+
+    /// An ID as pasted from an e-mail or a log: without surrounding whitespace and quotes, and
+    /// without its label (`Order ID: MQ7TYF9XYZ`, `transactionId: 2000000000000010`).
+    static func pasted(_ given: String, kind: Kind) -> String {
+        let quotes: Set<Character> = ["\"", "'"]
+        var id = Substring(given).trimmingWhitespace()
+        while let first = id.first, quotes.contains(first), id.last == first, id.count >= 2 {
+            id = id.dropFirst().dropLast().trimmingWhitespace()
+        }
+        let labels =
+            kind == .order ? ["order id:", "order id", "order:"] : ["transaction id:", "transactionid:", "id:"]
+        if let label = labels.first(where: { id.lowercased().hasPrefix($0) }) {
+            id = id.dropFirst(label.count).trimmingWhitespace()
+        }
+        return String(id)
     }
 
     static func baseURL(_ value: String, option: String) throws(UsageError) -> BaseURL {
@@ -261,5 +278,16 @@ struct FetchOptions: HasKeyOptions, SubcommandOptions {
                 "\(option) takes an ISO-8601 date (2025-05-01, 2025-05-01T12:00:00Z), milliseconds since 1970, or a "
                     + "time ago (30d, 12h, 90m); not '\(Excerpt.of(value))'")
         }
+    }
+}
+
+extension Substring {
+    /// Without leading and trailing spaces, tabs and line breaks.
+    fileprivate func trimmingWhitespace() -> Substring {
+        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
+        guard let start = firstIndex(where: { !isSpace($0) }), let end = lastIndex(where: { !isSpace($0) }) else {
+            return self[endIndex...]
+        }
+        return self[start...end]
     }
 }

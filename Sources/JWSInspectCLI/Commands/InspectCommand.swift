@@ -70,6 +70,9 @@ enum InspectCommand {
             case .unreadable(let message):
                 flush()
                 unreadable(source: input, message: message)
+            case .malformed(let origin, let reason):
+                batch.append(.item(.malformed(source: origin, reason: reason)))
+                flush()
             case .stream(let origin, var stream):
                 while !output.failed, let record = stream.nextRecord() {
                     batch.append(.record(record))
