@@ -277,7 +277,12 @@ import Testing
         #expect(closed.status == 66)
         #expect(
             closed.stdout.hasPrefix(
-                "{\"source\":\"-\",\"status\":\"unreadable\",\"reason\":\"cannot read standard input: it is closed"))
+                "{\"source\":\"-\",\"type\":\"unknown\",\"envelope\":null,\"status\":\"unreadable\","
+                    + "\"reason\":\"cannot read standard input: it is closed"))
+        // The keys every record has, in order, nothing verified.
+        let record = try #require(try JSONSerialization.jsonObject(with: Data(closed.stdout.utf8)) as? [String: Any])
+        #expect(Set(record.keys) == Set(JSONRecord.keys))
+        #expect(record["verified"] as? Bool == false && record["summary"] is NSNull)
     }
 
     @Test func theSummaryGoesToStandardErrorInEveryMode() {

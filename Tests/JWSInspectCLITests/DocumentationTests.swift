@@ -1,4 +1,5 @@
 import Foundation
+import JWSInspectCore
 import Testing
 
 @testable import JWSInspectCLI
@@ -109,6 +110,27 @@ import Testing
     }
 
     /// The man page has the conventional sections.
+    /// The README's JSON table: its keys are the records' keys in order, and its `type` and
+    /// `status` rows name exactly the values the code can print.
+    @Test func theJSONReferenceIsComplete() throws {
+        let readme = try String(contentsOf: CLI.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let rows = readme.split(separator: "\n").filter { $0.hasPrefix("| `") }
+        let table =
+            rows.drop { !$0.hasPrefix("| `source` |") }.prefix { !$0.hasPrefix("| `nested` |") } + ["| `nested` |"]
+        #expect(table.map { $0.split(separator: "`")[1] }.map(String.init) == JSONRecord.keys)
+        func values(_ key: String) -> Set<String> {
+            let row = table.first { $0.hasPrefix("| `\(key)` |") } ?? ""
+            let cell = row.split(separator: "|", omittingEmptySubsequences: true).dropFirst().first ?? ""
+            let ticked = cell.split(separator: "`", omittingEmptySubsequences: false)
+            return Set(stride(from: 1, to: ticked.count, by: 2).map { String(ticked[$0]) })
+        }
+        let kinds = Set(PayloadKind.allCases.map(\.rawValue) + [APIResponseRenderer.type])
+        #expect(values("type") == kinds)
+        let statuses = Set(
+            Status.allCases.map(\.rawValue) + [Renderer.unreadableStatus] + FetchStatus.allCases.map(\.rawValue))
+        #expect(values("status") == statuses)
+    }
+
     @Test func manPageHasItsSections() {
         for section in ["NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS", "EXIT STATUS", "EXAMPLES"] {
             #expect(ManPage.text.contains(".SH \(section)\n"), "\(section)")

@@ -46,7 +46,19 @@ struct FetchCommandTests {
         #expect(first["type"] as? String == "apiResponse" && first["status"] as? String == "answered")
         #expect(first["source"] as? String == "fetch history \(Seed.subscriptionOriginal) (Production) page 1")
         #expect(first["httpStatus"] as? Int == 200)
-        let summary = try #require(first["summary"] as? [String: Any])
+        // Every record has the keys every record has, in order; the answer's fields come after.
+        let keys = try #require(result.stdout.split(separator: "\n").first).split(separator: ",").compactMap {
+            $0.hasPrefix("\"") || $0.hasPrefix("{\"")
+                ? String($0.drop { $0 == "{" }.dropFirst().prefix { $0 != "\"" }) : nil
+        }
+        #expect(Array(keys.prefix(JSONRecord.keys.count)) == JSONRecord.keys, "\(keys)")
+        #expect(
+            first["summary"] as? String
+                == "Production answered: bundleId \(harness.key.bundleID), appAppleId \(TestPayloads.appAppleId), "
+                + "hasMore false, signedTransactions 7.")
+        #expect((first["reason"] as? String)?.hasPrefix("Production answered GET /inApps/v2/history/") == true)
+        #expect(first["checks"] as? [Any] != nil && first["verified"] as? Bool == false)
+        let summary = try #require(first["response"] as? [String: Any])
         #expect(summary["environment"] as? String == "Production")
         #expect(summary["bundleId"] as? String == harness.key.bundleID)
         #expect(summary["appAppleId"] as? Int == Int(TestPayloads.appAppleId))
@@ -235,7 +247,7 @@ struct FetchCommandTests {
         let result = harness.run(["test-notification", "--format", "jsonl"])
         #expect(result.status == 0, "\(result.stderr)")
         let records = FetchHarness.records(result.stdout)
-        let summary = try #require(records.first?["summary"] as? [String: Any])
+        let summary = try #require(records.first?["response"] as? [String: Any])
         let attempts = try #require(summary["sendAttempts"] as? [[String: Any]])
         #expect(attempts.first?["sendAttemptResult"] as? String == "SUCCESS")
         #expect(records.last?["type"] as? String == "notification" && records.last?["status"] as? String == "valid")

@@ -111,7 +111,7 @@ enum Commands {
                 "does this customer have access now (credentials from JWSINSPECT_* variables)?"
             ),
             (
-                "fetch history 2000000000000010 --format jsonl --save answers/ | jq -r .status",
+                "fetch history 2000000000000010 --format jsonl --save answers/ | jq -r 'select(.type != \"apiResponse\") | .status'",
                 "every transaction, the bodies kept as Apple sent them"
             ),
             ("fetch notifications --since 7d --only-failures", "the last week's notifications that did not arrive"),

@@ -206,34 +206,34 @@ private final class FetchRun {
                 // Apple's order IDs are uppercase letters and digits, as its receipt e-mail shows them.
                 reason += "; order IDs are uppercase (as in Apple's receipt e-mail): try \(id.uppercased())"
             }
-            report(source: sourceName, status: "not-found", reason: reason, exit: .notFound)
+            report(source: sourceName, status: .notFound, reason: reason, exit: .notFound)
         case .failed(let failure, let request):
             switch failure {
             case .unauthorized(let diagnosis):
                 report(
-                    source: request, status: "unauthorized", reason: diagnosis.message(OptionHints()), http: 401,
+                    source: request, status: .unauthorized, reason: diagnosis.message(OptionHints()), http: 401,
                     exit: .unauthorized)
             case .refused(let status, let code, let message):
                 let reason =
                     "HTTP \(status)" + (code.map { ", \(APIFailure.describe(code: $0))" } ?? "")
                     + (message.map { ": \($0)" } ?? "")
-                report(source: request, status: "refused", reason: reason, http: status, code: code, exit: .unavailable)
+                report(source: request, status: .refused, reason: reason, http: status, code: code, exit: .unavailable)
             case .temporary(let reason):
                 report(
-                    source: request, status: "unavailable", reason: "try again later: " + reason, exit: .tryAgainLater)
+                    source: request, status: .unavailable, reason: "try again later: " + reason, exit: .tryAgainLater)
             case .badAnswer(let reason):
-                report(source: request, status: "malformed", reason: "unusable answer: " + reason, exit: .unavailable)
+                report(source: request, status: .malformed, reason: "unusable answer: " + reason, exit: .unavailable)
             case .untrustedCertificate(let environment, let reason):
                 let option = environment == .production ? "--production-url" : "--sandbox-url"
                 report(
-                    source: request, status: "untrusted-certificate",
+                    source: request, status: .untrustedCertificate,
                     reason: "TLS refused: \(reason); not retried (the same certificate would be refused again): check "
                         + "\(option), and that this system's CA store (/etc/ssl/certs) holds the CA that issued the "
                         + "server's certificate (a TLS-inspecting proxy's own CA, for one)",
                     exit: .unavailable)
             case .signingFailed(let reason):
                 report(
-                    source: request, status: "signing-failed", reason: reason + "; nothing was sent", exit: .software)
+                    source: request, status: .signingFailed, reason: reason + "; nothing was sent", exit: .software)
             }
         }
     }
@@ -243,7 +243,7 @@ private final class FetchRun {
     }
 
     private func report(
-        source: String, status: String, reason: String, http: Int? = nil, code: Int64? = nil, exit: ExitStatus
+        source: String, status: FetchStatus, reason: String, http: Int? = nil, code: Int64? = nil, exit: ExitStatus
     ) {
         io.error("\(source): \(reason)")
         if let record = responses.failure(

@@ -16,9 +16,6 @@ struct APIResponseRenderer {
         self.tables = TableRenderer(color: color)
     }
 
-    /// The `status` of an answer that was read.
-    static let answered = "answered"
-
     /// A page that was answered: its request, HTTP status and summary.
     func page(_ page: FetchedPage) -> String? {
         guard !quiet else { return nil }
@@ -31,27 +28,46 @@ struct APIResponseRenderer {
             return tables.heading("API RESPONSE") + "  " + TerminalText.safe(page.origin) + "\n"
                 + tables.table(rows).joined(separator: "\n") + "\n"
         case .json, .jsonl:
-            let object = OrderedJSON.object([
-                ("type", .string("apiResponse")), ("source", .string(page.origin)), ("status", .string(Self.answered)),
-                ("environment", .string(page.environment.rawValue)), ("request", .string(page.request)),
-                ("httpStatus", .integer(Int64(page.response.status))),
-                ("summary", .object(.init(distinct: page.summary.fields.map { ($0.name, Self.json($0.value)) }))),
-            ])
+            let status = page.response.status
+            let object = JSONRecord.record(
+                source: page.origin, type: Self.type, status: FetchStatus.answered.rawValue,
+                reason: "\(page.environment.rawValue) answered \(page.request) with HTTP \(status)",
+                summary: Self.sentence(page),
+                extra: [
+                    ("environment", .string(page.environment.rawValue)), ("request", .string(page.request)),
+                    ("httpStatus", .integer(Int64(status))),
+                    ("response", .object(.init(distinct: page.summary.fields.map { ($0.name, Self.json($0.value)) }))),
+                ])
             return object.serialized(pretty: format == .json) + "\n"
         }
     }
 
-    /// A request that ended without an answer: `status` is "not-found", "unauthorized",
-    /// "refused", "unavailable" or "malformed"; nil in table mode (standard error says it).
-    func failure(source: String, status: String, reason: String, httpStatus: Int?, errorCode: Int64?) -> String? {
+    /// The `type` of a record of the API's answer.
+    static let type = "apiResponse"
+
+    /// A request that ended without an answer, and why; nil in table mode (standard error says it).
+    func failure(source: String, status: FetchStatus, reason: String, httpStatus: Int?, errorCode: Int64?) -> String? {
         guard !quiet, format != .table else { return nil }
-        var members: OrderedJSON.Members = [
-            ("type", .string("apiResponse")), ("source", .string(source)), ("status", .string(status)),
-            ("reason", .string(reason)),
-        ]
-        if let httpStatus { members.append(("httpStatus", .integer(Int64(httpStatus)))) }
-        if let errorCode { members.append(("errorCode", .integer(Int64(errorCode)))) }
-        return OrderedJSON.object(.init(distinct: members)).serialized(pretty: format == .json) + "\n"
+        var extra: OrderedJSON.Members = []
+        if let httpStatus { extra.append(("httpStatus", .integer(Int64(httpStatus)))) }
+        if let errorCode { extra.append(("errorCode", .integer(Int64(errorCode)))) }
+        let object = JSONRecord.record(
+            source: source, type: Self.type, status: status.rawValue, reason: reason, summary: nil, extra: extra)
+        return object.serialized(pretty: format == .json) + "\n"
+    }
+
+    /// One line for the answer: "Production answered: bundleId com.example.app, hasMore false,
+    /// signedTransactions 7." (the environment said once, the revision, a paging cursor, left out).
+    static func sentence(_ page: FetchedPage) -> String {
+        let parts = page.summary.fields.compactMap { field -> String? in
+            guard field.name != "environment", field.name != "revision" else { return nil }
+            return switch field.value {
+            case .scalar(let value): "\(field.name) \(scalarText(value))"
+            case .records(let records): "\(records.count) \(field.name)"
+            }
+        }
+        return "\(page.environment.rawValue) answered"
+            + (parts.isEmpty ? "." : ": " + parts.joined(separator: ", ") + ".")
     }
 
     // MARK: Tables

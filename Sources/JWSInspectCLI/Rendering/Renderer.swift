@@ -43,9 +43,9 @@ struct Renderer: Sendable {
     /// its result there); nil in table mode and with `--quiet`, where standard error says it.
     func unreadable(source: String, reason: String) -> String? {
         guard !quiet, format != .table else { return nil }
-        let object = OrderedJSON.object([
-            ("source", .string(source)), ("status", .string(Self.unreadableStatus)), ("reason", .string(reason)),
-        ])
+        let object = JSONRecord.record(
+            source: source, type: PayloadKind.unknown.rawValue, status: Self.unreadableStatus, reason: reason,
+            summary: nil)
         return object.serialized(pretty: format == .json) + "\n"
     }
 
