@@ -124,7 +124,7 @@ import Testing
             let ticked = cell.split(separator: "`", omittingEmptySubsequences: false)
             return Set(stride(from: 1, to: ticked.count, by: 2).map { String(ticked[$0]) })
         }
-        let kinds = Set(PayloadKind.allCases.map(\.rawValue) + [APIResponseRenderer.type])
+        let kinds = Set(PayloadKind.allCases.map(\.rawValue) + [APIResponseRenderer.type, VerifyOfferV1Command.type])
         #expect(values("type") == kinds)
         let statuses = Set(
             Status.allCases.map(\.rawValue) + [Renderer.unreadableStatus] + FetchStatus.allCases.map(\.rawValue))

@@ -148,8 +148,15 @@ import Testing
         // The separator is escaped, so it can be seen.
         #expect(result.stdout.contains("com.example\\u2063ABCDE12345\\u2063productId"))
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
-        #expect(Set(object.keys) == ["status", "signature", "signedString", "fields", "timestamp"])
-        #expect(object["status"] as? String == "valid")
+        // The keys every record has, then what was signed.
+        #expect(Set(object.keys) == Set(JSONRecord.keys + ["signature", "signedString", "fields", "timestamp"]))
+        #expect(
+            result.stdout.hasPrefix("{\n  \"source\": \"command line\",\n  \"type\": \"promotionalOfferSignatureV1\","))
+        #expect(object["status"] as? String == "valid" && object["verified"] as? Bool == true)
+        let checks = try #require(object["checks"] as? [[String: Any]])
+        #expect(checks.map { $0["name"] as? String } == ["signature", "timestamp"])
+        #expect((object["reason"] as? String)?.hasPrefix("ECDSA P-256 SHA-256 signature (DER)") == true)
+        #expect((object["summary"] as? String)?.contains(": verified with the developer key ABCDE12345.") == true)
         #expect((object["signature"] as? [String: Any])?["verified"] as? Bool == true)
         let signed = try #require(object["signedString"] as? String)
         #expect(signed.components(separatedBy: "\u{2063}").count == 7)
@@ -163,7 +170,8 @@ import Testing
         let failed = Self.verify(["--key", keys.path, "--json"] + Self.fields(offer: "x") + [signature])
         #expect(failed.status == 1)
         let failure = try #require(try JSONSerialization.jsonObject(with: Data(failed.stdout.utf8)) as? [String: Any])
-        #expect(failure["status"] as? String == "invalid-signature")
+        #expect(failure["status"] as? String == "invalid-signature" && failure["verified"] as? Bool == false)
+        #expect(((failure["checks"] as? [[String: Any]])?.first?["passed"]) as? Bool == false)
         // A write error is exit 74.
         let unwritable = InProcess.run(
             ["verify-offer-v1", "--key", keys.path] + Self.fields() + [signature], failWritesWith: ENOSPC)

@@ -158,36 +158,60 @@ enum VerifyOfferV1Command {
 
     // MARK: JSON
 
+    /// The record's `type`: not a JWS, so none of inspect's kinds.
+    static let type = "promotionalOfferSignatureV1"
+
+    /// The record every subcommand prints (`JSONRecord`): the signature's verdict in the documented
+    /// keys, then what was signed.
     static func json(_ report: Report, pretty: Bool = true) -> String {
         let offer = report.offer
-        let object = OrderedJSON.object([
-            ("status", .string(report.status.rawValue)),
-            (
-                "signature",
-                .object([
-                    ("verified", .bool(report.verified)), ("keyIdentifier", .string(offer.keyID)),
-                    ("key", .string(report.keySummary)), ("detail", .string(report.signatureDetail)),
-                ])
-            ),
-            ("signedString", .string(offer.signedString)),
-            (
-                "fields",
-                .object([
-                    ("appBundleId", .string(offer.bundleID)), ("keyIdentifier", .string(offer.keyID)),
-                    ("productIdentifier", .string(offer.productID)), ("offerIdentifier", .string(offer.offerID)),
-                    ("applicationUsername", .string(offer.applicationUsername.lowercased())),
-                    ("nonce", .string(offer.nonceText)), ("timestamp", .integer(Int64(offer.timestamp))),
-                ])
-            ),
-            (
-                "timestamp",
-                .object([
-                    ("milliseconds", .integer(Int64(offer.timestamp))), ("date", .string(ISO8601.string(offer.date))),
-                    ("olderThan24Hours", .bool(report.isOld)), ("checkedAt", .string(ISO8601.string(report.now))),
-                    ("detail", .string(report.timestampDetail)),
-                ])
-            ),
-        ])
+        let checks: [OrderedJSON] = [
+            .object([
+                ("name", .string("signature")), ("passed", .bool(report.verified)),
+                ("detail", .string(report.signatureDetail)),
+            ]),
+            // A warning, not a failure: the exit status is the signature's alone.
+            .object([
+                ("name", .string("timestamp")), ("passed", .bool(true)), ("detail", .string(report.timestampDetail)),
+            ]),
+        ]
+        let summary =
+            "Legacy promotional offer signature (V1) for \(offer.productID), offer \(offer.offerID): "
+            + (report.verified ? "verified with the developer key \(offer.keyID)" : "does NOT verify")
+            + (report.isOld ? "; older than 24 hours, so the App Store refuses it." : ".")
+        let notes =
+            report.isOld ? ["the timestamp is more than 24 hours old: the App Store refuses this signature"] : []
+        let object = JSONRecord.record(
+            source: "command line", type: type, status: report.status.rawValue, reason: report.signatureDetail,
+            summary: summary, verified: report.verified, checks: checks, notes: notes,
+            extra: [
+                (
+                    "signature",
+                    .object([
+                        ("verified", .bool(report.verified)), ("keyIdentifier", .string(offer.keyID)),
+                        ("key", .string(report.keySummary)), ("detail", .string(report.signatureDetail)),
+                    ])
+                ),
+                ("signedString", .string(offer.signedString)),
+                (
+                    "fields",
+                    .object([
+                        ("appBundleId", .string(offer.bundleID)), ("keyIdentifier", .string(offer.keyID)),
+                        ("productIdentifier", .string(offer.productID)), ("offerIdentifier", .string(offer.offerID)),
+                        ("applicationUsername", .string(offer.applicationUsername.lowercased())),
+                        ("nonce", .string(offer.nonceText)), ("timestamp", .integer(Int64(offer.timestamp))),
+                    ])
+                ),
+                (
+                    "timestamp",
+                    .object([
+                        ("milliseconds", .integer(Int64(offer.timestamp))),
+                        ("date", .string(ISO8601.string(offer.date))),
+                        ("olderThan24Hours", .bool(report.isOld)), ("checkedAt", .string(ISO8601.string(report.now))),
+                        ("detail", .string(report.timestampDetail)),
+                    ])
+                ),
+            ])
         // U+2063 is invisible: escaped, so it can be seen (it only occurs inside strings).
         return replacingSeparator(in: object.serialized(pretty: pretty), with: "\\u2063") + "\n"
     }

@@ -13,17 +13,18 @@ enum JSONRecord {
         "nested",
     ]
 
-    /// A record of something that is not a verified input: the documented keys, nothing verified,
-    /// then `extra`.
+    /// A record of something that is not a JWS or receipt inspect verified: the documented keys
+    /// (by default nothing verified, no checks), then `extra`.
     static func record(
-        source: String, type: String, status: String, reason: String, summary: String?,
-        extra: OrderedJSON.Members = []
+        source: String, type: String, status: String, reason: String, summary: String?, verified: Bool = false,
+        checks: [OrderedJSON] = [], notes: [String] = [], extra: OrderedJSON.Members = []
     ) -> OrderedJSON {
         let members: OrderedJSON.Members = [
             ("source", .string(source)), ("type", .string(type)), ("envelope", .null), ("status", .string(status)),
-            ("reason", .string(reason)), ("verified", .bool(false)), ("xcode", .bool(false)),
+            ("reason", .string(reason)), ("verified", .bool(verified)), ("xcode", .bool(false)),
             ("summary", summary.map { .string($0) } ?? .null), ("access", .null), ("checkTime", .null),
-            ("validNow", .null), ("checks", .array([])), ("notes", .array([])), ("header", .null),
+            ("validNow", .null), ("checks", .array(checks)), ("notes", .array(notes.map { .string($0) })),
+            ("header", .null),
             ("chain", .array([])), ("payload", .null), ("display", .null), ("unknownFields", .array([])),
             ("unknownValues", .array([])), ("nested", .object(.init(distinct: []))),
         ]
