@@ -185,4 +185,33 @@ import Testing
         #expect(InProcess.run(["-q", "nosuch.jws"]).status == 66)
         #expect(InProcess.run(["-q", "hello"]).status == 66)
     }
+
+    /// A variable applies where its option does, and a message names it when it was the source:
+    /// a stale `JWSINSPECT_KEY_FILE` never stops inspecting App Store data, which needs no key.
+    @Test func environmentVariablesAreNamedWhereTheyApply() throws {
+        let sample = CLI.packageRoot.appendingPathComponent("Samples/transaction-sandbox-2022.jws").path
+        let stale = ["JWSINSPECT_KEY_FILE": "/nonexistent/AuthKey_ABCDE12345.p8"]
+        let inspected = InProcess.run(["-q", sample], environment: stale)
+        #expect(inspected.status == 0, "\(inspected.stderr)")
+        #expect(
+            inspected.stderr.hasPrefix(
+                "jwsinspect: warning: JWSINSPECT_KEY_FILE: cannot read key file '/nonexistent/AuthKey_ABCDE12345.p8'"),
+            "\(inspected.stderr)")
+        #expect(inspected.stderr.hasSuffix("; inspecting without it\n"))
+        // Given on the command line, an unreadable key still stops the run (66).
+        #expect(InProcess.run(["-q", "--key", "/nonexistent/AuthKey_ABCDE12345.p8", sample]).status == 66)
+        // Where the key is needed, the variable's failure is the run's, and named.
+        let signed = InProcess.run(
+            ["sign", "api-token", "--issuer-id", SignCommandTests.issuer, "--bundle-id", "com.example.app"],
+            environment: stale)
+        #expect(signed.status == 66)
+        #expect(signed.stderr.hasPrefix("jwsinspect: JWSINSPECT_KEY_FILE: cannot read key file"), "\(signed.stderr)")
+        // --help lists the variables that stand in for its options.
+        let help = HelpText.of(Commands.sign)
+        for variable in ["JWSINSPECT_KEY_FILE", "JWSINSPECT_KEY_ID", "JWSINSPECT_ISSUER_ID", "JWSINSPECT_BUNDLE_ID"] {
+            #expect(help.contains("  \(variable)"), "\(variable)")
+        }
+        #expect(
+            !HelpText.main.contains("  JWSINSPECT_BUNDLE_ID"), "inspect's --bundle-id is an expectation, no credential")
+    }
 }

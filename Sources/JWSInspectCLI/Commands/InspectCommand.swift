@@ -18,6 +18,10 @@ enum InspectCommand {
             let (keys, warnings) = try options.keyOptions.developerKeys(environment: io.environment)
             warnings.forEach(io.error)
             verification.developerKeys = keys
+        } catch  where error.fromEnvironment {
+            // The variable serves sign and fetch too: App Store data needs no key, so a stale one
+            // is said and set aside (a developer-signed token then has no trusted key, and fails).
+            io.error("warning: \(error.message); inspecting without it")
         } catch {
             io.error(error.message)
             if error.isUsage { io.error("usage: jwsinspect \(Commands.inspect.usage[0]) (see jwsinspect --help)") }

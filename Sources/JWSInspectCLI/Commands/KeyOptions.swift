@@ -45,9 +45,17 @@ struct KeyOptions {
         /// Whether the command line is at fault (the usage line follows the message), rather
         /// than a file.
         var isUsage = false
+        /// The key file came from `JWSINSPECT_KEY_FILE`, not from `--key`.
+        var fromEnvironment = false
 
         static func usage(_ message: String) -> Failure { Failure(message: message, status: .usage, isUsage: true) }
     }
+
+    /// The environment variables standing in for the key options, each with the option it stands in for.
+    static let variables = [
+        (keyFileVariable, "--key"), (keyIDVariable, "--key-id"), (issuerIDVariable, "--issuer-id"),
+        (bundleIDVariable, "--bundle-id"),
+    ]
 
     /// A key file with the key ID it goes by.
     struct Resolved {
@@ -110,7 +118,13 @@ struct KeyOptions {
     /// No key at all is an empty list; the caller decides whether that is an error.
     func keys(environment: (String) -> String?) throws(Failure) -> (keys: [Resolved], warnings: [String]) {
         var paths = keyFiles
-        if paths.isEmpty, let variable = Self.value(Self.keyFileVariable, environment) { paths = [variable] }
+        var fromEnvironment = false
+        if paths.isEmpty, let variable = Self.value(Self.keyFileVariable, environment) {
+            paths = [variable]
+            fromEnvironment = true
+        }
+        // Messages name where the file came from: the option, or the variable that stood in for it.
+        let source = fromEnvironment ? Self.keyFileVariable : "--key"
         if keyID != nil, paths.count > 1 {
             throw .usage("--key-id applies to a single --key, and \(paths.count) are given: name them AuthKey_KEYID.p8")
         }
@@ -124,13 +138,15 @@ struct KeyOptions {
                 file = try KeyFile.load(path: path)
             } catch {
                 switch error {
-                case .unreadable: throw Failure(message: "--key: \(error)", status: .unreadable)
-                case .unusable: throw Failure(message: "--key: \(error)", status: .usage)
+                case .unreadable:
+                    throw Failure(message: "\(source): \(error)", status: .unreadable, fromEnvironment: fromEnvironment)
+                case .unusable:
+                    throw Failure(message: "\(source): \(error)", status: .usage, fromEnvironment: fromEnvironment)
                 }
             }
             guard let keyID = id ?? file.keyIDFromName else {
                 throw .usage(
-                    "--key '\(path)': no key ID; give --key-id ID (or \(Self.keyIDVariable)), or name the file "
+                    "\(source) '\(path)': no key ID; give --key-id ID (or \(Self.keyIDVariable)), or name the file "
                         + "AuthKey_KEYID.p8")
             }
             if file.privateKey != nil, KeyFile.isReadableByGroupOrOthers(path: path) {

@@ -28,6 +28,7 @@ enum HelpText {
             lines.append("")
         }
         lines += optionLines(inspect.options)
+        lines += environmentLines(inspect)
         lines.append("Subcommands:")
         for command in Commands.all {
             lines += column("  " + command.name, command.abstract)
@@ -54,8 +55,24 @@ enum HelpText {
             lines.append("")
         }
         lines += optionLines(command.options)
+        lines += environmentLines(command)
         lines += exampleLines(command)
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The environment variables that stand in for the command's options, when it has any.
+    static func environmentLines(_ command: CommandDoc) -> [String] {
+        // An option a variable stands in for says so in its help ("Default: $JWSINSPECT_KEY_FILE").
+        let variables = KeyOptions.variables.filter { variable, option in
+            command.options.contains { $0.names.contains(option) && $0.help.contains("$" + variable) }
+        }
+        guard !variables.isEmpty else { return [] }
+        var lines = ["Environment (each used when its option is not given; messages name it when it was):"]
+        for (variable, option) in variables {
+            lines += column("  \(variable)", "as \(option)")
+        }
+        lines.append("")
+        return lines
     }
 
     /// "usage: jwsinspect …" with every subcommand's usage.
