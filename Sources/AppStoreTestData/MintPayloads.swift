@@ -70,7 +70,8 @@ public enum MintPayloads {
 
     /// A realistic, complete payload of `kind` (see `MintPayloadBuilder` for the values): every
     /// field Apple documents for it, but those that only apply in special cases (revocation
-    /// fields outside refunds, offer fields, preorder, Advanced Commerce and commitment plans),
+    /// fields outside refunds, offer fields, preorder, Advanced Commerce and commitment plans, a
+    /// previous purchase continued),
     /// with IDs and dates consistent across kinds and with the context's notification type.
     ///
     /// A notification's `data` (or `appData`) lacks the signed members: the caller signs the

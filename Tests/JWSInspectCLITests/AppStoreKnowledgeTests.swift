@@ -240,3 +240,48 @@ import Testing
         #expect((json["summary"] as? String)?.hasSuffix("; \(refunded).") == true)
     }
 }
+
+/// Fields and values Apple documents in 2026: each shown with its meaning, none flagged unknown.
+@Suite struct DocumentedIn2026Tests {
+    static func inspect(_ payload: String) throws -> [String: Any] {
+        let token = AppStoreKnowledgeTests.pki.sign(payloadJSON: payload)
+        return try #require(
+            try CLI.run(["--format", "jsonl", "--root", AppStoreKnowledgeTests.root, token]).jsonObjects().first)
+    }
+
+    @Test func aTransactionsPreviousOriginalTransactionIdIsKnown() throws {
+        let json = try Self.inspect(AppStoreKnowledgeTests.transaction(#","previousOriginalTransactionId":"7""#))
+        #expect(json["unknownFields"] as? [String] == [])
+        #expect((json["display"] as? [String: Any])?["previousOriginalTransactionId"] as? String == "7")
+    }
+
+    @Test func anExternalPurchaseTokensNewFieldsAndSubtypesAreKnown() throws {
+        for subtype in ["ACTIVE_TOKEN_REMINDER", "CREATED", "UNREPORTED"] {
+            let payload =
+                #"{"notificationType":"EXTERNAL_PURCHASE_TOKEN","subtype":"\#(subtype)","signedDate":1735689600000,"#
+                + #""externalPurchaseToken":{"externalPurchaseId":"e","tokenCreationDate":1735689600000,"#
+                + #""tokenExpirationDate":1738281600000,"tokenType":"ACQUISITION","appAppleId":1,"bundleId":"b"}}"#
+            let json = try Self.inspect(payload)
+            #expect(json["unknownFields"] as? [String] == [], "\(subtype)")
+            #expect(json["unknownValues"] as? [String] == [], "\(subtype)")
+            let display = try #require(json["display"] as? [String: Any])
+            let token = try #require(display["externalPurchaseToken"] as? [String: Any])
+            #expect(token["tokenType"] as? String == "ACQUISITION — custom link: acquiring a customer")
+            #expect((token["tokenExpirationDate"] as? String)?.hasPrefix("2025-01-31T00:00:00.000Z") == true)
+        }
+        let unknown = try Self.inspect(
+            #"{"notificationType":"EXTERNAL_PURCHASE_TOKEN","subtype":"NEWER","signedDate":1735689600000,"#
+                + #""externalPurchaseToken":{"externalPurchaseId":"e","tokenType":"LATER","bundleId":"b"}}"#)
+        #expect(Set(unknown["unknownValues"] as? [String] ?? []) == ["subtype", "externalPurchaseToken.tokenType"])
+    }
+
+    @Test(arguments: ["MIGRATION", "MIGRATE"])
+    func migrationIsKnownInBothSpellings(_ type: String) throws {
+        let json = try Self.inspect(
+            #"{"notificationType":"\#(type)","signedDate":1735689600000,"data":{"bundleId":"b"}}"#)
+        #expect(json["unknownValues"] as? [String] == [], "\(type)")
+        #expect(
+            ((json["display"] as? [String: Any])?["notificationType"] as? String)?.contains("subscription migrated")
+                == true)
+    }
+}

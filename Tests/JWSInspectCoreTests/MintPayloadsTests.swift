@@ -30,6 +30,7 @@ import Testing
         "billingPlanType": "only for subscriptions with a commitment plan",
         "renewalBillingPlanType": "only for subscriptions with a commitment plan",
         "commitmentInfo": "only for subscriptions with a commitment plan",
+        "previousOriginalTransactionId": "only on a transaction that continues an earlier purchase",
         "advancedCommerceInfo": "only for Advanced Commerce API products",
         "expirationIntent": "only once the subscription expired (EXPIRED, DID_FAIL_TO_RENEW)",
         "priceIncreaseStatus": "only with a price increase (PRICE_INCREASE)",

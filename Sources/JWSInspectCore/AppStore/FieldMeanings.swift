@@ -65,6 +65,8 @@ public enum FieldMeanings {
             "REFUND_REVERSED": "refund reversed", "EXTERNAL_PURCHASE_TOKEN": "external purchase token",
             "ONE_TIME_CHARGE": "one-time purchase", "RESCIND_CONSENT": "parent rescinded consent",
             "METADATA_UPDATE": "subscription metadata changed", "MIGRATION": "subscription migrated",
+            // Apple's archived changelogs spell it MIGRATE.
+            "MIGRATE": "subscription migrated (MIGRATION's archived spelling)",
             "PRICE_CHANGE": "price change",
         ],
         "subtype": [
@@ -77,6 +79,12 @@ public enum FieldMeanings {
             "BILLING_RECOVERY": "billing recovered",
             "PRODUCT_NOT_FOR_SALE": "product no longer for sale", "SUMMARY": "summary of an extension request",
             "FAILURE": "extension failed for a subscription", "UNREPORTED": "token not yet reported",
+            "ACTIVE_TOKEN_REMINDER": "reminder: the token is still active", "CREATED": "token created",
+        ],
+        // An external purchase custom link token's type (StoreKit lists IN_APP and LINK_OUT too).
+        "tokenType": [
+            "ACQUISITION": "custom link: acquiring a customer", "SERVICES": "custom link: services",
+            "IN_APP": "in-app external purchase", "LINK_OUT": "external purchase link-out",
         ],
         "type": [
             "Auto-Renewable Subscription": "renews until cancelled", "Non-Consumable": "bought once, kept",

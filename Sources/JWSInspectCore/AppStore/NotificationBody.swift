@@ -51,7 +51,10 @@ public struct NotificationBody: Sendable {
                 "succeededCount", "failedCount",
             ]),
         NotificationBody(
-            "externalPurchaseToken", fields: ["externalPurchaseId", "tokenCreationDate", "appAppleId", "bundleId"]),
+            "externalPurchaseToken",
+            fields: [
+                "externalPurchaseId", "tokenCreationDate", "appAppleId", "bundleId", "tokenType", "tokenExpirationDate",
+            ]),
         NotificationBody(
             "appData", fields: ["appAppleId", "bundleId", "environment"],
             nested: [("signedAppTransactionInfo", .appTransaction)]),

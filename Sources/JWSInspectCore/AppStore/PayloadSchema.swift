@@ -97,6 +97,7 @@ public final class PayloadSchema: Sendable {
             "revocationType", "revocationPercentage", "isUpgraded", "offerType", "offerIdentifier",
             "offerDiscountType", "offerPeriod", "environment", "storefront", "storefrontId", "transactionReason",
             "currency", "price", "appTransactionId", "billingPlanType", "advancedCommerceInfo", "commitmentInfo",
+            "previousOriginalTransactionId",
         ],
         identity: payloadIdentity(carriesBundleId: true, carriesAppAppleId: false))
 
