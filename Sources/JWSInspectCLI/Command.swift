@@ -119,7 +119,7 @@ enum CompletionCommand {
 enum HelpCommand {
     static func run(_ options: HelpOptions, io: CommandIO) -> Int32 {
         if options.showHelp { return Output.print(HelpText.of(Commands.help), io: io) }
-        if options.manPage { return Output.print(ManPage.text, io: io) }
+        if options.manPage { return Output.print(options.subcommand.map(ManPage.text(for:)) ?? ManPage.text, io: io) }
         return Output.print(options.subcommand.map(HelpText.of) ?? HelpText.main, io: io)
     }
 }

@@ -57,6 +57,19 @@ import Testing
         try Self.expectGolden(InProcess.run(["help", "--man"]).stdout, "jwsinspect.1")
     }
 
+    /// One page per subcommand, as `make install` installs them (`MANPAGES`), each cross-referenced.
+    @Test(arguments: ManPageTests.pages)
+    func subcommandManPageGolden(_ name: String) throws {
+        let page = InProcess.run(["help", name, "--man"]).stdout
+        try Self.expectGolden(page, "jwsinspect-\(name).1")
+        #expect(page.hasPrefix(".TH JWSINSPECT-\(name.uppercased()) 1 \"\(HelpText.versionDate)\" \"jwsinspect "))
+        #expect(page != ManPage.text)
+        for other in ManPageTests.pages where other != name {
+            #expect(page.contains("\\fB\(ManPage.escape("jwsinspect-" + other))\\fR(1)"), "\(name) lacks \(other)")
+            #expect(ManPage.text.contains("\\fB\(ManPage.escape("jwsinspect-" + other))\\fR(1)"))
+        }
+    }
+
     // MARK: Help, man page and README agree with the code
 
     /// Every option of every subcommand is in its help, the man page and every completion script.
@@ -72,9 +85,10 @@ import Testing
                     let fishName = name.hasPrefix("--") ? "-l \(name.dropFirst(2))" : "-s \(name.dropFirst())"
                     #expect(CompletionScripts.fish.contains(fishName), "fish lacks \(name)")
                 }
-                if command.name == "inspect" {
-                    #expect(man.contains(ManPage.escape(option.synopsis)), "man lacks \(option.names[0])")
-                }
+                // Each subcommand's own page has every option it takes (the top page, inspect's).
+                let page = ManPage.text(for: command)
+                #expect(
+                    page.contains(ManPage.escape(option.synopsis)), "\(command.name)'s page lacks \(option.names[0])")
             }
             #expect(man.contains("\\fB\(ManPage.escape(command.name))\\fR"), "man lacks \(command.name)")
         }
@@ -140,11 +154,12 @@ import Testing
     /// And renders without warnings.
     @Test(.enabled(if: installed("/usr/bin/groff"), "groff is not installed"))
     func manPageRenders() throws {
-        let man = ManPage.text
-        let groff = URL(fileURLWithPath: "/usr/bin/groff")
-        let result = try CLI.runProgram(groff.path, ["-man", "-Tutf8", "-ww", "-z"], stdin: man)
-        #expect(result.status == 0)
-        #expect(result.stderr.isEmpty, "\(result.stderr)")
+        for man in [ManPage.text] + ManPageTests.pages.map({ ManPage.text(for: Commands.named($0)!) }) {
+            let groff = URL(fileURLWithPath: "/usr/bin/groff")
+            let result = try CLI.runProgram(groff.path, ["-man", "-Tutf8", "-ww", "-z"], stdin: man)
+            #expect(result.status == 0)
+            #expect(result.stderr.isEmpty, "\(result.stderr)")
+        }
     }
 
     // MARK: Completion scripts
@@ -239,5 +254,23 @@ import Testing
     func fishParsesItsScript() throws {
         let result = try CLI.runProgram("/usr/bin/fish", ["--no-execute"], stdin: CompletionScripts.fish)
         #expect(result.status == 0, "\(result.stderr)")
+    }
+}
+
+/// The manual pages: their list, the version's date.
+@Suite struct ManPageTests {
+    /// The subcommands with a page of their own: every one but inspect (the top page) and help.
+    static let pages = Commands.Name.allCases.filter { $0 != .inspect && $0 != .help }.map(\.rawValue)
+
+    /// `make install` installs exactly these pages.
+    @Test func makeInstallInstallsEveryPage() throws {
+        let makefile = try String(contentsOf: CLI.packageRoot.appendingPathComponent("Makefile"), encoding: .utf8)
+        let line = try #require(makefile.split(separator: "\n").first { $0.hasPrefix("MANPAGES := ") })
+        #expect(line.dropFirst("MANPAGES := ".count).split(separator: " ").map(String.init) == Self.pages)
+    }
+
+    @Test func theVersionDateIsADate() {
+        let parts = HelpText.versionDate.split(separator: "-")
+        #expect(parts.count == 3 && parts.map(\.count) == [4, 2, 2] && parts.allSatisfy { Int($0) != nil })
     }
 }

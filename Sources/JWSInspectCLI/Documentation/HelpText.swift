@@ -3,6 +3,8 @@ internal import JWSInspectCore
 /// `--help` texts, made from the subcommands' descriptions and option tables.
 enum HelpText {
     static let version = "1.1.0"
+    /// The version's date, on the manual pages' `.TH` lines.
+    static let versionDate = "2026-12-04"
 
     /// What `--version` prints, after any subcommand: the version, and the OpenSSL in use.
     static var versionLine: String { "jwsinspect \(version) (\(OpenSSLInfo.version))\n" }
@@ -60,12 +62,17 @@ enum HelpText {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// The environment variables that stand in for the command's options, when it has any.
-    static func environmentLines(_ command: CommandDoc) -> [String] {
-        // An option a variable stands in for says so in its help ("Default: $JWSINSPECT_KEY_FILE").
-        let variables = KeyOptions.variables.filter { variable, option in
+    /// The variables that stand in for the command's options, each with its option: an option
+    /// a variable stands in for says so in its help ("Default: $JWSINSPECT_KEY_FILE").
+    static func environmentVariables(_ command: CommandDoc) -> [(String, String)] {
+        KeyOptions.variables.filter { variable, option in
             command.options.contains { $0.names.contains(option) && $0.help.contains("$" + variable) }
         }
+    }
+
+    /// The environment variables that stand in for the command's options, when it has any.
+    static func environmentLines(_ command: CommandDoc) -> [String] {
+        let variables = environmentVariables(command)
         guard !variables.isEmpty else { return [] }
         var lines = ["Environment (each used when its option is not given; messages name it when it was):"]
         for (variable, option) in variables {

@@ -1,9 +1,67 @@
 /// `jwsinspect help --man`: the manual page in roff (installed as share/man/man1/jwsinspect.1),
-/// made from the same descriptions as `--help`.
+/// made from the same descriptions as `--help`; `jwsinspect help SUBCOMMAND --man`: that
+/// subcommand's own page, `jwsinspect-fetch(1)` and the like, with every option it takes.
 enum ManPage {
+    /// The `.TH` line: the page's name, section 1, the version's date, and the version.
+    static func title(_ name: String) -> String {
+        ".TH \(name.uppercased()) 1 \"\(HelpText.versionDate)\" \"jwsinspect \(HelpText.version)\" \"User Commands\""
+    }
+
+    /// The page's file name, as `make install` writes it: `jwsinspect.1`, `jwsinspect-fetch.1`.
+    static func fileName(_ command: CommandDoc) -> String { pageName(command) + ".1" }
+
+    /// `jwsinspect` for the default subcommand's page, `jwsinspect-fetch` for another's.
+    static func pageName(_ command: CommandDoc) -> String {
+        command.name == Commands.inspect.name ? "jwsinspect" : "jwsinspect-\(command.name)"
+    }
+
+    /// The page of one subcommand (the top page for `inspect`).
+    static func text(for command: CommandDoc) -> String {
+        guard command.name != Commands.inspect.name else { return text }
+        let name = pageName(command)
+        var out: [String] = [
+            title(name), ".nh", ".ad l", ".SH NAME", "\(escape(name)) \\- \(escape(command.abstract))", ".SH SYNOPSIS",
+        ]
+        for usage in command.usage {
+            out += [".B jwsinspect", escape(usage), ".br"]
+        }
+        out.append(".SH DESCRIPTION")
+        for paragraph in command.discussion {
+            out += [".PP", escape(paragraph)]
+        }
+        out.append(".SH OPTIONS")
+        out += optionLines(command.options)
+        let variables = HelpText.environmentVariables(command)
+        if !variables.isEmpty {
+            out.append(".SH ENVIRONMENT")
+            for (variable, option) in variables {
+                out += [".TP", "\\fB\(variable)\\fR", escape("Used as \(option) when it is not given.")]
+            }
+        }
+        if !command.examples.isEmpty {
+            out.append(".SH EXAMPLES")
+            for example in command.examples {
+                out += [
+                    ".PP", escape(example.comment + ":"), ".RS", ".nf", escape("jwsinspect " + example.command), ".fi",
+                    ".RE",
+                ]
+            }
+        }
+        out += [".SH SEE ALSO", seeAlso(except: command)]
+        return out.joined(separator: "\n") + "\n"
+    }
+
+    /// The other pages, then jq and openssl.
+    private static func seeAlso(except command: CommandDoc) -> String {
+        let pages = Commands.all.filter { $0.name != command.name && $0.name != Commands.help.name }.map {
+            "\\fB\(escape(pageName($0)))\\fR(1)"
+        }
+        return (pages + ["\\fBjq\\fR(1)", "\\fBopenssl\\fR(1)"]).joined(separator: ", ")
+    }
+
     static var text: String {
         var out: [String] = [
-            ".TH JWSINSPECT 1 \"\" \"jwsinspect \(HelpText.version)\" \"User Commands\"",
+            title("jwsinspect"),
             ".nh",
             ".ad l",
             ".SH NAME",
@@ -49,7 +107,7 @@ enum ManPage {
                 ]
             }
         }
-        out += [".SH SEE ALSO", "\\fBjq\\fR(1), \\fBopenssl\\fR(1)"]
+        out += [".SH SEE ALSO", seeAlso(except: Commands.inspect)]
         return out.joined(separator: "\n") + "\n"
     }
 
