@@ -41,16 +41,17 @@ import Testing
         #expect(result.status == .valid)
         #expect(
             Self.headline(result)
-                == "VALID — authentic Apple-signed notification · transaction grants no access (expired 2025-10-02)  in"
+                == "VALID — authentic Apple-signed notification · Sandbox (test environment: no money charged) · transaction grants no access (expired 2025-10-02)  in"
         )
         let lines = TableRenderer(color: false).render(result).split(separator: "\n").map(String.init)
         #expect(
             lines.contains(
-                "    VALID — authentic Apple-signed transaction · grants no access (expired 2025-10-02)"
+                "    VALID — authentic Apple-signed transaction · Sandbox (test environment: no money charged) · grants no access (expired 2025-10-02)"
                     + "  in › data.signedTransactionInfo"))
         #expect(
             lines.contains(
-                "    VALID — authentic Apple-signed renewal info · no access decision (renewal info alone)"
+                "    VALID — authentic Apple-signed renewal info · Sandbox (test environment: no money charged)"
+                    + " · no access decision (renewal info alone)"
                     + "  in › data.signedRenewalInfo"))
         #expect(!lines.contains { $0.contains("subscription active") })
     }
@@ -60,7 +61,7 @@ import Testing
         #expect(result.status == .inactive)
         #expect(
             Self.headline(result)
-                == "INVALID (inactive) — authentic Apple-signed notification · transaction grants no access "
+                == "INVALID (inactive) — authentic Apple-signed notification · Sandbox (test environment: no money charged) · transaction grants no access "
                 + "(expired 2025-10-02)  in")
     }
 
@@ -68,10 +69,11 @@ import Testing
         let token = try Self.sample("transaction-sandbox-2022.jws")
         #expect(
             Self.headline(try Self.inspect(token))
-                == "VALID — authentic Apple-signed transaction · grants no access (expired 2022-10-24)  in")
+                == "VALID — authentic Apple-signed transaction · Sandbox (test environment: no money charged) · grants no access (expired 2022-10-24)  in"
+        )
         #expect(
             Self.headline(try Self.inspect(token) { $0.requireActive = true })
-                == "INVALID (inactive) — authentic Apple-signed transaction · grants no access (expired 2022-10-24)  in"
+                == "INVALID (inactive) — authentic Apple-signed transaction · Sandbox (test environment: no money charged) · grants no access (expired 2022-10-24)  in"
         )
     }
 
@@ -79,7 +81,8 @@ import Testing
         let result = try Self.inspect(try Self.sample("notification-test-sandbox-2025.jws"))
         #expect(
             Self.headline(result)
-                == "VALID — authentic Apple-signed notification · no access decision (no transaction in it)  in")
+                == "VALID — authentic Apple-signed notification · Sandbox (test environment: no money charged) · no access decision (no transaction in it)  in"
+        )
     }
 
     @Test func grantedAccessAndAChainOfOnesOwn() throws {
@@ -89,7 +92,7 @@ import Testing
         #expect(result.status == .valid)
         #expect(
             Self.headline(result)
-                == "VALID — authentic transaction (trusted root, not a known Apple chain) · grants access until 2025-01-31  in"
+                == "VALID — authentic transaction (trusted root, not a known Apple chain) · Sandbox (test environment: no money charged) · grants access until 2025-01-31  in"
         )
     }
 
@@ -103,6 +106,36 @@ import Testing
         let forged = try Self.inspect(token)  // the test PKI under Apple's roots
         #expect(forged.status == .invalidChain)
         #expect(Self.headline(forged) == "INVALID (invalid-chain) — transaction NOT proven authentic  in")
+    }
+
+    /// The headline names what differs when the status alone would mislead: the customer or
+    /// the device (not the app), a missing key (not a chain); JSON keeps the status.
+    @Test func theHeadlineNamesWhatDiffers() throws {
+        let token = Self.pki.sign(payloadJSON: TestPayloads.transaction())
+        let other = UUID(uuidString: "00000000-0000-4000-8000-000000000001")!
+        let customer = try Self.inspect(token, testRoot: true) { $0.expectedAccountToken = other }
+        #expect(customer.status == .wrongApp)
+        #expect(Self.headline(customer).hasPrefix("INVALID (wrong customer: another account token) — authentic "))
+        let device = try Self.inspect(token, testRoot: true) { $0.deviceVerificationID = other }
+        #expect(device.status == .wrongApp)
+        #expect(Self.headline(device).hasPrefix("INVALID (wrong device) — authentic "))
+        let app = try Self.inspect(token, testRoot: true) { $0.expectedBundleId = "com.other" }
+        #expect(Self.headline(app).hasPrefix("INVALID (wrong-app) — "))
+        let keys = try SignCommandTests.Keys()
+        let developer = try Self.inspect(try InspectKeyTests.apiToken(keys))
+        #expect(developer.status == .invalidChain)
+        #expect(Self.headline(developer).hasPrefix("INVALID (no trusted key) — "), "\(Self.headline(developer))")
+    }
+
+    /// Sandbox is said on line 1 of what is proven authentic, and Production is not.
+    @Test func sandboxIsSaidOnTheFirstLine() throws {
+        let sandbox = Self.pki.sign(payloadJSON: TestPayloads.transaction())
+        #expect(Self.headline(try Self.inspect(sandbox, testRoot: true)).contains(" · Sandbox (test environment: "))
+        let production = Self.pki.sign(
+            payloadJSON: TestPayloads.transaction().replacingOccurrences(of: "\"Sandbox\"", with: "\"Production\""))
+        let line = Self.headline(try Self.inspect(production, testRoot: true))
+        #expect(line.hasPrefix("VALID — ") && !line.contains("Sandbox"), "\(line)")
+        #expect(!Self.headline(try Self.inspect(sandbox)).contains("Sandbox"), "not proven authentic: not said")
     }
 
     @Test func noVerifyNeverClaimsAuthenticity() throws {
@@ -140,7 +173,10 @@ import Testing
 
     @Test func coloursFollowTheVerdict() throws {
         let line = Self.headline(try Self.inspect(try Self.sample(Self.subscribed)), color: true)
-        #expect(line.hasPrefix("\u{1b}[32;1mVALID\u{1b}[0m — authentic Apple-signed notification · transaction "))
+        #expect(
+            line.hasPrefix(
+                "\u{1b}[32;1mVALID\u{1b}[0m — authentic Apple-signed notification · \u{1b}[33;1mSandbox (test environment: "
+                    + "no money charged)\u{1b}[0m · transaction "))
         #expect(line.contains("\u{1b}[33;1mgrants no access (expired 2025-10-02)\u{1b}[0m"))
         let inactive = Self.headline(
             try Self.inspect(try Self.sample(Self.subscribed)) { $0.requireActive = true }, color: true)

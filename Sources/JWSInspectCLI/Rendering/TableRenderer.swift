@@ -28,6 +28,12 @@ struct TableRenderer {
         if let now = inspection.validNow, inspection.status == .valid || inspection.status == .unverified {
             if now.valid {
                 lines.append("  " + TerminalText.safe(now.detail))
+            } else if now.expiredSince {
+                // In words a non-engineer reads right: expiring after signing is the normal case.
+                let note = paint("note: signed while its certificates were valid; one has expired since", .yellow)
+                lines.append(
+                    "  " + note + ", which is normal: the data stays authentic (" + TerminalText.safe(now.detail)
+                        + "; " + OptionHints.validityNowAdvice + ")")
             } else {
                 let note = paint("note: " + Inspection.ValidityNow.warning, .yellow)
                 lines.append("  " + note + " — " + TerminalText.safe(now.detail) + "; " + OptionHints.validityNowAdvice)
@@ -96,14 +102,48 @@ struct TableRenderer {
             break
         }
         let valid = inspection.status == .valid
-        let word = valid ? paint("VALID", .green) : paint("INVALID (\(inspection.status.rawValue))", .red)
+        let word = valid ? paint("VALID", .green) : paint("INVALID (\(failureWord(inspection)))", .red)
         var parts = [authenticity(inspection)]
+        // Sandbox is said where access is: a test purchase grants nothing a customer paid for.
+        // (Said of data proven authentic only: an unverified payload's environment proves nothing.)
+        if valid || inspection.status == .inactive, inspection.isAuthentic,
+            let environment = testEnvironment(inspection)
+        {
+            parts.append(environment)
+        }
         // Access is what a valid token means for the customer, and what `--require-active` failed
         // on; beside any other failure (another app, environment, a forged chain) it would mislead.
         if let access, (valid && !inspection.isXcode) || inspection.status == .inactive {
             parts.append(accessPhrase(access, failed: !valid))
         }
         return "\(word) — \(parts.joined(separator: " · "))  \(source)"
+    }
+
+    /// The status as the headline words it: what differs when the status alone would mislead a
+    /// reader (`wrong-app` for another customer's account token or another device; `invalid-chain`
+    /// for a developer token given without its key, which has no chain). JSON keeps the status.
+    private func failureWord(_ inspection: Inspection) -> String {
+        switch inspection.checks.first(where: \.failed)?.name {
+        case .accountToken?: "wrong customer: another account token"
+        case .deviceVerification?: "wrong device"
+        case .key?: "no trusted key"
+        default: inspection.status.rawValue
+        }
+    }
+
+    /// "Sandbox (test environment: no money charged)" for data the App Store's sandbox signed
+    /// (a receipt's ProductionSandbox included); nil in Production.
+    private func testEnvironment(_ inspection: Inspection) -> String? {
+        let environment: String?
+        if let receipt = inspection.envelope?.receipt {
+            environment = receipt.payload.receiptType
+        } else if let payload = inspection.jws?.payload.object, !inspection.isXcode {
+            environment = AppIdentity(kind: inspection.kind, payload: payload).environment
+        } else {
+            environment = nil
+        }
+        guard environment == "Sandbox" || environment == "ProductionSandbox" else { return nil }
+        return paint("Sandbox (test environment: no money charged)", .yellow)
     }
 
     /// "authentic Apple-signed transaction", or why the token is not shown to be.

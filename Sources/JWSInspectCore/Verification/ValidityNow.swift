@@ -10,6 +10,9 @@ extension Inspection {
         public let valid: Bool
         /// "the chain is also valid now (2026-…)", or why it is not.
         public let detail: String
+        /// Not valid now only because a certificate has expired since the check time: normal for
+        /// data signed while its certificates were valid (Apple's leaves live about a year).
+        public var expiredSince: Bool = false
 
         /// The warning beside a verdict whose certificates are valid at the check time, not now.
         public static let warning = "NOT valid now"
@@ -56,7 +59,8 @@ extension Inspection {
                 if known { return ValidityNow(date: now, valid: true, detail: validText) }
                 let result = validate()
                 return ValidityNow(
-                    date: now, valid: result.isValid, detail: result.isValid ? validText : explain(result))
+                    date: now, valid: result.isValid, detail: result.isValid ? validText : explain(result),
+                    expiredSince: result.error == .certHasExpired)
             }
         }
     }
