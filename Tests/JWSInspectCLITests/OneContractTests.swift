@@ -214,4 +214,20 @@ import Testing
         #expect(
             !HelpText.main.contains("  JWSINSPECT_BUNDLE_ID"), "inspect's --bundle-id is an expectation, no credential")
     }
+
+    /// Receipts in support words: Sandbox, quoted product IDs, why an entry grants nothing,
+    /// and that a receipt is a snapshot at its creation date.
+    @Test func receiptsReadInSupportWords() {
+        let receipt = CLI.packageRoot.appendingPathComponent("Tests/Vectors/receipts/16-sandbox-gridnote-2017.der").path
+        let table = InProcess.run([receipt]).stdout
+        let lines = table.split(separator: "\n").map(String.init)
+        #expect(lines[0].contains(" · Sandbox (test environment: no money charged) · "), "\(lines[0])")
+        #expect(
+            lines[2]
+                == "  App receipt for io.sumi.GridNote 30 (Sandbox, created 2017-06-16), 7 in-app purchases; latest "
+                + "subscription \"io.sumi.GridNote.pro.monthly\" expired 2017-06-16: grants no access (as of the "
+                + "receipt's creation, 2017-06-16: a later renewal is not in it).")
+        let rows = lines.drop { !$0.hasPrefix("IN-APP PURCHASES") }.dropFirst(2)
+        #expect(rows.count == 7 && rows.allSatisfy { $0.hasSuffix("  expired") }, "\(rows)")
+    }
 }

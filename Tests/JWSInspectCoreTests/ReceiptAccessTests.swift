@@ -38,13 +38,14 @@ import Testing
         #expect(
             receipt.summary(at: Self.start)
                 == "App receipt for com.example.app 1.2 (Production, created 2025-01-01), 2 in-app purchases; "
-                + "subscription com.example.pro.yearly expires 2025-10-28: grants access.")
+                + "subscription \"com.example.pro.yearly\" expires 2025-10-28: grants access.")
         let later = receipt.access(at: Self.start.addingTimeInterval(301 * Self.day))
         #expect(later.grantsAccess == false)
         #expect(later.brief == "expired 2025-10-28")
         #expect(
             receipt.summary(at: Self.start.addingTimeInterval(301 * Self.day)).hasSuffix(
-                "latest subscription com.example.pro.yearly expired 2025-10-28: grants no access."))
+                "latest subscription \"com.example.pro.yearly\" expired 2025-10-28: grants no access (as of the "
+                    + "receipt's creation, 2025-01-01: a later renewal is not in it)."))
     }
 
     @Test func aCancelledEntryGrantsNothingAndSaysSo() throws {
@@ -52,7 +53,10 @@ import Testing
         let access = receipt.access(at: Self.start)
         #expect(access.grantsAccess == false)
         #expect(access.explanation.contains("cancelled 2024-12-30"))
-        #expect(receipt.summary(at: Self.start).hasSuffix("com.example.pro cancelled 2024-12-30: grants no access."))
+        #expect(
+            receipt.summary(at: Self.start).hasSuffix(
+                "\"com.example.pro\" cancelled 2024-12-30: grants no access (as of the receipt's creation, "
+                    + "2025-01-01: a later renewal is not in it)."))
     }
 
     @Test func anEntryWithoutExpiryIsOwnedAndNoEntryIsNoAccess() throws {

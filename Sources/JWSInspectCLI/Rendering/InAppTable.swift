@@ -17,7 +17,7 @@ enum InAppTable {
             [
                 entry.productID ?? "?", entry.transactionID ?? "?", text(entry, InAppPurchase.Field.purchaseDate),
                 text(entry, InAppPurchase.Field.expiresDate), text(entry, InAppPurchase.Field.cancellationDate),
-                !decides ? "not decided" : inDate && entry.isActive(at: time) ? "active" : "-",
+                !decides ? "not decided" : !inDate ? "receipt expired" : standing(entry, at: time),
             ].map(TerminalText.safe)
         }
         let all = [columns] + rows
@@ -27,6 +27,22 @@ enum InAppTable {
                 column == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[column] - cell.count)
             }
             return "  " + cells.joined(separator: "  ")
+        }
+    }
+
+    /// Whether an entry grants access, in a word: active, expired, cancelled, …
+    static func standing(_ entry: InAppPurchase, at time: Date) -> String {
+        switch Entitlement.standing(entry.purchase, at: time) {
+        case .active, .owned: "active"
+        case .expired: "expired"
+        case .revoked: "cancelled"
+        case .revocationUnreadable, .upgradeUnreadable, .expiryUnreadable: "unreadable: no access"
+        case .upgraded: "upgraded"
+        case .consumable: "consumable"
+        case .notYetPurchased: "not yet purchased"
+        case .noTerm: "no term"
+        case .termIsTheApps: "the app's to decide"
+        case .unknownType: "unknown type"
         }
     }
 

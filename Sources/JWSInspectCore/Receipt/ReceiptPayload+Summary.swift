@@ -93,7 +93,8 @@ extension ReceiptPayload {
         var text = "App receipt for \(bundleID ?? "(no bundle_id)")"
         if let version = applicationVersion { text += " \(version)" }
         var context: [String] = []
-        if let type = receiptType { context.append(type) }
+        // In support words: ProductionSandbox is the sandbox (a test purchase).
+        if let type = receiptType { context.append(EnvironmentPolicy.environment(receiptType: type)?.rawValue ?? type) }
         if let created = creationDate { context.append("created \(Entitlement.day(created))") }
         if !context.isEmpty { text += " (\(context.joined(separator: ", ")))" }
         let count = inApp.count
@@ -103,7 +104,7 @@ extension ReceiptPayload {
             if let until = access.until,
                 let subscription = activeEntries(at: time).first(where: { $0.expiresDate == until })
             {
-                text += "; subscription \(subscription.productText) expires \(Entitlement.day(until)): grants access."
+                text += "; subscription \(subscription.quotedProduct) expires \(Entitlement.day(until)): grants access."
             } else {
                 text += "; \(access.brief): grants access."
             }
@@ -118,7 +119,12 @@ extension ReceiptPayload {
                 let what =
                     latest.cancellationDate.map { "cancelled \(Entitlement.day($0))" }
                     ?? "expired \(Entitlement.day(expires))"
-                text += "; latest subscription \(latest.productText) \(what): grants no access."
+                text += "; latest subscription \(latest.quotedProduct) \(what): grants no access"
+                // A receipt is a snapshot: a renewal after its creation date cannot be in it.
+                if let created = creationDate {
+                    text += " (as of the receipt's creation, \(Entitlement.day(created)): a later renewal is not in it)"
+                }
+                text += "."
             } else {
                 text += "; \(access.brief): grants no access."
             }
@@ -130,4 +136,7 @@ extension ReceiptPayload {
 extension InAppPurchase {
     /// The product ID, or "(no product_id)".
     var productText: String { productID ?? "(no product_id)" }
+
+    /// The product ID in quotes, as a summary names it, or "(no product_id)".
+    var quotedProduct: String { productID.map { "\"\($0)\"" } ?? "(no product_id)" }
 }
