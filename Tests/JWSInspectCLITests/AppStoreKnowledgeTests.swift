@@ -47,9 +47,18 @@ import Testing
                 renewal: Self.pki.sign(payloadJSON: TestPayloads.renewalInfo())))
         let failed = try CLI.run(["--root", Self.root, bad])
         #expect(failed.status == 1)
-        #expect(failed.stdout.hasPrefix("INVALID (invalid-signature) — notification NOT proven authentic  "))
+        // The headline names the nested token, and that the notification's own signature verified.
         #expect(
-            failed.stdout.split(separator: "\n")[1].contains("nested data.signedTransactionInfo failed: signature: "))
+            failed.stdout.hasPrefix(
+                "INVALID (invalid-signature) — notification with its own signature verified · its "
+                    + "data.signedTransactionInfo NOT proven authentic  "))
+        let reason = failed.stdout.split(separator: "\n")[1]
+        #expect(reason.contains("nested data.signedTransactionInfo failed: signature: "))
+        #expect(reason.hasSuffix("; the notification's own signature and chain verified"))
+        // A notification whose own signature fails says nothing of the kind.
+        let forged = Self.tamper(bad)
+        let outer = try CLI.run(["--root", Self.root, forged])
+        #expect(!outer.stdout.contains("own signature"))
         #expect(failed.stdout.contains("NESTED data.signedTransactionInfo"))
     }
 

@@ -230,4 +230,20 @@ import Testing
         let rows = lines.drop { !$0.hasPrefix("IN-APP PURCHASES") }.dropFirst(2)
         #expect(rows.count == 7 && rows.allSatisfy { $0.hasSuffix("  expired") }, "\(rows)")
     }
+
+    /// `--at` as fetch takes its dates (`7d`), and ten digits (seconds) said to be read as milliseconds.
+    @Test func atTakesATimeAgoAndWarnsAboutSeconds() throws {
+        let sample = CLI.packageRoot.appendingPathComponent("Samples/transaction-sandbox-2022.jws").path
+        let ago = InProcess.run(["--at", "7d", "--format", "jsonl", sample])
+        let record = try #require(try JSONSerialization.jsonObject(with: Data(ago.stdout.utf8)) as? [String: Any])
+        let checkTime = try #require(record["checkTime"] as? [String: Any])
+        #expect(checkTime["time"] as? String == ISO8601.string(InProcess.now.addingTimeInterval(-7 * 86_400)))
+        #expect(checkTime["basis"] as? String == "--at")
+        let seconds = InProcess.run(["-q", "--at", "1667559685", sample])
+        #expect(
+            seconds.stderr.hasPrefix(
+                "jwsinspect: warning: --at 1667559685 is read as milliseconds since 1970 (1970-01-20T07:12:39.685Z); "
+                    + "for seconds, give --at 1667559685000"), "\(seconds.stderr)")
+        #expect(!InProcess.run(["-q", "--at", "1667559685000", sample]).stderr.contains("warning"))
+    }
 }

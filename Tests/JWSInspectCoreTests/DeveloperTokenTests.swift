@@ -48,6 +48,23 @@ import Testing
         }
     }
 
+    /// A NumericDate given as a string, or in the App Store's milliseconds, is said to be one.
+    @Test func theTwoUsualNumericDateMistakesAreNamed() throws {
+        let string = Self.inspect(
+            Self.token(Self.apiToken().replacingOccurrences(of: #""iat":\#(Self.iat)"#, with: #""iat":"\#(Self.iat)""#))
+        )
+        let iat = try #require(string.checks.first { $0.name == .iat })
+        #expect(
+            !iat.passed && iat.detail.hasSuffix(": a NumericDate is a JSON number, not the string of one"),
+            "\(iat.detail)")
+        let milliseconds = Self.iat * 1000
+        let ms = Self.inspect(
+            Self.token(
+                Self.apiToken().replacingOccurrences(of: #""iat":\#(Self.iat)"#, with: #""iat":\#(milliseconds)"#)))
+        let msCheck = try #require(ms.checks.first { $0.name == .iat })
+        #expect(msCheck.detail.hasSuffix(": it looks like milliseconds; seconds are \(Self.iat)"), "\(msCheck.detail)")
+    }
+
     @Test func anAPITokenSignedWithTheKeyVerifies() {
         let result = Self.inspect(Self.token(Self.apiToken()))
         #expect(result.status == .valid, "\(result.reason)")

@@ -11,6 +11,30 @@ import Testing
     /// 2026-06-01T00:00:00Z, after the test leaf's validity (2024-01-01 to 2026-01-01).
     static let afterTheLeaf = Date(timeIntervalSince1970: 1_780_272_000)
 
+    /// A notification without signedDate is checked now; once its leaf has expired, the hint
+    /// says when its nested tokens were signed, and checking then verifies it.
+    @Test func aNotificationWithoutSignedDateGetsTheTimeOfItsNestedTokens() throws {
+        let nested = Fixtures.pki.sign(payloadJSON: TestPayloads.transaction())
+        let payload =
+            #"{"notificationType":"DID_RENEW","data":{"bundleId":"\#(TestPayloads.bundleId)","environment":"Sandbox","#
+            + #""signedTransactionInfo":"\#(nested)"}}"#
+        let token = Fixtures.pki.sign(payloadJSON: payload)
+        let now = Fixtures.inspect(token) { $0.now = Self.afterTheLeaf }
+        #expect(now.status == .invalidChain)
+        let signed = ISO8601.string(Date(timeIntervalSince1970: Double(TestPayloads.signedDate) / 1000))
+        // The core names the hint (a fixed time); the command line words it as --at.
+        let hint = "its nested tokens were signed at \(signed); to check its chain then, give fixed time \(signed)"
+        #expect(now.notes.contains(hint), "\(now.notes)")
+        let then = Fixtures.inspect(token) {
+            $0.now = Self.afterTheLeaf
+            $0.timePolicy = .fixed(Date(timeIntervalSince1970: Double(TestPayloads.signedDate) / 1000))
+        }
+        #expect(then.status == .valid, "\(then.reason)")
+        #expect(!then.notes.contains(hint))
+        // With its signedDate, nothing to hint.
+        #expect(!Fixtures.inspect(token).notes.contains { $0.hasPrefix("its nested tokens") })
+    }
+
     @Test func aChainValidNowTooSaysSo() throws {
         let result = Fixtures.inspect(Fixtures.pki.sign(payloadJSON: TestPayloads.transaction()))
         #expect(result.status == .valid, "\(result.reason)")

@@ -181,6 +181,7 @@ private final class FetchRun {
     private func engine(for environment: ServerEnvironment, decidesAccess: Bool) -> BatchEngine {
         let key = EngineKey(environment: environment, decidesAccess: decidesAccess)
         if let engine = engines[key] { return engine }
+        options.inspect.warnings.forEach(io.error)
         var verification = options.inspect.verificationOptions(trustStore: trustStore, now: io.now)
         verification.expectedBundleId = credentials.bundleID
         verification.expectedEnvironment = environment == .production ? .production : .sandbox

@@ -259,15 +259,17 @@ struct FetchOptions: HasKeyOptions, SubcommandOptions {
         }
     }
 
+    /// The seconds of a time ago, `30d`, `12h`, `90m` (at most six digits); nil for anything else.
+    static func timeAgo(_ value: String) -> Double? {
+        guard let unit = value.last, "dhm".contains(unit), value.count >= 2, value.count <= 7 else { return nil }
+        let digits = value.dropLast()
+        guard digits.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let count = Int(digits) else { return nil }
+        return Double(count) * (unit == "d" ? 86_400 : unit == "h" ? 3_600 : 60)
+    }
+
     /// An ISO-8601 date or date-time, milliseconds since 1970, or a time ago: `30d`, `12h`, `90m`.
     static func date(_ value: String, option: String) throws(UsageError) -> DateValue {
-        if let unit = value.last, "dhm".contains(unit), value.count >= 2, value.count <= 7 {
-            let digits = value.dropLast()
-            if digits.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let count = Int(digits) {
-                let seconds = Double(count) * (unit == "d" ? 86_400 : unit == "h" ? 3_600 : 60)
-                return .ago(seconds)
-            }
-        }
+        if let seconds = timeAgo(value) { return .ago(seconds) }
         do throws(UsageError) {
             switch try InspectOptions.parseTime(value) {
             case .fixed(let date): return .fixed(date)

@@ -13,6 +13,7 @@ enum InspectCommand {
             io.error(failure.message)
             return failure.status.rawValue
         }
+        options.warnings.forEach(io.error)
         var verification = options.verificationOptions(trustStore: trustStore, now: io.now)
         do throws(KeyOptions.Failure) {
             let (keys, warnings) = try options.keyOptions.developerKeys(environment: io.environment)

@@ -13,6 +13,10 @@ struct InspectOptions: HasKeyOptions, SubcommandOptions {
     var format = Format.table
     var quiet = false
     var showHelp = false
+    /// `--at 7d`: this long before now (resolved against the run's now).
+    var atAgo: Double?
+    /// What parsing noticed and the run says on standard error first (`--at` in seconds).
+    var warnings: [String] = []
     var showVersion = false
     var color = ColorChoice.auto
     var timePolicy = VerificationOptions.TimePolicy.signingTime
@@ -53,10 +57,23 @@ struct InspectOptions: HasKeyOptions, SubcommandOptions {
                 ["--at"], .value("now|DATE"), group: verification,
                 help:
                     "Check certificate validity at this time instead of the payload's signedDate (else receiptCreationDate, for "
-                    + "app transactions). DATE is ISO-8601 (2024-05-01, 2024-05-01T12:00:00Z) or milliseconds since 1970, within "
-                    + "years 0001 to 9999. Validity now is always reported beside the verdict."
+                    + "app transactions). DATE is ISO-8601 (2024-05-01, 2024-05-01T12:00:00Z), milliseconds since 1970, "
+                    + "within years 0001 to 9999, or a time ago as fetch --since takes it (7d, 12h, 90m). Validity now is "
+                    + "always reported beside the verdict."
             ) { options, value throws(UsageError) in
+                if let ago = FetchOptions.timeAgo(value) {
+                    options.timePolicy = .now
+                    options.atAgo = ago
+                    return
+                }
+                options.atAgo = nil
                 options.timePolicy = try parseTime(value)
+                if isDigits(value), value.count <= 10, case .fixed(let date) = options.timePolicy {
+                    // Ten digits are seconds: the App Store's times are milliseconds, so say how it was read.
+                    options.warnings.append(
+                        "warning: --at \(value) is read as milliseconds since 1970 (\(ISO8601.string(date))); "
+                            + "for seconds, give --at \(value)000")
+                }
             },
             OptionSpec(
                 ["--root"], .value("FILE"), group: verification,
@@ -188,7 +205,7 @@ struct InspectOptions: HasKeyOptions, SubcommandOptions {
         var verification = trustStore.map { VerificationOptions(trustStore: $0) } ?? VerificationOptions()
         verification.now = now
         verification.hints = OptionHints()
-        verification.timePolicy = timePolicy
+        verification.timePolicy = atAgo.map { .fixed(now.addingTimeInterval(-$0)) } ?? timePolicy
         verification.expectedBundleId = bundleId
         verification.expectedAppAppleId = appAppleId
         verification.expectedEnvironment = environment

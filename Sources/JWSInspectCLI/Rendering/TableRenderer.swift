@@ -164,6 +164,10 @@ struct TableRenderer {
         if inspection.isAuthentic {
             return "authentic \(kind) (trusted root, not a known Apple chain)"
         }
+        if let path = inspection.failedNestedPath, inspection.outerIsAuthentic {
+            // The notification is the App Store's; what it carries is not proven.
+            return "\(kind) with its own signature verified · " + paint("its \(path) NOT proven authentic", .red)
+        }
         if !inspection.checks.contains(where: { $0.name == .alg || $0.name == .signature }) {
             return "\(kind), " + paint("signature and chain NOT checked (--no-verify)", .yellow)
         }

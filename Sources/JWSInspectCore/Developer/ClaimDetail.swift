@@ -46,7 +46,17 @@ enum ClaimDetail: CheckDetail {
         case .issuedAtMissing(let kind):
             return "no iat; \(Self.article(kind)) needs one (the App Store computes its expiry from it)"
         case .notSeconds(let claim, let value):
-            return "\(claim) is \(PayloadDisplay.rawText(value)), expected seconds since 1970 (a NumericDate)"
+            let text = "\(claim) is \(PayloadDisplay.rawText(value)), expected seconds since 1970 (a NumericDate)"
+            // The two mistakes that make one: a string, and the App Store's milliseconds.
+            if case .string(let string) = value {
+                return text + ": a NumericDate is a JSON number"
+                    + (string.utf8.allSatisfy { $0 >= 48 && $0 <= 57 } && !string.isEmpty
+                        ? ", not the string of one" : "")
+            }
+            if let number = value.numberValue, number >= 100_000_000_000, number < 100_000_000_000_000 {
+                return text + ": it looks like milliseconds; seconds are \(Int64(number / 1000))"
+            }
+            return text
         case .issuedAt(let issued, let at, let future):
             let when = "\(ISO8601.string(issued))"
             return future

@@ -99,6 +99,22 @@ extension Inspection {
             && nested.allSatisfy { $0.inspection.isAuthentic }
     }
 
+    /// Whether this token's own signature and chain verified, whatever its nested tokens say: a
+    /// notification whose nested transaction failed is still the App Store's own notification.
+    public var outerIsAuthentic: Bool {
+        guard envelope != nil, checks.contains(where: { $0.name == .signature && ($0.passed || $0.isPending) }),
+            checks.contains(where: { ($0.name == .chain || $0.name == .key) && $0.passed })
+        else { return false }
+        let cryptographic: Set<Status> = [.invalidSignature, .invalidChain]
+        return checks.allSatisfy { !$0.failed || !cryptographic.contains($0.name.failureStatus) }
+    }
+
+    /// The path of the nested token whose failure decided the status, when one did.
+    public var failedNestedPath: String? {
+        if case .nestedFailed(let path, _) = reasonText { return path }
+        return nil
+    }
+
     /// The developer key an authentic developer-signed token verified with (`--key`), else nil.
     public var developerKeyID: String? {
         guard isAuthentic, checks.contains(where: { $0.name == .key && $0.passed }) else { return nil }

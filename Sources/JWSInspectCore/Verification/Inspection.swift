@@ -15,12 +15,14 @@ public struct Inspection: Sendable {
             "\(verdict) (\(checked) checked \(time.phrase)"
                 + decidedNow.map { "; \($0.map(\.rawValue).joined(separator: " and ")) checked now" }.orEmpty + ")"
         case .failed(let check): "\(check.name.rawValue): \(check.detail)"
-        case .nestedFailed(let path, let nested): "nested \(path) failed: \(nested.reason)"
+        case .nestedFailed(let path, let nested):
+            "nested \(path) failed: \(nested.reason)"
+                + (outerIsAuthentic ? "; the \(kind.displayName)'s own signature and chain verified" : "")
         }
     }
     /// The reason, or the parts of a valid token's reason: its check time is formatted only
     /// when the reason is shown (`--quiet` batches never format it).
-    private var reasonText: Reason
+    private(set) var reasonText: Reason
     /// Every check run, in the order they ran.
     public private(set) var checks: [Check]
     /// Things worth knowing that are not checks (skipped comparisons, fallbacks).

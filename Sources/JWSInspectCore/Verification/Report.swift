@@ -80,6 +80,11 @@ struct Report: ~Copyable {
         }
     }
 
+    /// Adds a note after the steps ran (a hint that depends on the nested tokens).
+    mutating func note(_ text: String) {
+        notes.append(text)
+    }
+
     /// Adds what a backend expectation decided.
     mutating func addExpectation(_ outcome: StepOutcome) {
         switch outcome {

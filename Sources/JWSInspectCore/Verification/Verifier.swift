@@ -91,6 +91,9 @@ public struct Verifier: Sendable {
             report.add(outcome)
         }
         let nested = inspectNested(jws.payload.essentials, kind: subject.kind, source: source)
+        if let hint = Self.signingTimeHint(subject.checkTime, report.checks, nested: nested, hints: options.hints) {
+            report.note(hint)
+        }
         if !policies.expectations.isEmpty {
             let decided = subject.expectationSubject(nested: nested)
             for expectation in policies.expectations { report.addExpectation(expectation.decide(decided)) }
@@ -102,6 +105,23 @@ public struct Verifier: Sendable {
             unverified: "the signature and certificate chain were not checked",
             verdict: subject.trust.verdict(options.hints), checked: subject.trust.checkedAtCheckTime)
         return (inspection, deferred)
+    }
+
+    /// A notification without a usable signedDate is checked now, as Apple checks it, and fails
+    /// once its leaf has expired: its nested tokens say when it was signed, and a fixed time
+    /// checks it then.
+    static func signingTimeHint(
+        _ checkTime: Inspection.CheckTime, _ checks: [Check], nested: [Inspection.Nested], hints: any HintWording
+    ) -> String? {
+        guard case .nowInstead = checkTime.basis, checks.contains(where: { $0.name == .chain && $0.failed }),
+            let signed = nested.compactMap({ item -> Date? in
+                guard let time = item.inspection.checkTime, !time.basis.isNow else { return nil }
+                return time.date
+            }).max()
+        else { return nil }
+        let date = ISO8601.string(signed)
+        return
+            "its nested tokens were signed at \(date); to check its chain then, give \(hints.word(.fixedTime)) \(date)"
     }
 
     /// Decodes and verifies every JWS nested in a notification (`NotificationBody.nestedTokens`),
