@@ -132,6 +132,22 @@ struct FetchCommandTests {
         let records = FetchHarness.records(result.stdout)
         #expect(records.filter { $0["type"] as? String == "transaction" }.count == 4)
         #expect(harness.production.requests.count == 2)
+        // It says that the answer was cut, and how to get the rest.
+        #expect(result.stderr.contains("fetch: stopped at --limit 4 signed items; the answer has more: raise --limit"))
+        let all = harness.run(["history", Seed.subscriptionOriginal, "--format", "jsonl", "--limit", "1000"])
+        #expect(!all.stderr.contains("--limit"))
+    }
+
+    /// `--summary` counts fetch's results as inspect's: on standard error, one JSON object in JSON modes.
+    @Test func summaryCountsTheResults() throws {
+        let harness = try FetchHarness()
+        let json = harness.run(["history", Seed.subscriptionOriginal, "--format", "jsonl", "--summary"])
+        #expect(json.status == 0, "\(json.stderr)")
+        #expect(json.stderr.hasSuffix("{\"summary\":{\"total\":7,\"valid\":7}}\n"), "\(json.stderr)")
+        let table = harness.run(["history", Seed.subscriptionOriginal, "--summary", "-q"])
+        #expect(table.stderr.hasSuffix("summary: 7 results: 7 valid\n"), "\(table.stderr)")
+        let missing = harness.run(["order", Seed.unknownOrder, "--summary", "--format", "jsonl"])
+        #expect(missing.stderr.hasSuffix("{\"summary\":{\"total\":1,\"not-found\":1}}\n"), "\(missing.stderr)")
     }
 
     @Test("an empty history or no refunds is nothing found (8), in every environment asked")

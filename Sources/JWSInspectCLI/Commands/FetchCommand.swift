@@ -37,6 +37,7 @@ enum FetchCommand {
             io.error("--save: \(failure.message(folder))")
             return ExitStatus.ioError.rawValue
         }
+        options.inspect.warnings.forEach(io.error)
         let run = FetchRun(
             options: options, credentials: credentials, trustStore: trustStore, transport: transport, io: io)
         return run.start(request(kind, options, now: io.now))
@@ -84,6 +85,8 @@ private final class FetchRun {
     private var engines: [EngineKey: BatchEngine] = [:]
     private var exitStatus = ExitStatus.success
     private var remaining: Int?
+    /// Results by status, for `--summary`: the JWS verified, and the requests that got no answer.
+    private var counts: [String: Int] = [:]
 
     init(
         options: FetchOptions, credentials: Credentials, trustStore: TrustStore?, transport: any HTTPTransport,
@@ -119,6 +122,11 @@ private final class FetchRun {
         progress.clear()
         finish(end)
         if let status = output.finish(io) { return status }
+        if options.inspect.summary {
+            let order =
+                Status.allCases.map(\.rawValue) + FetchStatus.allCases.filter { $0 != .answered }.map(\.rawValue)
+            ResultCounts.report(counts, order: order, table: options.inspect.format == .table, io: io)
+        }
         return exitStatus.rawValue
     }
 
@@ -126,7 +134,9 @@ private final class FetchRun {
         progress.clear()
         switch note {
         case .fallingBack(let text): io.error("fetch: \(text)")
-        case .answeredBy(let environment): io.error("fetch: answered by \(environment.rawValue)")
+        case .answeredBy(let environment):
+            // Said so that a reader knows which environment's data follows; -q asks for silence.
+            if !options.inspect.quiet { io.error("fetch: answered by \(environment.rawValue)") }
         case .polling(let text): io.error("fetch: \(text)")
         }
     }
@@ -146,8 +156,14 @@ private final class FetchRun {
         // Only the members Apple documents as JWS are verified, each named by its path.
         var fields = page.summary.signed
         if let left = remaining {
-            if fields.count > left { fields.removeLast(fields.count - left) }
+            let cut = fields.count > left
+            if cut { fields.removeLast(fields.count - left) }
             remaining = left - fields.count
+            if remaining == 0, cut || page.summary.fields.contains(where: { $0.name == "hasMore" && Self.isTrue($0) }) {
+                io.error(
+                    "fetch: stopped at --limit \(options.limit ?? 0) signed items; the answer has more: raise --limit "
+                        + "to get them")
+            }
         }
         // A subscription's renewal info is not an access decision: --require-active is decided
         // on the transaction beside it. Runs of items that share an engine keep the answer's order.
@@ -169,6 +185,7 @@ private final class FetchRun {
             _ = engine(for: page.environment, decidesAccess: decides).run(items, outcome: render.outcome) { outcome in
                 if let error = outcome.error { io.error(error) }
                 if let text = outcome.output { output.writeResult(text, table: table) }
+                counts[outcome.status.rawValue, default: 0] += 1
                 fail(ExitStatus(outcome.status))
             }
             start = end
@@ -176,12 +193,17 @@ private final class FetchRun {
         return !output.failed && remaining != 0
     }
 
+    /// Whether a summary field holds `true` (`hasMore`).
+    private static func isTrue(_ field: ResponseSummary.Field) -> Bool {
+        if case .scalar(.bool(true)) = field.value { return true }
+        return false
+    }
+
     /// The engine that verifies one environment's JWS: the answering environment is expected;
     /// `decidesAccess` false for items whose access is decided beside them (no `--require-active`).
     private func engine(for environment: ServerEnvironment, decidesAccess: Bool) -> BatchEngine {
         let key = EngineKey(environment: environment, decidesAccess: decidesAccess)
         if let engine = engines[key] { return engine }
-        options.inspect.warnings.forEach(io.error)
         var verification = options.inspect.verificationOptions(trustStore: trustStore, now: io.now)
         verification.expectedBundleId = credentials.bundleID
         verification.expectedEnvironment = environment == .production ? .production : .sandbox
@@ -247,6 +269,7 @@ private final class FetchRun {
         source: String, status: FetchStatus, reason: String, http: Int? = nil, code: Int64? = nil, exit: ExitStatus
     ) {
         io.error("\(source): \(reason)")
+        counts[status.rawValue, default: 0] += 1
         if let record = responses.failure(
             source: source, status: status, reason: reason, httpStatus: http, errorCode: code)
         {
@@ -261,8 +284,8 @@ private final class FetchRun {
     }
 }
 
-/// The line on standard error that says what a retry waits for, on a terminal only: drawn in
-/// place, and cleared before anything else is written (a pipe or a log gets no progress line).
+/// The line on standard error that says what a retry waits for: on a terminal drawn in place,
+/// and cleared before anything else is written; in a pipe or a log, one line per retry.
 private final class ProgressLine: @unchecked Sendable {
     private let terminal: Bool
     private let write: (String) -> Void
@@ -279,7 +302,11 @@ private final class ProgressLine: @unchecked Sendable {
             let tenths = Int((seconds * 10).rounded())
             let wait = seconds < 9.95 ? "\(tenths / 10).\(tenths % 10) s" : "\(Int(seconds.rounded())) s"
             let text = "jwsinspect: fetch: \(TerminalText.safe(reason)); retry \(attempt) of \(retries) in \(wait)"
-            guard terminal else { return }
+            guard terminal else {
+                // Off a terminal (a CI log), one line per retry: a silent wait reads as a hang.
+                write(text + "\n")
+                return
+            }
             write("\r\u{1b}[K" + text + "…")
             shown = true
         }

@@ -124,26 +124,9 @@ enum InspectCommand {
         /// `--summary`: results counted by status, on standard error (one JSON object there in
         /// JSON modes, so that every line of standard output is a result).
         func reportSummary() {
-            let total = counts.values.reduce(0, +)
-            let order = Status.allCases.map(\.rawValue) + [Renderer.unreadableStatus]
-            let ordered = order.compactMap { status in counts[status].map { (status, $0) } }
-            if render.format == .table {
-                let parts = ordered.map { "\($0.1) \($0.0)" }
-                io.error(
-                    "summary: \(total) result\(total == 1 ? "" : "s")"
-                        + (parts.isEmpty ? "" : ": " + parts.joined(separator: ", ")))
-            } else {
-                let object = OrderedJSON.object([
-                    (
-                        "summary",
-                        .object(
-                            .init(
-                                distinct: [("total", .integer(Int64(total)))]
-                                    + ordered.map { ($0.0, .integer(Int64($0.1))) }))
-                    )
-                ])
-                io.writeError(object.serialized(pretty: false) + "\n")
-            }
+            ResultCounts.report(
+                counts, order: Status.allCases.map(\.rawValue) + [Renderer.unreadableStatus],
+                table: render.format == .table, io: io)
         }
     }
 }

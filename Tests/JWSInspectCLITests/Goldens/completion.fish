@@ -61,6 +61,7 @@ complete -c jwsinspect -n '__fish_seen_subcommand_from fetch' -l require-active 
 complete -c jwsinspect -n '__fish_seen_subcommand_from fetch' -l format -x -a 'table json jsonl' -d 'Readable tables (the default); one pretty JSON object per JWS; or one compact JSON object per line'
 complete -c jwsinspect -n '__fish_seen_subcommand_from fetch' -l json -d 'Short for --format json'
 complete -c jwsinspect -n '__fish_seen_subcommand_from fetch' -l quiet -s q -d 'Print nothing on standard output; the exit status says it all'
+complete -c jwsinspect -n '__fish_seen_subcommand_from fetch' -l summary -d 'After everything, count results by status on standard error (one JSON object there with --format json or jsonl)'
 complete -c jwsinspect -n '__fish_seen_subcommand_from fetch' -l jobs -s j -x -d 'Verification threads (default: one per core); output stays in input order'
 complete -c jwsinspect -n '__fish_seen_subcommand_from fetch' -l color -f -a 'auto always never' -d 'Colours: auto (the default: on for a terminal, off when NO_COLOR is set and not empty or TERM is dumb, on when CLICOLOR_FORCE is set and not 0), always, or never'
 complete -c jwsinspect -n '__fish_seen_subcommand_from fetch' -l no-color -d 'Short for --color=never'

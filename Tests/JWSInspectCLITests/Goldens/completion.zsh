@@ -91,6 +91,7 @@ _jwsinspect() {
             '--json[Short for --format json]' \
             '(--quiet -q)--quiet[Print nothing on standard output; the exit status says it all]' \
             '(--quiet -q)-q[Print nothing on standard output; the exit status says it all]' \
+            '--summary[After everything, count results by status on standard error (one JSON object there with --format json or jsonl)]' \
             '(--jobs -j)--jobs=[Verification threads (default\: one per core); output stays in input order]:N: ' \
             '(--jobs -j)-j+[Verification threads (default\: one per core); output stays in input order]:N: ' \
             '--color=-[Colours\: auto (the default\: on for a terminal, off when NO_COLOR is set and not empty or TERM is dumb, on when CLICOLOR_FORCE is set and not 0), always, or never]::when:(auto always never)' \
