@@ -124,6 +124,43 @@ import Testing
     }
 
     /// The man page has the conventional sections.
+    /// Every example of `--help` and the man pages is a command the parser takes as written
+    /// (after the shell's quoting): no option or value it would refuse, no subcommand that is none.
+    @Test func everyExampleParses() throws {
+        for command in Commands.all {
+            for example in command.examples {
+                let line = CommandDoc.commandLine(example.command)
+                let start = try #require(line.range(of: "jwsinspect "), "\(line)")
+                let invocation = String(line[start.upperBound...]).components(separatedBy: " | ")[0]
+                    .components(separatedBy: " && ")[0]
+                // The variables an example names, set as a reader's shell would have them.
+                let script =
+                    "pbpaste() { printf 'eyJ.e30.x'; }; UUID=7e3fb20b-4cdb-47cc-936d-99d65f608138; "
+                    + "ISSUER_ID=57246542-96fe-1a63-e053-0824d011072a; ACCOUNT_TOKEN=$UUID; "
+                    + "NONCE=20fba8a0-2b80-4a7d-a17f-85c1854727f8; SIGNATURE=MEYCIQC+MK/pFE2CoXWUK5xmHwtZZXNrbI1Cu1N1NpdbKAZzzgIhAPKsoBJqpxAl8NlQLHZa4ebuPJBq9HAMdGTt2LNj87tc; set -- \(invocation); "
+                    + "for a; do printf '%s\\n' \"$a\"; done"
+                let words = try CLI.runProgram("/bin/sh", ["-c", script]).stdout.split(separator: "\n").map(String.init)
+                #expect(!words.isEmpty, "\(line)")
+                let (name, rest) = Command.subcommand(of: words)
+                #expect(name.rawValue == command.name, "\(line) is an example of \(command.name)")
+                do throws(UsageError) {
+                    switch name {
+                    case .inspect: _ = try InspectOptions.parse(rest)
+                    case .fetch: _ = try FetchOptions.parse(rest)
+                    case .sign: _ = try SignOptions.parse(rest)
+                    case .mint: _ = try MintOptions.parse(rest)
+                    case .verifyOfferV1: _ = try VerifyOfferV1Options.parse(rest)
+                    case .completion: _ = try CompletionOptions.parse(rest)
+                    case .help: _ = try HelpOptions.parse(rest)
+                    }
+                } catch {
+                    Issue.record("\(line): \(error.message)")
+                }
+                #expect(!line.hasPrefix("jwsinspect tail "), "a pipeline names jwsinspect itself")
+            }
+        }
+    }
+
     /// The README's JSON table: its keys are the records' keys in order, and its `type` and
     /// `status` rows name exactly the values the code can print.
     @Test func theJSONReferenceIsComplete() throws {

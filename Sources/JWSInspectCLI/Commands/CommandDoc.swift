@@ -14,8 +14,14 @@ struct CommandDoc {
     let options: [OptionDoc]
     /// What a shell completes for its positional arguments.
     let positional: OptionDoc.Completion
-    /// Command lines (without "jwsinspect "), each with what it does.
+    /// Command lines, each with what it does: jwsinspect's arguments, or a whole pipeline that
+    /// names jwsinspect itself (`tail -f webhooks.log | jwsinspect --format jsonl`).
     let examples: [(command: String, comment: String)]
+
+    /// An example as a reader types it.
+    static func commandLine(_ command: String) -> String {
+        command.contains("| jwsinspect ") ? command : "jwsinspect " + command
+    }
 }
 
 /// Every subcommand of `jwsinspect`. `inspect` is the default: `jwsinspect FILE` is

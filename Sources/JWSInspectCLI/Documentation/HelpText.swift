@@ -108,7 +108,8 @@ enum HelpText {
         guard !command.examples.isEmpty else { return [] }
         var lines = ["Examples:"]
         for example in command.examples {
-            lines += wrap("jwsinspect " + example.command, width: width, indent: "  ", continuation: "      ")
+            lines += wrap(
+                CommandDoc.commandLine(example.command), width: width, indent: "  ", continuation: "      ")
             lines += wrap(example.comment, width: width, indent: "      ", continuation: "      ")
         }
         return lines

@@ -42,7 +42,8 @@ enum ManPage {
             out.append(".SH EXAMPLES")
             for example in command.examples {
                 out += [
-                    ".PP", escape(example.comment + ":"), ".RS", ".nf", escape("jwsinspect " + example.command), ".fi",
+                    ".PP", escape(example.comment + ":"), ".RS", ".nf", escape(CommandDoc.commandLine(example.command)),
+                    ".fi",
                     ".RE",
                 ]
             }
@@ -102,7 +103,8 @@ enum ManPage {
         for command in Commands.all {
             for example in command.examples {
                 out += [
-                    ".PP", escape(example.comment + ":"), ".RS", ".nf", escape("jwsinspect " + example.command), ".fi",
+                    ".PP", escape(example.comment + ":"), ".RS", ".nf", escape(CommandDoc.commandLine(example.command)),
+                    ".fi",
                     ".RE",
                 ]
             }
