@@ -138,6 +138,18 @@ struct FetchCommandTests {
         #expect(!all.stderr.contains("--limit"))
     }
 
+    /// `--brief`, for a support desk: per transaction its verdict and summary, nothing else.
+    @Test func briefPrintsTheVerdictsAlone() throws {
+        let harness = try FetchHarness()
+        let result = harness.run(["order", Seed.orderA, "--brief"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+        #expect(lines.count == 4, "\(result.stdout)")
+        #expect(lines[0].hasPrefix("VALID — ") && lines[2].hasPrefix("VALID — "))
+        #expect(lines[1].hasPrefix("  ") && lines[3].hasPrefix("  "))
+        #expect(!result.stdout.contains("API RESPONSE") && !result.stdout.contains("CHECKS"))
+    }
+
     /// `--summary` counts fetch's results as inspect's: on standard error, one JSON object in JSON modes.
     @Test func summaryCountsTheResults() throws {
         let harness = try FetchHarness()

@@ -246,4 +246,21 @@ import Testing
                     + "for seconds, give --at 1667559685000"), "\(seconds.stderr)")
         #expect(!InProcess.run(["-q", "--at", "1667559685000", sample]).stderr.contains("warning"))
     }
+
+    /// `--brief`: per item the verdict line and the summary line; JSON keeps every member.
+    @Test func briefPrintsTwoLinesAnItem() throws {
+        let samples = [
+            "transaction-sandbox-2022.jws", "notification-test-sandbox-2025.jws", "receipt-production-2024.der",
+        ]
+        .map { CLI.packageRoot.appendingPathComponent("Samples/\($0)").path }
+        let result = InProcess.run(["--brief"] + samples)
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
+        #expect(lines.count == 6, "\(result.stdout)")
+        for (index, line) in lines.enumerated() {
+            #expect(index % 2 == 0 ? line.hasPrefix("VALID — ") : line.hasPrefix("  "), "\(line)")
+        }
+        let json = InProcess.run(["--brief", "--json"] + samples)
+        #expect(json.status == 64 && json.stderr.hasPrefix("jwsinspect: --brief is for tables"))
+    }
 }

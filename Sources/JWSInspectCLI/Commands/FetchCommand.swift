@@ -99,8 +99,11 @@ private final class FetchRun {
         self.io = io
         output = Output(io.writeOut)
         let color = options.inspect.usesColor(stdoutIsTerminal: io.stdoutIsTerminal, environment: io.environment)
-        render = Renderer(format: options.inspect.format, quiet: options.inspect.quiet, color: color)
-        responses = APIResponseRenderer(format: options.inspect.format, quiet: options.inspect.quiet, color: color)
+        render = Renderer(
+            format: options.inspect.format, quiet: options.inspect.quiet, color: color, brief: options.inspect.brief)
+        // --brief shows the verdicts alone: the answer's unsigned fields are left out.
+        responses = APIResponseRenderer(
+            format: options.inspect.format, quiet: options.inspect.quiet || options.inspect.brief, color: color)
         progress = ProgressLine(terminal: io.stderrIsTerminal, write: io.writeError)
         remaining = options.limit
     }
@@ -151,7 +154,7 @@ private final class FetchRun {
                 fail(.ioError)
             }
         }
-        let table = options.inspect.format == .table
+        let table = render.separatesResults
         if let text = responses.page(page) { output.writeResult(text, table: table) }
         // Only the members Apple documents as JWS are verified, each named by its path.
         var fields = page.summary.signed

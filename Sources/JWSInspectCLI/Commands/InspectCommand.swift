@@ -31,7 +31,8 @@ enum InspectCommand {
         let verifier = Verifier(options: verification)
         let render = Renderer(
             format: options.format, quiet: options.quiet,
-            color: options.usesColor(stdoutIsTerminal: io.stdoutIsTerminal, environment: io.environment))
+            color: options.usesColor(stdoutIsTerminal: io.stdoutIsTerminal, environment: io.environment),
+            brief: options.brief)
         let engine = BatchEngine(verifier: verifier, jobs: options.jobs)
         let run = Run(engine: engine, render: render, output: output, io: io)
 
@@ -105,7 +106,7 @@ enum InspectCommand {
             let problem = engine.run(work, outcome: render.outcome) { outcome in
                 found += 1
                 if let error = outcome.error { io.error(error) }
-                if let text = outcome.output { output.writeResult(text, table: render.format == .table) }
+                if let text = outcome.output { output.writeResult(text, table: render.separatesResults) }
                 counts[outcome.status.rawValue, default: 0] += 1
                 if exitStatus == .success { exitStatus = ExitStatus(outcome.status) }
             }

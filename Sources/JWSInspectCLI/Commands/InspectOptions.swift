@@ -13,6 +13,8 @@ struct InspectOptions: HasKeyOptions, SubcommandOptions {
     var format = Format.table
     var quiet = false
     var showHelp = false
+    /// `--brief`: the verdict and summary lines alone.
+    var brief = false
     /// `--at 7d`: this long before now (resolved against the run's now).
     var atAgo: Double?
     /// What parsing noticed and the run says on standard error first (`--at` in seconds).
@@ -161,6 +163,12 @@ struct InspectOptions: HasKeyOptions, SubcommandOptions {
                 options.quiet = true
             },
             OptionSpec(
+                ["--brief"], group: output,
+                help: "Per item only the verdict line and the summary line, for a support desk (tables only)."
+            ) { options, _ in
+                options.brief = true
+            },
+            OptionSpec(
                 ["--summary"], group: output,
                 help:
                     "After everything, count results by status on standard error (one JSON object there with --format "
@@ -197,7 +205,15 @@ struct InspectOptions: HasKeyOptions, SubcommandOptions {
     static func parse(_ arguments: [String]) throws(UsageError) -> InspectOptions {
         var (options, inputs) = try ArgumentParser.parse(arguments, options: table, into: InspectOptions())
         options.inputs = inputs
+        try options.checkBrief()
         return options
+    }
+
+    /// `--brief` shortens tables; JSON has every member by contract.
+    func checkBrief() throws(UsageError) {
+        if brief, format != .table {
+            throw UsageError("--brief is for tables; --format \(format.rawValue) prints every member")
+        }
     }
 
     /// The verification these options ask for: the one place options become `VerificationOptions`.

@@ -5,6 +5,8 @@ internal import JWSInspectCore
 struct Renderer: Sendable {
     let format: InspectOptions.Format
     let quiet: Bool
+    /// `--brief`: per item only the verdict line and the summary line (tables only).
+    let brief: Bool
     private let table: TableRenderer
     /// The run's serialized header and chain fragments, shared by every token of one chain.
     private let fragments = ChainFragments()
@@ -19,11 +21,15 @@ struct Renderer: Sendable {
         let error: String?
     }
 
-    init(format: InspectOptions.Format, quiet: Bool, color: Bool) {
+    init(format: InspectOptions.Format, quiet: Bool, color: Bool, brief: Bool = false) {
         self.format = format
         self.quiet = quiet
+        self.brief = brief
         self.table = TableRenderer(color: color)
     }
+
+    /// Whether results are separated by a blank line (full tables; brief lines run on).
+    var separatesResults: Bool { format == .table && !brief }
 
     /// One inspection's outcome: its status, what goes to standard output, and for a
     /// malformed input the line for standard error.
@@ -32,6 +38,7 @@ struct Renderer: Sendable {
         guard !quiet else { return .init(status: inspection.status, output: nil, error: error) }
         let output: String?
         switch format {
+        case .table where brief: output = inspection.status == .malformed ? nil : table.brief(inspection)
         case .table: output = inspection.status == .malformed ? nil : table.render(inspection)
         case .json: output = JSONRenderer.render(inspection, pretty: true, fragments: fragments) + "\n"
         case .jsonl: output = JSONRenderer.render(inspection, pretty: false, fragments: fragments) + "\n"

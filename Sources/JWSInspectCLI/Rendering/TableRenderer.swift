@@ -11,6 +11,14 @@ struct TableRenderer {
         renderLines(inspection).joined(separator: "\n") + "\n"
     }
 
+    /// `--brief`, for a support desk: the verdict line and the summary line, nothing else.
+    func brief(_ inspection: Inspection) -> String {
+        let presentation = inspection.fullPresentation
+        var lines = [verdict(inspection, access: presentation?.access)]
+        if let summary = presentation?.summary { lines.append("  " + TerminalText.safe(summary)) }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
     private func renderLines(_ inspection: Inspection) -> [String] {
         var lines: [String] = []
         let presentation = inspection.fullPresentation

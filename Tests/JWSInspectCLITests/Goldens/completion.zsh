@@ -38,6 +38,7 @@ _jwsinspect() {
             '--json[Short for --format json]' \
             '(--quiet -q)--quiet[Print nothing on standard output; the exit status says it all]' \
             '(--quiet -q)-q[Print nothing on standard output; the exit status says it all]' \
+            '--brief[Per item only the verdict line and the summary line, for a support desk (tables only)]' \
             '--summary[After everything, count results by status on standard error (one JSON object there with --format json or jsonl)]' \
             '(--jobs -j)--jobs=[Verification threads (default\: one per core); output stays in input order]:N: ' \
             '(--jobs -j)-j+[Verification threads (default\: one per core); output stays in input order]:N: ' \
@@ -91,6 +92,7 @@ _jwsinspect() {
             '--json[Short for --format json]' \
             '(--quiet -q)--quiet[Print nothing on standard output; the exit status says it all]' \
             '(--quiet -q)-q[Print nothing on standard output; the exit status says it all]' \
+            '--brief[Per item only the verdict line and the summary line, for a support desk (tables only)]' \
             '--summary[After everything, count results by status on standard error (one JSON object there with --format json or jsonl)]' \
             '(--jobs -j)--jobs=[Verification threads (default\: one per core); output stays in input order]:N: ' \
             '(--jobs -j)-j+[Verification threads (default\: one per core); output stays in input order]:N: ' \
