@@ -47,15 +47,12 @@ public enum Command {
             {
                 throw UsageError("'\(Excerpt.of(first))' is no file and no subcommand (did you mean '\(meant)'?)")
             }
-            switch name {
-            case .completion: return dispatch(try CompletionOptions.parse(rest), io: io, CompletionCommand.run)
-            case .help: return dispatch(try HelpOptions.parse(rest), io: io, HelpCommand.run)
-            case .sign: return dispatch(try SignOptions.parse(rest), io: io, SignCommand.run)
-            case .fetch: return dispatch(try FetchOptions.parse(rest), io: io, FetchCommand.run)
-            case .mint: return dispatch(try MintOptions.parse(rest), io: io, MintCommand.run)
-            case .verifyOfferV1: return dispatch(try VerifyOfferV1Options.parse(rest), io: io, VerifyOfferV1Command.run)
-            case .inspect: return dispatch(try InspectOptions.parse(rest), io: io, InspectCommand.run)
+            guard let subcommand = Commands.subcommand(name) else {
+                // Every name has its type (a test holds the two together): never run another instead.
+                io.error("internal error: no subcommand '\(name.rawValue)'")
+                return ExitStatus.software.rawValue
             }
+            return try subcommand.main(rest, io: io)
         } catch {
             io.error(error.message)
             let usage = name == .inspect ? HelpText.usage : "usage: jwsinspect " + usageLine(name, for: rest)
@@ -85,14 +82,6 @@ public enum Command {
                 && words[1].split(separator: "|").contains { ArgumentParser.spelling(String($0)) == kind }
         }
         return line ?? usage[0]
-    }
-
-    /// Runs a subcommand with its parsed options, answering `--version` first, the same for every one.
-    private static func dispatch<Options: SubcommandOptions>(
-        _ options: Options, io: CommandIO, _ run: (Options, CommandIO) -> Int32
-    ) -> Int32 {
-        if options.showVersion && !options.showHelp { return Output.print(HelpText.versionLine, io: io) }
-        return run(options, io)
     }
 
     /// The subcommand named by the first argument, and the arguments after it; `inspect` (and

@@ -263,4 +263,21 @@ import Testing
         let json = InProcess.run(["--brief", "--json"] + samples)
         #expect(json.status == 64 && json.stderr.hasPrefix("jwsinspect: --brief is for tables"))
     }
+
+    /// Subcommands are types: every name has exactly one, in the order help lists them, and a
+    /// run naming it reaches that one (its own help), never another.
+    @Test(arguments: Commands.Name.allCases)
+    func everySubcommandDispatchesToItself(_ name: Commands.Name) throws {
+        let matching = Commands.registry.filter { $0.name == name }
+        #expect(matching.count == 1, "\(name)")
+        let subcommand = try #require(matching.first)
+        #expect(subcommand.doc.name == name.rawValue)
+        let help = InProcess.run([name.rawValue, "--help"])
+        #expect(help.status == 0 && help.stdout == HelpText.of(subcommand.doc), "\(name)")
+    }
+
+    @Test func theRegistryIsTheOneListOfSubcommands() {
+        #expect(Commands.registry.map { $0.doc.name } == Commands.all.map(\.name))
+        #expect(Commands.registry.map { $0.name.rawValue } == Commands.Name.allCases.map(\.rawValue))
+    }
 }
