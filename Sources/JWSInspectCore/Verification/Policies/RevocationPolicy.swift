@@ -24,12 +24,7 @@ struct RevocationPolicy: VerifierPolicy, TokenStep {
 
     func decide(_ token: borrowing TokenSubject, _ report: borrowing Report) -> StepOutcome {
         guard let path = report.validatedPath, !report.hasFailure else { return .none }
-        return decide(path: path)
-    }
-
-    /// What the requester answers for a validated `path`, for every envelope.
-    func decide(path: [Certificate]) -> StepOutcome {
-        let (check, notes) = Self.decide(path: path, requester: requester, now: now, nowText: nowText)
+        let (check, notes) = decide(path: path)
         return .several(checks: check.map { [$0] } ?? [], notes: notes)
     }
 
@@ -38,9 +33,7 @@ struct RevocationPolicy: VerifierPolicy, TokenStep {
     ///
     /// - Returns: the check, nil when nothing was asked (a path of the trusted root alone, or
     ///   certificates that name no responder), and the notes saying so.
-    static func decide(path: [Certificate], requester: any RevocationRequester, now: Date, nowText: String)
-        -> (Check?, notes: [String])
-    {
+    func decide(path: [Certificate]) -> (Check?, notes: [String]) {
         guard path.count > 1 else {
             return (nil, ["revocation not checked: the one certificate is itself a trusted root, nothing issued it"])
         }
@@ -55,21 +48,23 @@ struct RevocationPolicy: VerifierPolicy, TokenStep {
             case .revoked(let responder, let date, let reason):
                 return (
                     Check(
-                        name, passed: false,
+                        Self.name, passed: false,
                         "\(role) was revoked \(ISO8601.string(date))\(reason.map { " (\($0))" } ?? ""), "
                             + "says \(responder), asked \(nowText)"),
                     notes
                 )
             case .unavailable(let why):
                 return (
-                    Check(name, passed: false, "could not check revocation of \(role): \(why); try again"), notes
+                    Check(Self.name, passed: false, "could not check revocation of \(role): \(why); try again"), notes
                 )
             case .noResponder:
                 notes.append("\(role) names no OCSP responder: its revocation was not checked")
             }
         }
         guard !good.isEmpty else { return (nil, notes) }
-        return (Check(name, passed: true, "not revoked: " + good.joined(separator: ", ") + ", asked \(nowText)"), notes)
+        return (
+            Check(Self.name, passed: true, "not revoked: " + good.joined(separator: ", ") + ", asked \(nowText)"), notes
+        )
     }
 }
 

@@ -71,10 +71,9 @@ struct ReceiptSigner: Sendable {
         }
         if validation.isValid {
             found.path = validation.path.path
-            if let revocation, !found.checks.contains(where: \.failed),
-                case .several(let checks, let notes) = revocation.decide(path: validation.path.path)
-            {
-                found.checks += checks
+            if let revocation, !found.checks.contains(where: \.failed) {
+                let (check, notes) = revocation.decide(path: validation.path.path)
+                if let check { found.checks.append(check) }
                 found.notes += notes
             }
             let certificates = Self.orderedCertificates(container)
