@@ -216,7 +216,7 @@ enum InputReader {
     /// True when a word of the argument is a JWS (`Authorization: Bearer eyJ…`, `"eyJ…",` copied
     /// from a JSON array): the scanner then finds it, as it does in a log line.
     private static func holdsJWS(_ bytes: [UInt8]) -> Bool {
-        let words = bytes.split { !isTokenCharacter($0) }
+        let words = bytes.split { !InputScanner.isJWSCharacter($0) }
         return words.contains { $0.starts(with: Array("eyJ".utf8)) && InputScanner.isDottedBase64URL($0) }
     }
 
@@ -230,15 +230,6 @@ enum InputReader {
     /// unreadable, exit 66) rather than as text: no line breaks, quotes or spaces.
     private static func isPathLike(_ argument: String) -> Bool {
         !argument.utf8.contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: " ") }
-    }
-
-    private static func isTokenCharacter(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."):
-            true
-        default: false
-        }
     }
 
     /// The record's only word when it is dot-separated base64url with two dots (a JWS with a bad header).

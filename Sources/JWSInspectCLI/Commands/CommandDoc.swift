@@ -27,7 +27,8 @@ struct CommandDoc {
 /// Every subcommand of `jwsinspect`. `inspect` is the default: `jwsinspect FILE` is
 /// `jwsinspect inspect FILE`.
 enum Commands {
-    static let all = [inspect, fetch, sign, mint, verifyOfferV1, completion, help]
+    /// Their documentation, in the order help lists them: the registry's (`Commands.registry`).
+    static let all: [CommandDoc] = registry.map { $0.doc }
 
     /// The subcommands' names, known without building any documentation or option table: a
     /// run picks its subcommand by name, then builds that one's table alone.

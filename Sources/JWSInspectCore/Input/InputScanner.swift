@@ -263,6 +263,9 @@ public enum InputScanner {
         return dots >= 2
     }
 
+    /// Whether `byte` may appear in a compact JWS (base64url and dots).
+    public static func isJWSCharacter(_ byte: UInt8) -> Bool { TokenCharacters.contains(byte) }
+
     public static func isWhitespace(_ byte: UInt8) -> Bool {
         byte == 0x20 || byte == 0x0a || byte == 0x0d || byte == 0x09
     }
