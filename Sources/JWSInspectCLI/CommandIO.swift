@@ -71,6 +71,11 @@ public struct CommandIO {
 
     /// One line on standard error, prefixed with the program name, control characters escaped.
     func error(_ line: String) {
-        writeError("jwsinspect: \(TerminalText.safe(line))\n")
+        writeError(Self.errorLine(line))
+    }
+
+    /// What `error` writes: the line prefixed with the program name, control characters escaped.
+    static func errorLine(_ line: String) -> String {
+        "jwsinspect: \(TerminalText.safe(line))\n"
     }
 }

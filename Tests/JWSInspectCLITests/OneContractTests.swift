@@ -280,4 +280,39 @@ import Testing
     @Test func theRegistryIsTheOneListOfSubcommands() {
         #expect(Commands.registry.map { $0.name.rawValue } == Commands.Name.allCases.map(\.rawValue))
     }
+
+    /// Output formats are renderers behind one protocol, chosen once: each format's renderer
+    /// writes what its documentation says, and `--quiet` writes nothing but the summary, in
+    /// the format chosen beside it.
+    @Test func everyFormatIsOneRenderer() throws {
+        let inspection = try VerdictHeadlineTests.inspect(
+            try VerdictHeadlineTests.sample("transaction-sandbox-2022.jws"))
+        let counts = [(status: "valid", count: 2), (status: "invalid-chain", count: 1)]
+        for format in OutputFormat.allCases {
+            let renderer = ResultRenderers.make(format: format)
+            let result = try #require(renderer.result(inspection), "\(format)")
+            let unreadable = renderer.unreadable(source: "gone.txt", reason: "cannot read")
+            let summary = renderer.summary(total: 3, counts: counts)
+            switch format {
+            case .table:
+                #expect(renderer is TableOutput && result.hasPrefix("VALID — ") && renderer.separator == "\n")
+                #expect(unreadable == nil)
+                #expect(summary == "jwsinspect: summary: 3 results: 2 valid, 1 invalid-chain\n")
+            case .json, .jsonl:
+                #expect(renderer is JSONOutput && renderer.separator == "")
+                #expect(result.hasPrefix(format == .json ? "{\n  \"source\"" : "{\"source\""), "\(format)")
+                #expect(result.filter { $0 == "\n" }.count == 1 || format == .json)
+                #expect(unreadable?.contains("\"status\"") == true && unreadable?.contains("unreadable") == true)
+                #expect(summary == #"{"summary":{"total":3,"valid":2,"invalid-chain":1}}"# + "\n")
+            }
+            let quiet = ResultRenderers.make(format: format, quiet: true)
+            #expect(quiet is QuietOutput)
+            #expect(
+                quiet.result(inspection) == nil && quiet.unreadable(source: "gone.txt", reason: "cannot read") == nil)
+            #expect(quiet.summary(total: 3, counts: counts) == summary, "\(format)")
+        }
+        let brief = ResultRenderers.make(format: .table, brief: true)
+        #expect(brief is BriefOutput && brief.separator == "")
+        #expect(brief.result(inspection)?.split(separator: "\n").count == 2)
+    }
 }

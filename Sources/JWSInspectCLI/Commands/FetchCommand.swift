@@ -80,7 +80,6 @@ private final class FetchRun {
     let io: CommandIO
     let output: Output
     let render: Renderer
-    let responses: APIResponseRenderer
     let progress: ProgressLine
     private var engines: [EngineKey: BatchEngine] = [:]
     private var exitStatus = ExitStatus.success
@@ -100,10 +99,9 @@ private final class FetchRun {
         output = Output(io.writeOut)
         let color = options.inspect.usesColor(stdoutIsTerminal: io.stdoutIsTerminal, environment: io.environment)
         render = Renderer(
-            format: options.inspect.format, quiet: options.inspect.quiet, color: color, brief: options.inspect.brief)
-        // --brief shows the verdicts alone: the answer's unsigned fields are left out.
-        responses = APIResponseRenderer(
-            format: options.inspect.format, quiet: options.inspect.quiet || options.inspect.brief, color: color)
+            ResultRenderers.make(
+                format: options.inspect.format, brief: options.inspect.brief, quiet: options.inspect.quiet,
+                color: color))
         progress = ProgressLine(terminal: io.stderrIsTerminal, write: io.writeError)
         remaining = options.limit
     }
@@ -128,7 +126,7 @@ private final class FetchRun {
         if options.inspect.summary {
             let order =
                 Status.allCases.map(\.rawValue) + FetchStatus.allCases.filter { $0 != .answered }.map(\.rawValue)
-            ResultCounts.report(counts, order: order, table: options.inspect.format == .table, io: io)
+            render.reportSummary(counts, order: order, io: io)
         }
         return exitStatus.rawValue
     }
@@ -154,8 +152,8 @@ private final class FetchRun {
                 fail(.ioError)
             }
         }
-        let table = render.separatesResults
-        if let text = responses.page(page) { output.writeResult(text, table: table) }
+        let separator = render.output.separator
+        if let text = render.output.answer(page) { output.writeResult(text, separator: separator) }
         // Only the members Apple documents as JWS are verified, each named by its path.
         var fields = page.summary.signed
         if let left = remaining {
@@ -187,7 +185,7 @@ private final class FetchRun {
             }
             _ = engine(for: page.environment, decidesAccess: decides).run(items, outcome: render.outcome) { outcome in
                 if let error = outcome.error { io.error(error) }
-                if let text = outcome.output { output.writeResult(text, table: table) }
+                if let text = outcome.output { output.writeResult(text, separator: separator) }
                 counts[outcome.status.rawValue, default: 0] += 1
                 fail(ExitStatus(outcome.status))
             }
@@ -273,11 +271,9 @@ private final class FetchRun {
     ) {
         io.error("\(source): \(reason)")
         counts[status.rawValue, default: 0] += 1
-        if let record = responses.failure(
+        let request = UnansweredRequest(
             source: source, status: status, reason: reason, httpStatus: http, errorCode: code)
-        {
-            output.write(record)
-        }
+        if let record = render.output.unanswered(request) { output.write(record) }
         fail(exit)
     }
 

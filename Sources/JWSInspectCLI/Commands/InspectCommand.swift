@@ -30,9 +30,9 @@ enum InspectCommand {
         }
         let verifier = Verifier(options: verification)
         let render = Renderer(
-            format: options.format, quiet: options.quiet,
-            color: options.usesColor(stdoutIsTerminal: io.stdoutIsTerminal, environment: io.environment),
-            brief: options.brief)
+            ResultRenderers.make(
+                format: options.format, brief: options.brief, quiet: options.quiet,
+                color: options.usesColor(stdoutIsTerminal: io.stdoutIsTerminal, environment: io.environment)))
         let engine = BatchEngine(verifier: verifier, jobs: options.jobs)
         let run = Run(engine: engine, render: render, output: output, io: io)
 
@@ -106,7 +106,7 @@ enum InspectCommand {
             let problem = engine.run(work, outcome: render.outcome) { outcome in
                 found += 1
                 if let error = outcome.error { io.error(error) }
-                if let text = outcome.output { output.writeResult(text, table: render.separatesResults) }
+                if let text = outcome.output { output.writeResult(text, separator: render.output.separator) }
                 counts[outcome.status.rawValue, default: 0] += 1
                 if exitStatus == .success { exitStatus = ExitStatus(outcome.status) }
             }
@@ -117,7 +117,7 @@ enum InspectCommand {
         /// in its place, so that every input has its result there (exit 66).
         private func unreadable(source: String, message: String) {
             io.error(message)
-            if let record = render.unreadable(source: source, reason: message) { output.write(record) }
+            if let record = render.output.unreadable(source: source, reason: message) { output.write(record) }
             counts[Renderer.unreadableStatus, default: 0] += 1
             if exitStatus == .success { exitStatus = .unreadable }
         }
@@ -125,9 +125,7 @@ enum InspectCommand {
         /// `--summary`: results counted by status, on standard error (one JSON object there in
         /// JSON modes, so that every line of standard output is a result).
         func reportSummary() {
-            ResultCounts.report(
-                counts, order: Status.allCases.map(\.rawValue) + [Renderer.unreadableStatus],
-                table: render.format == .table, io: io)
+            render.reportSummary(counts, order: Status.allCases.map(\.rawValue) + [Renderer.unreadableStatus], io: io)
         }
     }
 }
@@ -137,8 +135,8 @@ enum InspectCommand {
 final class Output {
     private let sink: (String) -> Int32?
     private(set) var failure: Int32?
-    /// Tables written so far (`writeResult`).
-    private var tablesWritten = 0
+    /// Results written so far (`writeResult`).
+    private var resultsWritten = 0
 
     init(_ write: @escaping (String) -> Int32?) {
         self.sink = write
@@ -151,10 +149,10 @@ final class Output {
         failure = sink(text)
     }
 
-    /// Writes one result; tables after the first are set apart by a blank line.
-    func writeResult(_ text: String, table: Bool) {
-        write(table && tablesWritten > 0 ? "\n" + text : text)
-        if table { tablesWritten += 1 }
+    /// Writes one result, after the renderer's separator when it is not the first.
+    func writeResult(_ text: String, separator: String) {
+        write(resultsWritten > 0 ? separator + text : text)
+        resultsWritten += 1
     }
 
     /// Writes one text (help, a script) and returns the exit status: 0, or that of a failed write.

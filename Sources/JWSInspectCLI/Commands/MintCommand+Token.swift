@@ -44,12 +44,12 @@ extension MintCommand {
             }
             try apply(own, to: &payload)
             let jws = try signer.sign(payload.jsonBytes)
-            switch options.format {
-            case .table: return Output.print(jws + "\n", io: io)
-            case .json, .jsonl:
-                let object = OrderedJSON.object([("jws", .string(jws)), ("payload", .object(payload))])
-                return Output.print(object.serialized(pretty: options.format == .json) + "\n", io: io)
+            let text = ResultRenderers.make(format: options.format).single {
+                jws + "\n"
+            } record: {
+                .object([("jws", .string(jws)), ("payload", .object(payload))])
             }
+            return Output.print(text, io: io)
         } catch {
             io.error(error.message)
             if error.status == .usage {

@@ -5,9 +5,6 @@
 enum OutputFormat: String, CaseIterable, Sendable {
     case table, json, jsonl
 
-    /// Whether JSON is printed (pretty or compact).
-    var isJSON: Bool { self != .table }
-
     /// `--format` and `--json`, with `help` saying what each format prints for the subcommand.
     static func options<Values>(
         group: String, help: String, _ keyPath: any WritableKeyPath<Values, OutputFormat> & Sendable

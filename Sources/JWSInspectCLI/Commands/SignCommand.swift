@@ -46,16 +46,14 @@ enum SignCommand {
         } catch {
             throw KeyOptions.Failure(message: "sign: signing failed: \(error)", status: .software)
         }
-        switch options.format {
-        case .table:
-            return signed.token + "\n"
-        case .json, .jsonl:
-            let object = OrderedJSON.object([
-                // Named as `mint --format json` and inspect name them: the JWS, its header, its payload.
+        return ResultRenderers.make(format: options.format).single {
+            signed.token + "\n"
+        } record: {
+            // Named as `mint --format json` and inspect name them: the JWS, its header, its payload.
+            .object([
                 ("jws", .string(signed.token)), ("header", .raw(signed.headerJSON)),
                 ("payload", .raw(signed.claimsJSON)),
             ])
-            return object.serialized(pretty: options.format == .json) + "\n"
         }
     }
 
@@ -120,15 +118,13 @@ enum SignCommand {
         } catch {
             throw KeyOptions.Failure(message: "sign: signing failed: \(error)", status: .software)
         }
-        switch options.format {
-        case .table:
-            return signature + "\n"
-        case .json, .jsonl:
-            let object = OrderedJSON.object([
+        return ResultRenderers.make(format: options.format).single {
+            signature + "\n"
+        } record: {
+            .object([
                 ("keyIdentifier", .string(keyID)), ("nonce", .string(offer.nonceText)),
                 ("timestamp", .integer(Int64(offer.timestamp))), ("signature", .string(signature)),
             ])
-            return object.serialized(pretty: options.format == .json) + "\n"
         }
     }
 }

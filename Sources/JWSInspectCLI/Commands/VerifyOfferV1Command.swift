@@ -66,13 +66,11 @@ enum VerifyOfferV1Command {
         let report = Report(
             offer: offer, givenUsername: options.applicationUsername ?? "", keySummary: key.file.publicKey.summary,
             verified: offer.verifies(derSignature: options.signature, with: key.file.publicKey), now: io.now)
-        let text: String
-        switch options.format {
-        case .table:
-            let color = options.usesColor(stdoutIsTerminal: io.stdoutIsTerminal, environment: io.environment)
-            text = table(report, color: color)
-        case .json, .jsonl:
-            text = json(report, pretty: options.format == .json)
+        let color = options.usesColor(stdoutIsTerminal: io.stdoutIsTerminal, environment: io.environment)
+        let text = ResultRenderers.make(format: options.format, color: color).single {
+            table(report, color: color)
+        } record: {
+            record(report)
         }
         let written = Output.print(text, io: io)
         return written != ExitStatus.success.rawValue ? written : ExitStatus(report.status).rawValue
@@ -163,7 +161,7 @@ enum VerifyOfferV1Command {
 
     /// The record every subcommand prints (`JSONRecord`): the signature's verdict in the documented
     /// keys, then what was signed.
-    static func json(_ report: Report, pretty: Bool = true) -> String {
+    static func record(_ report: Report) -> OrderedJSON {
         let offer = report.offer
         let checks: [OrderedJSON] = [
             .object([
@@ -212,7 +210,17 @@ enum VerifyOfferV1Command {
                     ])
                 ),
             ])
-        // U+2063 is invisible: escaped, so it can be seen (it only occurs inside strings).
-        return replacingSeparator(in: object.serialized(pretty: pretty), with: "\\u2063") + "\n"
+        return separatorEscaped(object)
+    }
+
+    /// U+2063 is invisible: escaped in every string, so it can be seen.
+    private static func separatorEscaped(_ value: OrderedJSON) -> OrderedJSON {
+        switch value {
+        case .string(let text) where text.unicodeScalars.contains("\u{2063}"):
+            .preformatted(replacingSeparator(in: value.serialized(pretty: false), with: "\\u2063"))
+        case .object(let object): .object(.init(distinct: object.members.map { ($0.key, separatorEscaped($0.value)) }))
+        case .array(let values): .array(values.map(separatorEscaped))
+        default: value
+        }
     }
 }

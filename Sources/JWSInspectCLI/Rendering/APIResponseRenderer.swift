@@ -1,59 +1,46 @@
 internal import AppStoreServerAPI
 internal import JWSInspectCore
 
-/// What `fetch` shows of an answer besides its JWS: an API RESPONSE section in tables, a
-/// record of `type: "apiResponse"` in JSON (with a `status`, as every JSON record has), and
-/// the same for a request that got no usable answer.
-struct APIResponseRenderer {
-    let format: InspectOptions.Format
-    let quiet: Bool
-    /// Draws the section as the JWS tables are drawn (columns, headings, colour).
-    let tables: TableRenderer
-
-    init(format: InspectOptions.Format, quiet: Bool, color: Bool) {
-        self.format = format
-        self.quiet = quiet
-        self.tables = TableRenderer(color: color)
+/// What `fetch` shows of an answer besides its JWS: an API RESPONSE section in tables
+/// (`TableOutput`), a record of `type: "apiResponse"` in JSON (`JSONOutput`, with a `status`, as
+/// every JSON record has), and the same record for a request that got no usable answer.
+enum APIResponseRenderer {
+    /// A page that was answered, as a table section: its request, HTTP status and summary.
+    static func section(_ page: FetchedPage, tables: TableRenderer) -> String {
+        var rows: [(String, String)] = [
+            ("request", page.request), ("HTTP status", String(page.response.status)),
+        ]
+        for field in page.summary.fields { rows += Self.rows(field, indent: "") }
+        return tables.heading("API RESPONSE") + "  " + TerminalText.safe(page.origin) + "\n"
+            + tables.table(rows).joined(separator: "\n") + "\n"
     }
 
-    /// A page that was answered: its request, HTTP status and summary.
-    func page(_ page: FetchedPage) -> String? {
-        guard !quiet else { return nil }
-        switch format {
-        case .table:
-            var rows: [(String, String)] = [
-                ("request", page.request), ("HTTP status", String(page.response.status)),
-            ]
-            for field in page.summary.fields { rows += Self.rows(field, indent: "") }
-            return tables.heading("API RESPONSE") + "  " + TerminalText.safe(page.origin) + "\n"
-                + tables.table(rows).joined(separator: "\n") + "\n"
-        case .json, .jsonl:
-            let status = page.response.status
-            let object = JSONRecord.record(
-                source: page.origin, type: Self.type, status: FetchStatus.answered.rawValue,
-                reason: "\(page.environment.rawValue) answered \(page.request) with HTTP \(status)",
-                summary: Self.sentence(page),
-                extra: [
-                    ("environment", .string(page.environment.rawValue)), ("request", .string(page.request)),
-                    ("httpStatus", .integer(Int64(status))),
-                    ("response", .object(.init(distinct: page.summary.fields.map { ($0.name, Self.json($0.value)) }))),
-                ])
-            return object.serialized(pretty: format == .json) + "\n"
-        }
+    /// A page that was answered, as a record: `JSONRecord`'s keys, then its environment,
+    /// request, HTTP status and the answer's unsigned fields under `response`.
+    static func record(_ page: FetchedPage) -> OrderedJSON {
+        let status = page.response.status
+        return JSONRecord.record(
+            source: page.origin, type: Self.type, status: FetchStatus.answered.rawValue,
+            reason: "\(page.environment.rawValue) answered \(page.request) with HTTP \(status)",
+            summary: Self.sentence(page),
+            extra: [
+                ("environment", .string(page.environment.rawValue)), ("request", .string(page.request)),
+                ("httpStatus", .integer(Int64(status))),
+                ("response", .object(.init(distinct: page.summary.fields.map { ($0.name, Self.json($0.value)) }))),
+            ])
     }
 
     /// The `type` of a record of the API's answer.
     static let type = "apiResponse"
 
-    /// A request that ended without an answer, and why; nil in table mode (standard error says it).
-    func failure(source: String, status: FetchStatus, reason: String, httpStatus: Int?, errorCode: Int64?) -> String? {
-        guard !quiet, format != .table else { return nil }
+    /// A request that ended without an answer, and why.
+    static func record(_ request: UnansweredRequest) -> OrderedJSON {
         var extra: OrderedJSON.Members = []
-        if let httpStatus { extra.append(("httpStatus", .integer(Int64(httpStatus)))) }
-        if let errorCode { extra.append(("errorCode", .integer(Int64(errorCode)))) }
-        let object = JSONRecord.record(
-            source: source, type: Self.type, status: status.rawValue, reason: reason, summary: nil, extra: extra)
-        return object.serialized(pretty: format == .json) + "\n"
+        if let httpStatus = request.httpStatus { extra.append(("httpStatus", .integer(Int64(httpStatus)))) }
+        if let errorCode = request.errorCode { extra.append(("errorCode", .integer(Int64(errorCode)))) }
+        return JSONRecord.record(
+            source: request.source, type: Self.type, status: request.status.rawValue, reason: request.reason,
+            summary: nil, extra: extra)
     }
 
     /// One line for the answer: "Production answered: bundleId com.example.app, hasMore false,

@@ -1,0 +1,48 @@
+internal import AppStoreServerAPI
+internal import JWSInspectCore
+
+/// `--format json` (`pretty`: one indented object per result) and `--format jsonl` (the same
+/// object on one line): every record has `JSONRecord`'s keys in order, an unreadable input and
+/// an unanswered request included, so that every input has its result on standard output.
+struct JSONOutput: ResultRenderer {
+    let pretty: Bool
+    /// The run's serialized header and chain fragments, shared by every token of one chain.
+    private let fragments = ChainFragments()
+
+    init(pretty: Bool) {
+        self.pretty = pretty
+    }
+
+    func result(_ inspection: Inspection) -> String? {
+        JSONRenderer.render(inspection, pretty: pretty, fragments: fragments) + "\n"
+    }
+
+    func unreadable(source: String, reason: String) -> String? {
+        let object = JSONRecord.record(
+            source: source, type: PayloadKind.unknown.rawValue, status: Renderer.unreadableStatus, reason: reason,
+            summary: nil)
+        return object.serialized(pretty: pretty) + "\n"
+    }
+
+    func answer(_ page: FetchedPage) -> String? {
+        APIResponseRenderer.record(page).serialized(pretty: pretty) + "\n"
+    }
+
+    func unanswered(_ request: UnansweredRequest) -> String? {
+        APIResponseRenderer.record(request).serialized(pretty: pretty) + "\n"
+    }
+
+    /// One object, `{"summary": {"total": N, STATUS: N, …}}`, on one line: every line of
+    /// standard output stays a result.
+    func summary(total: Int, counts: [(status: String, count: Int)]) -> String {
+        let members =
+            [("total", OrderedJSON.integer(Int64(total)))] + counts.map { ($0.status, .integer(Int64($0.count))) }
+        return OrderedJSON.object([("summary", .object(.init(distinct: members)))]).serialized(pretty: false) + "\n"
+    }
+
+    func single(text: () -> String, record: () -> OrderedJSON) -> String {
+        record().serialized(pretty: pretty) + "\n"
+    }
+
+    var separator: String { "" }
+}

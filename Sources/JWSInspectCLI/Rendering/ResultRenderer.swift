@@ -1,0 +1,50 @@
+internal import AppStoreServerAPI
+internal import JWSInspectCore
+
+/// One output format: everything a subcommand writes to standard output in it, and its
+/// `--summary` line. `table` (`TableOutput`), `--brief` (`BriefOutput`), `json` and `jsonl`
+/// (`JSONOutput`, pretty or on one line) and `--quiet` (`QuietOutput`) are its renderers, one
+/// file each; `ResultRenderers.make` chooses one per run, the one place that reads the options.
+/// The commands write what it returns and never ask which format it is.
+protocol ResultRenderer: Sendable {
+    /// One verified input (a JWS or a receipt); nil writes nothing (a malformed input in tables,
+    /// where standard error alone says it).
+    func result(_ inspection: Inspection) -> String?
+    /// An input that could not be read, in its place; nil where standard error alone says it.
+    func unreadable(source: String, reason: String) -> String?
+    /// `fetch`: an answered page's unsigned fields, before its JWS; nil to leave them out.
+    func answer(_ page: FetchedPage) -> String?
+    /// `fetch`: a request that ended without a usable answer; nil where standard error alone says it.
+    func unanswered(_ request: UnansweredRequest) -> String?
+    /// `--summary`: what goes to standard error, the statuses in order with their counts.
+    func summary(total: Int, counts: [(status: String, count: Int)]) -> String
+    /// A subcommand's one result (`sign`, `mint`, `verify-offer-v1`): the text or the record.
+    func single(text: () -> String, record: () -> OrderedJSON) -> String
+    /// Written between two results (a blank line sets full tables apart).
+    var separator: String { get }
+}
+
+/// A `fetch` request that got no usable answer: its record's members.
+struct UnansweredRequest {
+    let source: String
+    let status: FetchStatus
+    let reason: String
+    let httpStatus: Int?
+    let errorCode: Int64?
+}
+
+enum ResultRenderers {
+    /// The renderer the options ask for.
+    static func make(format: OutputFormat, brief: Bool = false, quiet: Bool = false, color: Bool = false)
+        -> any ResultRenderer
+    {
+        let chosen: any ResultRenderer =
+            switch format {
+            case .table where brief: BriefOutput(table: TableOutput(color: color))
+            case .table: TableOutput(color: color)
+            case .json: JSONOutput(pretty: true)
+            case .jsonl: JSONOutput(pretty: false)
+            }
+        return quiet ? QuietOutput(summaries: chosen) : chosen
+    }
+}
