@@ -265,6 +265,11 @@ enum System {
 
     static func closeDescriptor(_ descriptor: Int32) { close(descriptor) }
 
+    /// Whether a read failed because nothing readable is there (no such file, or a directory).
+    static func isMissing(_ error: SystemError) -> Bool {
+        error.code == ENOENT || error.code == ENOTDIR || error.code == EISDIR
+    }
+
     /// A whole file of at most `limit` bytes (nil when larger), or why it cannot be read.
     static func readFile(_ path: String, limit: Int) -> Result<[UInt8]?, SystemError> {
         if kind(ofPath: path) == .directory { return .failure(SystemError(EISDIR, "it is a directory")) }

@@ -47,6 +47,7 @@ import Testing
         #expect(try Self.parse(["--quiet"]).quiet)
         #expect(try Self.parse(["--summary"]).summary)
         #expect(try Self.parse(["--brief"]).brief)
+        #expect(try Self.parse(["--time-zone", "Europe/Paris"]).timeZone == "Europe/Paris")
         #expect(try Self.parse(["-j", "3"]).jobs == 3)
         #expect(try Self.parse(["--jobs=256"]).jobs == 256)
         #expect(try Self.parse(["--color"]).color == .always)
@@ -67,7 +68,7 @@ import Testing
         let exercised: Set = [
             "--at", "--root", "--x509-strict", "--no-verify", "--bundle-id", "--app-apple-id", "--environment",
             "--account-token", "--device-id", "--require-active", "--type", "--format", "--json", "--quiet",
-            "--summary", "--brief",
+            "--summary", "--brief", "--time-zone",
             "--jobs", "--color", "--no-color", "--help", "--version", "--key", "--key-id",
         ]
         #expect(Set(InspectOptions.table.map { $0.doc.names[0] }) == exercised)

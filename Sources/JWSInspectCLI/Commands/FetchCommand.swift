@@ -38,8 +38,16 @@ enum FetchCommand {
             return ExitStatus.ioError.rawValue
         }
         options.inspect.warnings.forEach(io.error)
+        let zone: DisplayZone
+        switch options.inspect.displayZone(environment: io.environment) {
+        case .success(let found): zone = found
+        case .failure(let error):
+            io.error("fetch: " + error.message)
+            return ExitStatus.usage.rawValue
+        }
         let run = FetchRun(
-            options: options, credentials: credentials, trustStore: trustStore, transport: transport, io: io)
+            options: options, credentials: credentials, trustStore: trustStore, transport: transport, zone: zone,
+            io: io)
         return run.start(request(kind, options, now: io.now))
     }
 
@@ -89,7 +97,7 @@ private final class FetchRun {
 
     init(
         options: FetchOptions, credentials: Credentials, trustStore: TrustStore?, transport: any HTTPTransport,
-        io: CommandIO
+        zone: DisplayZone, io: CommandIO
     ) {
         self.options = options
         self.credentials = credentials
@@ -101,7 +109,7 @@ private final class FetchRun {
         render = Renderer(
             ResultRenderers.make(
                 format: options.inspect.format, brief: options.inspect.brief, quiet: options.inspect.quiet,
-                color: color))
+                color: color, zone: zone))
         progress = ProgressLine(terminal: io.stderrIsTerminal, write: io.writeError)
         remaining = options.limit
     }

@@ -183,7 +183,7 @@ struct FetchOptions: HasKeyOptions, SubcommandOptions {
                     + ArgumentParser.list(Kind.allCases.map(\.rawValue)))
         }
         options.kind = kind
-        try options.inspect.checkBrief()
+        try options.inspect.checkOutput()
         let rest = Array(positional.dropFirst())
         if let idName = kind.idName {
             let id = try ArgumentParser.single(rest, command: "fetch \(kind.rawValue)", needs: idName, noun: "ID")

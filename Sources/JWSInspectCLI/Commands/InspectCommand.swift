@@ -14,6 +14,13 @@ enum InspectCommand {
             return failure.status.rawValue
         }
         options.warnings.forEach(io.error)
+        let zone: DisplayZone
+        switch options.displayZone(environment: io.environment) {
+        case .success(let found): zone = found
+        case .failure(let error):
+            io.error(error.message)
+            return ExitStatus.usage.rawValue
+        }
         var verification = options.verificationOptions(trustStore: trustStore, now: io.now)
         do throws(KeyOptions.Failure) {
             let (keys, warnings) = try options.keyOptions.developerKeys(environment: io.environment)
@@ -32,7 +39,8 @@ enum InspectCommand {
         let render = Renderer(
             ResultRenderers.make(
                 format: options.format, brief: options.brief, quiet: options.quiet,
-                color: options.usesColor(stdoutIsTerminal: io.stdoutIsTerminal, environment: io.environment)))
+                color: options.usesColor(stdoutIsTerminal: io.stdoutIsTerminal, environment: io.environment),
+                zone: zone))
         let engine = BatchEngine(verifier: verifier, jobs: options.jobs)
         let run = Run(engine: engine, render: render, output: output, io: io)
 

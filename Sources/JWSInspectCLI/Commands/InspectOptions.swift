@@ -15,6 +15,8 @@ struct InspectOptions: HasKeyOptions, SubcommandOptions {
     var showHelp = false
     /// `--brief`: the verdict and summary lines alone.
     var brief = false
+    /// `--time-zone`: the zone tables show dates in, as given (resolved when the run starts).
+    var timeZone: String?
     /// `--at 7d`: this long before now (resolved against the run's now).
     var atAgo: Double?
     /// What parsing noticed and the run says on standard error first (`--at` in seconds).
@@ -169,6 +171,14 @@ struct InspectOptions: HasKeyOptions, SubcommandOptions {
                 options.brief = true
             },
             OptionSpec(
+                ["--time-zone"], .value("local|UTC|ZONE"), group: output,
+                help:
+                    "Show the dates of tables in this zone: local (TZ, else /etc/localtime), UTC (the default), an "
+                    + "IANA name such as Europe/Paris, or an offset such as +02:00; JSON stays UTC."
+            ) { options, value in
+                options.timeZone = value
+            },
+            OptionSpec(
                 ["--summary"], group: output,
                 help:
                     "After everything, count results by status on standard error (one JSON object there with --format "
@@ -205,14 +215,26 @@ struct InspectOptions: HasKeyOptions, SubcommandOptions {
     static func parse(_ arguments: [String]) throws(UsageError) -> InspectOptions {
         var (options, inputs) = try ArgumentParser.parse(arguments, options: table, into: InspectOptions())
         options.inputs = inputs
-        try options.checkBrief()
+        try options.checkOutput()
         return options
     }
 
-    /// `--brief` shortens tables; JSON has every member by contract.
-    func checkBrief() throws(UsageError) {
+    /// `--brief` shortens tables, `--time-zone` words them; JSON has every member by contract,
+    /// its dates in UTC.
+    mutating func checkOutput() throws(UsageError) {
         if brief, format != .table {
             throw UsageError("--brief is for tables; --format \(format.rawValue) prints every member")
+        }
+        if let timeZone, format != .table {
+            warnings.append("warning: --time-zone \(timeZone) is for tables; --format \(format.rawValue) writes UTC")
+        }
+    }
+
+    /// The zone `--time-zone` names (UTC when not given), or the usage error it is.
+    func displayZone(environment: (String) -> String?) -> Result<DisplayZone, UsageError> {
+        guard let timeZone else { return .success(.utc) }
+        return DisplayZone.named(timeZone, environment: environment).mapError {
+            UsageError("--time-zone: \($0.reason)")
         }
     }
 

@@ -7,7 +7,7 @@ struct BriefOutput: ResultRenderer {
     let table: TableOutput
 
     func result(_ inspection: Inspection) -> String? {
-        inspection.status == .malformed ? nil : table.tables.brief(inspection)
+        table.brief(inspection)
     }
 
     func unreadable(source: String, reason: String) -> String? { nil }

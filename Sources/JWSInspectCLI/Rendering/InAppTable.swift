@@ -10,13 +10,16 @@ enum InAppTable {
     ///
     /// - Parameter decides: whether access is decided at all (the receipt verified); when not,
     ///   no entry is shown as granting access.
-    static func lines(_ receipt: ReceiptPayload, at time: Date, decides: Bool) -> [String] {
+    /// - Parameter style: how dates read: as signed in UTC, or in `--time-zone`'s zone.
+    static func lines(_ receipt: ReceiptPayload, at time: Date, decides: Bool, style: DateStyle = .utc) -> [String] {
         guard !receipt.inApp.isEmpty else { return ["  none"] }
         let inDate = receipt.isInDate(at: time)
         let rows = receipt.inApp.map { entry -> [String] in
             [
-                entry.productID ?? "?", entry.transactionID ?? "?", text(entry, InAppPurchase.Field.purchaseDate),
-                text(entry, InAppPurchase.Field.expiresDate), text(entry, InAppPurchase.Field.cancellationDate),
+                entry.productID ?? "?", entry.transactionID ?? "?",
+                text(entry, InAppPurchase.Field.purchaseDate, style),
+                text(entry, InAppPurchase.Field.expiresDate, style),
+                text(entry, InAppPurchase.Field.cancellationDate, style),
                 !decides ? "not decided" : !inDate ? "receipt expired" : standing(entry, at: time),
             ].map(TerminalText.safe)
         }
@@ -46,10 +49,13 @@ enum InAppTable {
         }
     }
 
-    /// A date field as signed, "-" when absent or empty, "unreadable" when it is no date string.
-    private static func text(_ entry: InAppPurchase, _ type: Int) -> String {
+    /// A date field as signed (in another zone, the moment it names there), "-" when absent or
+    /// empty, "unreadable" when it is no date string.
+    private static func text(_ entry: InAppPurchase, _ type: Int, _ style: DateStyle) -> String {
         guard let attribute = entry.attribute(type) else { return "-" }
         guard let value = attribute.value.string else { return "unreadable" }
-        return value.isEmpty ? "-" : value
+        guard !value.isEmpty else { return "-" }
+        guard !style.isUTC, let date = ReceiptDate.parse(value) else { return value }
+        return style.stamp(date)
     }
 }

@@ -35,13 +35,13 @@ struct UnansweredRequest {
 
 enum ResultRenderers {
     /// The renderer the options ask for.
-    static func make(format: OutputFormat, brief: Bool = false, quiet: Bool = false, color: Bool = false)
-        -> any ResultRenderer
-    {
+    static func make(
+        format: OutputFormat, brief: Bool = false, quiet: Bool = false, color: Bool = false, zone: DisplayZone = .utc
+    ) -> any ResultRenderer {
         let chosen: any ResultRenderer =
             switch format {
-            case .table where brief: BriefOutput(table: TableOutput(color: color))
-            case .table: TableOutput(color: color)
+            case .table where brief: BriefOutput(table: TableOutput(color: color, zone: zone))
+            case .table: TableOutput(color: color, zone: zone)
             case .json: JSONOutput(pretty: true)
             case .jsonl: JSONOutput(pretty: false)
             }

@@ -6,19 +6,30 @@ internal import JWSInspectCore
 /// nothing on standard output for what standard error already says.
 struct TableOutput: ResultRenderer {
     let tables: TableRenderer
+    /// `--time-zone`: the payload's dates, summaries and access are worded in it, and the
+    /// moments in checks, notes and the API's answer rewritten into it.
+    let zone: DisplayZone
 
-    init(color: Bool) {
-        tables = TableRenderer(color: color)
+    init(color: Bool, zone: DisplayZone = .utc) {
+        var tables = TableRenderer(color: color)
+        tables.style = zone.style
+        self.tables = tables
+        self.zone = zone
     }
 
     func result(_ inspection: Inspection) -> String? {
-        inspection.status == .malformed ? nil : tables.render(inspection)
+        inspection.status == .malformed ? nil : zone.rewrite(tables.render(inspection))
+    }
+
+    /// `--brief`'s two lines, in the zone as a full table is.
+    func brief(_ inspection: Inspection) -> String? {
+        inspection.status == .malformed ? nil : zone.rewrite(tables.brief(inspection))
     }
 
     func unreadable(source: String, reason: String) -> String? { nil }
 
     func answer(_ page: FetchedPage) -> String? {
-        APIResponseRenderer.section(page, tables: tables)
+        zone.rewrite(APIResponseRenderer.section(page, tables: tables))
     }
 
     func unanswered(_ request: UnansweredRequest) -> String? { nil }

@@ -6,6 +6,8 @@ internal import JWSInspectCore
 struct TableRenderer {
     /// Whether to use ANSI colours (a terminal, and NO_COLOR not set).
     let color: Bool
+    /// How dates read (`--time-zone`; UTC by default).
+    var style = DateStyle.utc
 
     func render(_ inspection: Inspection) -> String {
         renderLines(inspection).joined(separator: "\n") + "\n"
@@ -13,7 +15,7 @@ struct TableRenderer {
 
     /// `--brief`, for a support desk: the verdict line and the summary line, nothing else.
     func brief(_ inspection: Inspection) -> String {
-        let presentation = inspection.fullPresentation
+        let presentation = inspection.presentation(style)
         var lines = [verdict(inspection, access: presentation?.access)]
         if let summary = presentation?.summary { lines.append("  " + TerminalText.safe(summary)) }
         return lines.joined(separator: "\n") + "\n"
@@ -21,7 +23,7 @@ struct TableRenderer {
 
     private func renderLines(_ inspection: Inspection) -> [String] {
         var lines: [String] = []
-        let presentation = inspection.fullPresentation
+        let presentation = inspection.presentation(style)
         lines.append(verdict(inspection, access: presentation?.access))
         lines.append("  " + TerminalText.safe(inspection.reason))
         if inspection.isXcode {
@@ -82,7 +84,7 @@ struct TableRenderer {
             lines.append("")
             lines.append(heading("IN-APP PURCHASES") + "  (\(receipt.payload.inApp.count))")
             lines += InAppTable.lines(
-                receipt.payload, at: inspection.accessTime, decides: inspection.decidesAccess)
+                receipt.payload, at: inspection.accessTime, decides: inspection.decidesAccess, style: style)
         }
 
         for nested in inspection.nested {
@@ -184,7 +186,7 @@ struct TableRenderer {
 
     /// "grants access until 2026-03-01", "transaction grants no access (expired 2025-10-02)".
     private func accessPhrase(_ decision: Inspection.AccessDecision, failed: Bool) -> String {
-        let phrase = TerminalText.safe(decision.access.briefPhrase)
+        let phrase = TerminalText.safe(decision.access.briefPhrase(style))
         let painted: String
         switch decision.access.grantsAccess {
         case true?: painted = paint(phrase, .green)
@@ -200,7 +202,7 @@ struct TableRenderer {
             if key == "x5c", case .array(let entries) = header[key]! {
                 return (key, "\(entries.count) entr\(entries.count == 1 ? "y" : "ies") (see CHAIN)")
             }
-            return (key, PayloadDisplay.text(key, header[key]!, in: header, now: now))
+            return (key, PayloadDisplay.text(key, header[key]!, in: header, now: now, style: style))
         }
     }
 
@@ -214,7 +216,7 @@ struct TableRenderer {
             ("issuer", summary.issuer),
             ("serial", summary.serialHex),
         ]
-        var validity = "\(ISO8601.string(summary.notBefore)) .. \(ISO8601.string(summary.notAfter))"
+        var validity = "\(style.stamp(summary.notBefore)) .. \(style.stamp(summary.notAfter))"
         if let time = inspection.checkTime {
             let within = summary.isWithinValidity(at: time.date)
             validity += within ? "  (valid at \(time.basis))" : "  (NOT valid at \(time.basis))"

@@ -21,9 +21,12 @@ public enum Entitlement {
         /// The decision in a few words, for a one-line verdict: "grants access until
         /// 2026-03-01", "grants no access (expired 2025-10-02)", "no access decision
         /// (renewal info alone)".
-        public var briefPhrase: String {
+        public var briefPhrase: String { briefPhrase(.utc) }
+
+        /// `briefPhrase` with the day of `until` in `style`'s zone.
+        public func briefPhrase(_ style: DateStyle) -> String {
             switch grantsAccess {
-            case true?: until.map { "grants access until \(Entitlement.day($0))" } ?? "grants access (\(brief))"
+            case true?: until.map { "grants access until \(style.day($0))" } ?? "grants access (\(brief))"
             case false?: "grants no access (\(brief))"
             case nil: "no access decision (\(brief))"
             }
@@ -67,10 +70,14 @@ public enum Entitlement {
     ]
 
     /// Access granted by a payload at `date`.
-    public static func access(kind: PayloadKind, payload: [String: JSONValue], at date: Date) -> Access {
+    ///
+    /// - Parameter style: how the dates in its words read (UTC by default).
+    public static func access(
+        kind: PayloadKind, payload: [String: JSONValue], at date: Date, style: DateStyle = .utc
+    ) -> Access {
         switch kind {
         case .transaction:
-            return transactionAccess(payload, at: date)
+            return transactionAccess(payload, at: date, style: style)
         case .appTransaction:
             return .granted(": the app was purchased (app transactions are not revoked)", brief: "app purchased")
         case .renewalInfo:
@@ -93,7 +100,9 @@ public enum Entitlement {
 
     /// A transaction's access: the one rule (`standing(_:at:)`) on its purchase, worded in its
     /// member names.
-    private static func transactionAccess(_ payload: [String: JSONValue], at date: Date) -> Access {
+    private static func transactionAccess(_ payload: [String: JSONValue], at date: Date, style: DateStyle) -> Access {
+        func day(_ milliseconds: Double) -> String { Entitlement.day(milliseconds, style) }
+        func day(_ date: Date) -> String { style.day(date) }
         switch standing(Purchase(transaction: payload), at: date) {
         case .revocationUnreadable(let shown):
             return .denied(
@@ -112,7 +121,7 @@ public enum Entitlement {
         case .consumable:
             return .denied("consumables are never entitlements", brief: "consumable")
         case .notYetPurchased(let purchased):
-            return .denied("purchased after the access time (\(ISO8601.string(purchased)))", brief: "not yet purchased")
+            return .denied("purchased after the access time (\(style.stamp(purchased)))", brief: "not yet purchased")
         case .expiryUnreadable(let shown):
             return .denied(
                 "expiresDate \(shown) is not a valid date (\(Timestamp.rangeDescription)), "
@@ -120,9 +129,9 @@ public enum Entitlement {
                 brief: "expiresDate is not a valid date"
             )
         case .active(let expiry):
-            return .granted(" until \(ISO8601.string(expiry))", brief: "until \(day(expiry))", until: expiry)
+            return .granted(" until \(style.stamp(expiry))", brief: "until \(day(expiry))", until: expiry)
         case .expired(let expiry):
-            return .denied("expired \(ISO8601.string(expiry))", brief: "expired \(day(expiry))")
+            return .denied("expired \(style.stamp(expiry))", brief: "expired \(day(expiry))")
         case .noTerm:
             return .denied(
                 "an auto-renewable subscription without expiresDate, so it has no term to grant",
@@ -174,13 +183,17 @@ public enum Entitlement {
     ///     `now`); an inspection passes its own, withheld when the data is not proven.
     ///   - nested: for a notification, the kind and access of the nested token that decides
     ///     access (its transaction), as `--require-active` decides it.
+    ///   - style: how its dates read (UTC by default).
     public static func summary(
         kind: PayloadKind,
         payload: [String: JSONValue],
         now: Date,
         access: Access? = nil,
-        nested: (kind: PayloadKind, access: Access)? = nil
+        nested: (kind: PayloadKind, access: Access)? = nil,
+        style: DateStyle = .utc
     ) -> String {
+        func day(_ milliseconds: Double) -> String { Entitlement.day(milliseconds, style) }
+        func day(_ date: Date) -> String { style.day(date) }
         func string(_ key: String) -> String? { payload[key]?.stringValue }
         func date(_ key: String) -> String? { payload[key]?.numberValue.map(day) }
         func meaning(_ key: String) -> String? {
@@ -209,7 +222,8 @@ public enum Entitlement {
             ]
             if let purchased = date("purchaseDate") { parts.append("purchased \(purchased)") }
             if string("inAppOwnershipType") == "FAMILY_SHARED" { parts.append("family shared") }
-            return parts.joined(separator: ", ") + "; \((access ?? transactionAccess(payload, at: now)).explanation)."
+            return parts.joined(separator: ", ")
+                + "; \((access ?? transactionAccess(payload, at: now, style: style)).explanation)."
 
         case .renewalInfo:
             var text = "Renewal info for \(string("productId") ?? string("autoRenewProductId") ?? "(no productId)")"
@@ -286,17 +300,12 @@ public enum Entitlement {
         }
     }
 
-    /// "2026-03-01": the day of a millisecond timestamp, UTC.
-    static func day(_ milliseconds: Double) -> String {
+    /// "2026-03-01": the day of a millisecond timestamp, in `style`'s zone (UTC by default).
+    static func day(_ milliseconds: Double, _ style: DateStyle = .utc) -> String {
         // Before 1900 is Xcode's year-0001 "no date" placeholder, not an App Store date.
         guard milliseconds > -2_208_988_800_000, let date = Timestamp.date(milliseconds: milliseconds) else {
             return "no date"
         }
-        return day(date)
-    }
-
-    /// "2026-03-01": the day of a date, UTC.
-    static func day(_ date: Date) -> String {
-        String(ISO8601.string(date).prefix(10))
+        return style.day(date)
     }
 }

@@ -30,18 +30,19 @@ public struct PayloadDisplay: Sendable {
     static let unknownFieldFlag = "field unknown to this version"
     static let unknownValueFlag = "value unknown to this version"
 
-    /// Renders `payload` of `kind`; relative phrases are measured from `now`.
-    public init(kind: PayloadKind, payload: [String: JSONValue], now: Date) {
+    /// Renders `payload` of `kind`; relative phrases are measured from `now`, dates written in
+    /// `style` (UTC by default).
+    public init(kind: PayloadKind, payload: [String: JSONValue], now: Date, style: DateStyle = .utc) {
         var fields: [Field] = []
         Self.collect(
             payload, documented: PayloadFields.documented(for: kind), path: [], flagUnknown: kind != .unknown,
-            now: now, into: &fields)
+            now: now, style: style, into: &fields)
         self.fields = fields
     }
 
     private static func collect(
         _ object: [String: JSONValue], documented: [String], path: [String], flagUnknown: Bool,
-        now: Date, into fields: inout [Field]
+        now: Date, style: DateStyle, into fields: inout [Field]
     ) {
         let known = documented.filter { object[$0] != nil }
         // A receipt's undocumented fields (`unknown_8`) by their type number, the others by name.
@@ -65,10 +66,10 @@ public struct PayloadDisplay: Sendable {
                 }
                 collect(
                     nested, documented: nestedOrder, path: fieldPath, flagUnknown: flagUnknown && !nestedOrder.isEmpty,
-                    now: now, into: &fields)
+                    now: now, style: style, into: &fields)
                 continue
             }
-            var field = render(key, value, in: object, now: now)
+            var field = render(key, value, in: object, now: now, style: style)
             if flagUnknown && !known.contains(key) {
                 field = Field(
                     path: [], raw: field.raw, rendered: field.rendered, relative: field.relative, flag: unknownFieldFlag
@@ -83,13 +84,17 @@ public struct PayloadDisplay: Sendable {
 
     /// One member as text: its rendering when there is one, else the raw value (tables use
     /// this for header members, which are not a payload).
-    public static func text(_ key: String, _ value: JSONValue, in object: [String: JSONValue], now: Date) -> String {
-        let field = render(key, value, in: object, now: now)
+    public static func text(
+        _ key: String, _ value: JSONValue, in object: [String: JSONValue], now: Date, style: DateStyle = .utc
+    ) -> String {
+        let field = render(key, value, in: object, now: now, style: style)
         return field.rendered ?? field.raw
     }
 
     /// Renders one value; `object` is the object holding it (for `currency` beside `price`).
-    static func render(_ key: String, _ value: JSONValue, in object: [String: JSONValue], now: Date) -> Field {
+    static func render(
+        _ key: String, _ value: JSONValue, in object: [String: JSONValue], now: Date, style: DateStyle = .utc
+    ) -> Field {
         let raw = rawText(value)
         func field(_ rendered: String?, relative: String? = nil, flag: String? = nil) -> Field {
             Field(path: [], raw: raw, rendered: rendered == raw ? nil : rendered, relative: relative, flag: flag)
@@ -99,14 +104,14 @@ public struct PayloadDisplay: Sendable {
             guard let milliseconds = value.numberValue else {
                 return field(nil, flag: value == .null ? nil : "expected milliseconds since 1970")
             }
-            return timestamp(milliseconds, now: now, field: field)
+            return timestamp(milliseconds, now: now, style: style, field: field)
         }
         if key == "iat" || key == "exp" || key == "nbf" {
             // JWT times (RFC 7519 NumericDate): seconds, in developer-signed tokens.
             guard let date = DeveloperClaims.date(value) else {
                 return field(nil, flag: "expected seconds since 1970")
             }
-            return field(ISO8601.string(date), relative: RelativeTime.phrase(date, now: now))
+            return field(style.stamp(date), relative: RelativeTime.phrase(date, now: now))
         }
         if key == "request", case .string(let request) = value, let json = DeveloperClaims.requestText(request) {
             // An Advanced Commerce request: standard base64 of its JSON, shown decoded.
@@ -160,9 +165,9 @@ public struct PayloadDisplay: Sendable {
         }
     }
 
-    private static func timestamp(_ milliseconds: Double, now: Date, field: (String?, String?, String?) -> Field)
-        -> Field
-    {
+    private static func timestamp(
+        _ milliseconds: Double, now: Date, style: DateStyle, field: (String?, String?, String?) -> Field
+    ) -> Field {
         // Xcode uses -62135769600000 (year 0001) for "no date"; anything before 1900 is not a real App Store date.
         if milliseconds < -2_208_988_800_000 {
             return field("no date (a year-0001 placeholder, as StoreKit Testing in Xcode writes)", nil, nil)
@@ -172,7 +177,7 @@ public struct PayloadDisplay: Sendable {
         }
         let fractional = milliseconds.rounded(.towardZero) != milliseconds
         return field(
-            ISO8601.string(date), RelativeTime.phrase(date, now: now),
+            style.stamp(date), RelativeTime.phrase(date, now: now),
             fractional ? "fractional milliseconds (StoreKit Testing in Xcode writes these)" : nil)
     }
 

@@ -8,14 +8,14 @@ extension ReceiptPayload {
     /// uncancelled entry without `expires_date` (a non-consumable); otherwise the receipt grants
     /// nothing, and the reason names the latest subscription's expiry, a cancellation, or that
     /// the receipt holds no in-app purchase.
-    public func access(at time: Date) -> Entitlement.Access {
+    public func access(at time: Date, style: DateStyle = .utc) -> Entitlement.Access {
         switch expiration {
         case .unreadable(let problem):
             return .denied(problem + ", so the receipt grants nothing", brief: "unreadable expiration_date")
         case .date(let expired) where expired <= time:
             return .denied(
-                "the receipt expired \(ISO8601.string(expired)) (expiration_date)",
-                brief: "receipt expired \(Entitlement.day(expired))")
+                "the receipt expired \(style.stamp(expired)) (expiration_date)",
+                brief: "receipt expired \(style.day(expired))")
         default:
             break
         }
@@ -26,8 +26,8 @@ extension ReceiptPayload {
             let expires = subscription.expiresDate
         {
             return .granted(
-                " until \(ISO8601.string(expires)): subscription \(subscription.productText)",
-                brief: "until \(Entitlement.day(expires))", until: expires)
+                " until \(style.stamp(expires)): subscription \(subscription.productText)",
+                brief: "until \(style.day(expires))", until: expires)
         }
         if let owned = active.first {
             return .granted(
@@ -48,23 +48,23 @@ extension ReceiptPayload {
             if let problem = unreadable(latest) { return problem }
             if let cancelled = entry.cancellationDate {
                 return .denied(
-                    "latest subscription \(entry.productText) was cancelled \(ISO8601.string(cancelled))",
-                    brief: "cancelled \(Entitlement.day(cancelled))")
+                    "latest subscription \(entry.productText) was cancelled \(style.stamp(cancelled))",
+                    brief: "cancelled \(style.day(cancelled))")
             }
             if let expires = entry.expiresDate, expires <= time {
                 return .denied(
-                    "latest subscription \(entry.productText) expired \(ISO8601.string(expires))",
-                    brief: "expired \(Entitlement.day(expires))")
+                    "latest subscription \(entry.productText) expired \(style.stamp(expires))",
+                    brief: "expired \(style.day(expires))")
             }
         }
         if let problem = inApp.indices.lazy.compactMap(unreadable).first { return problem }
         if let cancelled = inApp.last(where: \.isCancelled) {
-            let day = cancelled.cancellationDate.map { " \(Entitlement.day($0))" } ?? ""
+            let day = cancelled.cancellationDate.map { " \(style.day($0))" } ?? ""
             return .denied(
                 "every purchase was cancelled (\(cancelled.productText) cancelled\(day))", brief: "cancelled")
         }
         if let future = inApp.compactMap(\.purchaseDate).filter({ $0 > time }).min() {
-            return .denied("purchased after the access time (\(ISO8601.string(future)))", brief: "not yet purchased")
+            return .denied("purchased after the access time (\(style.stamp(future)))", brief: "not yet purchased")
         }
         return .denied("no in-app entry has a readable expires_date", brief: "no readable expiry")
     }
@@ -89,13 +89,13 @@ extension ReceiptPayload {
 
     /// The summary with `access` as the decision to word (an inspection's own, withheld when
     /// the receipt is not proven authentic).
-    public func summary(at time: Date, access: Entitlement.Access) -> String {
+    public func summary(at time: Date, access: Entitlement.Access, style: DateStyle = .utc) -> String {
         var text = "App receipt for \(bundleID ?? "(no bundle_id)")"
         if let version = applicationVersion { text += " \(version)" }
         var context: [String] = []
         // In support words: ProductionSandbox is the sandbox (a test purchase).
         if let type = receiptType { context.append(EnvironmentPolicy.environment(receiptType: type)?.rawValue ?? type) }
-        if let created = creationDate { context.append("created \(Entitlement.day(created))") }
+        if let created = creationDate { context.append("created \(style.day(created))") }
         if !context.isEmpty { text += " (\(context.joined(separator: ", ")))" }
         let count = inApp.count
         text += ", \(count == 0 ? "no" : String(count)) in-app purchase\(count == 1 ? "" : "s")"
@@ -104,7 +104,7 @@ extension ReceiptPayload {
             if let until = access.until,
                 let subscription = activeEntries(at: time).first(where: { $0.expiresDate == until })
             {
-                text += "; subscription \(subscription.quotedProduct) expires \(Entitlement.day(until)): grants access."
+                text += "; subscription \(subscription.quotedProduct) expires \(style.day(until)): grants access."
             } else {
                 text += "; \(access.brief): grants access."
             }
@@ -117,12 +117,12 @@ extension ReceiptPayload {
                 latest.cancellationDate != nil || expires <= time
             {
                 let what =
-                    latest.cancellationDate.map { "cancelled \(Entitlement.day($0))" }
-                    ?? "expired \(Entitlement.day(expires))"
+                    latest.cancellationDate.map { "cancelled \(style.day($0))" }
+                    ?? "expired \(style.day(expires))"
                 text += "; latest subscription \(latest.quotedProduct) \(what): grants no access"
                 // A receipt is a snapshot: a renewal after its creation date cannot be in it.
                 if let created = creationDate {
-                    text += " (as of the receipt's creation, \(Entitlement.day(created)): a later renewal is not in it)"
+                    text += " (as of the receipt's creation, \(style.day(created)): a later renewal is not in it)"
                 }
                 text += "."
             } else {

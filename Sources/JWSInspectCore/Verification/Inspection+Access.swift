@@ -26,24 +26,28 @@ extension Inspection {
 
     /// `display`, `summary` and `access` together (nil when malformed); computed on demand,
     /// so `--quiet` runs never pay for it.
-    public var fullPresentation: Presentation? {
+    public var fullPresentation: Presentation? { presentation(.utc) }
+
+    /// `fullPresentation` with its dates written in `style` (tables in a reader's time zone).
+    public func presentation(_ style: DateStyle) -> Presentation? {
         guard let envelope else { return nil }
         let payload = envelope.sections.payload.object
-        let display = PayloadDisplay(kind: kind, payload: payload, now: now)
+        let display = PayloadDisplay(kind: kind, payload: payload, now: now, style: style)
         if let receipt = envelope.receipt {
-            let decision = gated(
-                AccessDecision(access: receipt.payload.access(at: accessTime), kind: kind, path: nil, time: accessTime))
+            let access = receipt.payload.access(at: accessTime, style: style)
+            let decision = gated(AccessDecision(access: access, kind: kind, path: nil, time: accessTime))
             return Presentation(
-                display: display, summary: receipt.payload.summary(at: accessTime, access: decision.access),
+                display: display,
+                summary: receipt.payload.summary(at: accessTime, access: decision.access, style: style),
                 access: decision)
         }
-        let decision = gated(accessDecision(payload))
+        let decision = gated(accessDecision(payload, style: style))
         let nestedAccess = decision.path == nil ? nil : (decision.kind, decision.access)
         return Presentation(
             display: display,
             summary: Entitlement.summary(
                 kind: kind, payload: payload, now: accessTime, access: decision.path == nil ? decision.access : nil,
-                nested: nestedAccess),
+                nested: nestedAccess, style: style),
             access: decision
         )
     }
@@ -135,16 +139,17 @@ extension Inspection {
     }
 
     /// The decision on `payload` (this token's members), or on the nested token that decides.
-    private func accessDecision(_ payload: [String: JSONValue]) -> AccessDecision {
+    private func accessDecision(_ payload: [String: JSONValue], style: DateStyle = .utc) -> AccessDecision {
         let decides = { (item: Nested) in
             Entitlement.decidesAccess(item.inspection.kind) && item.inspection.envelope != nil
         }
         if kind == .notification, let item = nested.first(where: decides), let decisive = item.inspection.envelope {
             let access = Entitlement.access(
-                kind: item.inspection.kind, payload: Self.accessMembers(decisive.sections.payload), at: accessTime)
+                kind: item.inspection.kind, payload: Self.accessMembers(decisive.sections.payload), at: accessTime,
+                style: style)
             return AccessDecision(access: access, kind: item.inspection.kind, path: item.path, time: accessTime)
         }
-        let access = Entitlement.access(kind: kind, payload: payload, at: accessTime)
+        let access = Entitlement.access(kind: kind, payload: payload, at: accessTime, style: style)
         return AccessDecision(access: access, kind: kind, path: nil, time: accessTime)
     }
 

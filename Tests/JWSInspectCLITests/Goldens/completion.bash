@@ -19,12 +19,13 @@ _jwsinspect() {
         --device-id) return ;;
         --type) COMPREPLY=($(compgen -W "transaction renewalInfo notification appTransaction realtimeRequest" -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W "table json jsonl" -- "$cur")); return ;;
+        --time-zone) return ;;
         --jobs|-j) return ;;
         --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); [[ ${#COMPREPLY[@]} -gt 0 ]] && return ;;
         --key) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --key-id) return ;;
         esac
-        if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--at --root --x509-strict --no-verify --bundle-id --app-apple-id --environment --account-token --device-id --require-active --type --format --json --quiet -q --brief --summary --jobs -j --color --no-color --help -h --version --key --key-id" -- "$cur")); return; fi
+        if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--at --root --x509-strict --no-verify --bundle-id --app-apple-id --environment --account-token --device-id --require-active --type --format --json --quiet -q --brief --time-zone --summary --jobs -j --color --no-color --help -h --version --key --key-id" -- "$cur")); return; fi
         [[ $COMP_CWORD -eq 1 ]] && COMPREPLY=($(compgen -W "inspect fetch sign mint verify-offer-v1 completion help" -- "$cur"))
         compopt -o filenames 2>/dev/null; COMPREPLY+=($(compgen -f -- "$cur"))
         ;;
@@ -62,10 +63,11 @@ _jwsinspect() {
         --account-token) return ;;
         --device-id) return ;;
         --format) COMPREPLY=($(compgen -W "table json jsonl" -- "$cur")); return ;;
+        --time-zone) return ;;
         --jobs|-j) return ;;
         --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); [[ ${#COMPREPLY[@]} -gt 0 ]] && return ;;
         esac
-        if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--key --key-id --issuer-id --bundle-id --environment --production-url --sandbox-url --timeout --retries --limit --save --start-date --end-date --product-id --product-type --sort --revoked --subscription-group-id --ownership-type --status --since --until --transaction-id --only-failures --notification-type --notification-subtype --wait --at --root --x509-strict --no-verify --app-apple-id --account-token --device-id --require-active --format --json --quiet -q --brief --summary --jobs -j --color --no-color --help -h --version" -- "$cur")); return; fi
+        if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--key --key-id --issuer-id --bundle-id --environment --production-url --sandbox-url --timeout --retries --limit --save --start-date --end-date --product-id --product-type --sort --revoked --subscription-group-id --ownership-type --status --since --until --transaction-id --only-failures --notification-type --notification-subtype --wait --at --root --x509-strict --no-verify --app-apple-id --account-token --device-id --require-active --format --json --quiet -q --brief --time-zone --summary --jobs -j --color --no-color --help -h --version" -- "$cur")); return; fi
         COMPREPLY=($(compgen -W "transaction history subscriptions order refunds app-transaction notifications test-notification" -- "$cur"))
         ;;
     sign)

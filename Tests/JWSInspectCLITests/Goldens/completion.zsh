@@ -39,6 +39,7 @@ _jwsinspect() {
             '(--quiet -q)--quiet[Print nothing on standard output; the exit status says it all]' \
             '(--quiet -q)-q[Print nothing on standard output; the exit status says it all]' \
             '--brief[Per item only the verdict line and the summary line, for a support desk (tables only)]' \
+            '--time-zone=[Show the dates of tables in this zone\: local (TZ, else /etc/localtime), UTC (the default), an IANA name such as Europe/Paris, or an offset such as +02\:00; JSON stays UTC]:local|UTC|ZONE: ' \
             '--summary[After everything, count results by status on standard error (one JSON object there with --format json or jsonl)]' \
             '(--jobs -j)--jobs=[Verification threads (default\: one per core); output stays in input order]:N: ' \
             '(--jobs -j)-j+[Verification threads (default\: one per core); output stays in input order]:N: ' \
@@ -93,6 +94,7 @@ _jwsinspect() {
             '(--quiet -q)--quiet[Print nothing on standard output; the exit status says it all]' \
             '(--quiet -q)-q[Print nothing on standard output; the exit status says it all]' \
             '--brief[Per item only the verdict line and the summary line, for a support desk (tables only)]' \
+            '--time-zone=[Show the dates of tables in this zone\: local (TZ, else /etc/localtime), UTC (the default), an IANA name such as Europe/Paris, or an offset such as +02\:00; JSON stays UTC]:local|UTC|ZONE: ' \
             '--summary[After everything, count results by status on standard error (one JSON object there with --format json or jsonl)]' \
             '(--jobs -j)--jobs=[Verification threads (default\: one per core); output stays in input order]:N: ' \
             '(--jobs -j)-j+[Verification threads (default\: one per core); output stays in input order]:N: ' \
