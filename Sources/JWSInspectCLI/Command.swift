@@ -72,7 +72,7 @@ public enum Command {
     }
 
     /// The usage line of the kind the arguments name (`mint transaction`: the token line), else
-    /// the subcommand's first.
+    /// the subcommand's only one, or one naming each of its kinds.
     static func usageLine(_ name: Commands.Name, for arguments: [String]) -> String {
         let usage = Commands.named(name.rawValue)?.usage ?? [""]
         let kind = arguments.first { !$0.hasPrefix("-") }.map(ArgumentParser.spelling)
@@ -81,7 +81,11 @@ public enum Command {
             return words.count > 1
                 && words[1].split(separator: "|").contains { ArgumentParser.spelling(String($0)) == kind }
         }
-        return line ?? usage[0]
+        if let line { return line }
+        guard usage.count > 1 else { return usage[0] }
+        // No kind, or none of its: every kind, not the first kind's line as if it were meant.
+        let kinds = usage.compactMap { $0.split(separator: " ").dropFirst().first }
+        return "\(name.rawValue) \(kinds.joined(separator: "|")) [options]"
     }
 
     /// The subcommand named by the first argument, and the arguments after it; `inspect` (and

@@ -129,6 +129,13 @@ import Testing
         #expect(suite.contains("usage: jwsinspect mint suite --ca DIR"), "\(suite)")
         let ca = InProcess.run(["mint", "ca"]).stderr
         #expect(ca.contains("usage: jwsinspect mint ca --out DIR"), "\(ca)")
+        // No kind, or an unknown one: every kind, not `mint ca`'s line as if ca were meant.
+        let every =
+            "usage: jwsinspect mint ca|transaction|renewalInfo|notification|appTransaction|realtimeRequest|suite"
+        for arguments in [["mint"], ["mint", "bogus"], ["mint", "--ca", "x"]] {
+            let stderr = InProcess.run(arguments).stderr
+            #expect(stderr.contains(every + " [options] (see jwsinspect help mint)"), "\(arguments): \(stderr)")
+        }
     }
 
     /// A notification type or subtype Apple does not document is refused, with the one meant,
