@@ -13,6 +13,14 @@ extension JSONValue {
     static func decodeObject(_ bytes: [UInt8], selection: MemberSelection) throws
         -> (members: [String: JSONValue], kind: PayloadKind?)?
     {
+        if let object = FastJSONObject.parse(bytes) { return selection.plan.select(from: object) }
+        return try decodeObjectWithFoundation(bytes, selection: selection)
+    }
+
+    /// `decodeObject(_:selection:)` by Foundation alone: what `FastJSONObject` declines.
+    static func decodeObjectWithFoundation(_ bytes: [UInt8], selection: MemberSelection) throws
+        -> (members: [String: JSONValue], kind: PayloadKind?)?
+    {
         // The bytes are only read while decoding: no copy into the Data.
         let selected = bytes.withUnsafeBytes { raw -> SelectedMembers? in
             let data = Data(
@@ -104,6 +112,26 @@ final class MemberSelection: Sendable {
                 valuesByKind[kind] = asked
             }
             self.valuesByKind = valuesByKind
+        }
+
+        /// What `SelectedMembers` decodes, taken from an object read whole: the same members,
+        /// the same kind.
+        func select(from object: [String: JSONValue]) -> (members: [String: JSONValue], kind: PayloadKind?) {
+            var selected: [String: JSONValue] = [:]
+            selected.reserveCapacity(8)
+            var kind = PayloadKind.unknown
+            if recognition {
+                kind = PayloadKind.recognise { name in
+                    guard object[name] != nil else { return false }
+                    selected[name] = JSONValue.null
+                    return true
+                }
+            }
+            for name in values(for: kind) {
+                guard let value = object[name] else { continue }
+                selected[name] = value
+            }
+            return (selected, recognition ? kind : nil)
         }
 
         /// The members to decode once the payload is recognised as `kind`.

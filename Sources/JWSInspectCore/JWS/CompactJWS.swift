@@ -31,10 +31,13 @@ public struct CompactJWS: Sendable {
         /// `bytes` with raw control characters in strings escaped, for Foundation, which refuses
         /// to decode them (nil when there are none, almost always).
         var decodable: [UInt8]? = nil
+        /// Every member, when they were read whole to pick `essentials` (`FastJSONObject`).
+        var whole: [String: JSONValue]? = nil
 
         /// Every member, decoded on demand when `essentials` is a subset.
         public var object: [String: JSONValue] {
             guard !isComplete else { return essentials }
+            if let whole { return whole }
             // The text was decoded once already, and checked as JSON: this cannot fail.
             return ((try? JSONValue.decodeObject(decodable ?? bytes)) ?? nil) ?? essentials
         }
@@ -132,8 +135,13 @@ public struct CompactJWS: Sendable {
             }
             let object: [String: JSONValue]?
             var kind: PayloadKind?
+            var whole: [String: JSONValue]?
             do {
-                if essentialsOnly {
+                if essentialsOnly, let members = FastJSONObject.parse(decodable ?? bytes) {
+                    // Read whole at once: the essentials are picked from it, the rest kept for output.
+                    (object, kind) = payloadKeys.selection.plan.select(from: members)
+                    whole = members
+                } else if essentialsOnly {
                     let selected = try JSONValue.decodeObject(decodable ?? bytes, selection: payloadKeys.selection)
                     object = selected?.members
                     kind = selected?.kind
@@ -149,7 +157,7 @@ public struct CompactJWS: Sendable {
             }
             return DecodedSegment(
                 bytes: bytes, essentials: object, isComplete: !essentialsOnly, recognisedKind: kind,
-                decodable: decodable)
+                decodable: decodable, whole: whole)
         }
 
         let header: DecodedSegment

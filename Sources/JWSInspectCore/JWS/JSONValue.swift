@@ -95,6 +95,7 @@ public enum JSONValue: Sendable, Equatable, Decodable {
     /// Members named twice are not looked for: the text must have passed
     /// `JSONSyntax.strictCheck` (or `decode`) first, which refuses them.
     public static func decodeObject(_ bytes: [UInt8]) throws -> [String: JSONValue]? {
+        if let object = FastJSONObject.parse(bytes) { return object }
         let data = Data(bytes)
         let decoder = JSONDecoder()
         if let object = try? decoder.decode(ObjectMembers.self, from: data) { return object.values }

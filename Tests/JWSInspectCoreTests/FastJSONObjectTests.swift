@@ -1,0 +1,173 @@
+import Foundation
+import Testing
+
+@testable import JWSInspectCore
+
+/// `FastJSONObject` reads what it reads exactly as Foundation's `JSONDecoder` does, and
+/// declines (nil: Foundation reads it) whatever it might read otherwise.
+struct FastJSONObjectTests {
+    /// Foundation's reading, the one `FastJSONObject` must equal.
+    static func foundation(_ text: [UInt8]) throws -> [String: JSONValue]? {
+        try JSONValue.decodeUnchecked(text).objectValue
+    }
+
+    /// Every payload of the real samples, nested ones included: Apple's own texts.
+    static func samplePayloads() throws -> [[UInt8]] {
+        var payloads: [[UInt8]] = []
+        var tokens = try [
+            "notification-subscribed-sandbox-2025.jws", "notification-test-sandbox-2025.jws",
+            "transaction-sandbox-2022.jws",
+        ].map(Fixtures.sample)
+        while let token = tokens.popLast() {
+            let payload = try Base64URL.decode(Array(token.split(separator: ".")[1].utf8))
+            payloads.append(payload)
+            let data = try #require(try foundation(payload))["data"]?.objectValue ?? [:]
+            tokens += data.values.compactMap(\.stringValue).filter { $0.hasPrefix("eyJ") }
+        }
+        return payloads
+    }
+
+    @Test func readsApplesPayloadsAsFoundationDoes() throws {
+        let payloads = try Self.samplePayloads()
+        #expect(payloads.count >= 5)
+        for payload in payloads {
+            let fast = try #require(FastJSONObject.parse(payload), "\(String(decoding: payload, as: UTF8.self))")
+            #expect(fast == (try Self.foundation(payload)))
+        }
+    }
+
+    @Test(arguments: [
+        #"{}"#, #" { } "#, "\t{\r\n\"a\" :\n1 }\n", #"{"a":[],"b":{},"c":[[],{}]}"#,
+        #"{"s":"plain","e":"","u":"h\u00e9llo \u0000 \u001f \u20ac","x":"\"\\\/\b\f\n\r\t"}"#,
+        #"{"raw":"héllo € 𝄞","key é":"v"}"#, #"{"n":0,"m":-1,"big":9223372036854775807,"min":-9223372036854775808}"#,
+        #"{"t":true,"f":false,"z":null,"a":[1,"2",true,null,{"b":[3]}]}"#,
+        #"{"signedDate":"1700000000000","price":true,"data":[1],"expiresDate":{"x":1}}"#,
+        #"{"environment":1,"isUpgraded":0,"bundleId":null}"#,
+    ])
+    func readsWhatItReadsAsFoundationDoes(_ text: String) throws {
+        let bytes = Array(text.utf8)
+        let fast = try #require(FastJSONObject.parse(bytes))
+        #expect(fast == (try Self.foundation(bytes)), "\(text)")
+    }
+
+    @Test(arguments: [
+        // Numbers Foundation reads its own way.
+        #"{"a":1.5}"#, #"{"a":1.0}"#, #"{"a":1e3}"#, #"{"a":1E3}"#, #"{"a":-0}"#, #"{"a":9223372036854775808}"#,
+        #"{"a":-9223372036854775809}"#, #"{"a":99999999999999999999999}"#,
+        // UTF-16 surrogates, paired or not; raw control characters; unknown escapes.
+        #"{"a":"\ud83d\ude00"}"#, #"{"a":"\ud800"}"#, #"{"a":"\udc00x"}"#, "{\"a\":\"tab\there\"}", #"{"a":"\q"}"#,
+        #"{"a":"\u12"}"#, #"{"a":"\u12G4"}"#,
+        // Names Swift deems equal: two members to JSON, one key to a dictionary.
+        "{\"\u{E9}\":1,\"e\u{301}\":2}",
+        // Not an object, or not JSON.
+        #"[1]"#, #""s""#, #"1"#, #"{"a":1} x"#, #"{"a":1,}"#, #"{"a":01}"#, #"{"a":-}"#, #"{"a" 1}"#, #"{"a":tru}"#,
+        #"{"a":[1,]}"#, #"{a:1}"#, #"{"a":1"#, #"{"a":"#, #"{"a":"x"#, "",
+    ])
+    func declinesWhatFoundationMayReadOtherwise(_ text: String) {
+        #expect(FastJSONObject.parse(Array(text.utf8)) == nil, "\(text)")
+    }
+
+    @Test func declinesBytesThatAreNotUTF8AndDeepNesting() {
+        #expect(FastJSONObject.parse(Array(#"{"a":""#.utf8) + [0xFF, 0xFE] + Array(#""}"#.utf8)) == nil)
+        #expect(FastJSONObject.parse(Array(#"{""#.utf8) + [0xC3] + Array(#"":1}"#.utf8)) == nil)
+        let deep = FastJSONObject.maximumDepth
+        let within = "{\"a\":" + String(repeating: "[", count: deep - 1) + String(repeating: "]", count: deep - 1) + "}"
+        #expect(FastJSONObject.parse(Array(within.utf8)) != nil)
+        let over = "{\"a\":" + String(repeating: "[", count: deep) + String(repeating: "]", count: deep) + "}"
+        #expect(FastJSONObject.parse(Array(over.utf8)) == nil)
+    }
+
+    /// Random objects of every kind of value it reads, in random layouts, read as Foundation
+    /// reads them.
+    @Test func randomObjectsReadAsFoundationDoes() throws {
+        var generator = SplitMix(seed: 26_027)
+        for _ in 0..<500 {
+            let text = Self.randomObject(&generator, depth: 0)
+            let bytes = Array(text.utf8)
+            let fast = try #require(FastJSONObject.parse(bytes), "\(text)")
+            #expect(fast == (try Self.foundation(bytes)), "\(text)")
+        }
+    }
+
+    /// The members a verifier selects, and the kind recognised, are Foundation's, for every
+    /// sample payload and every selection the policies make.
+    @Test func selectsWhatFoundationSelects() throws {
+        var everything = VerificationOptions()
+        everything.expectedBundleId = "com.example.app"
+        everything.expectedAppAppleId = 1_470_168_868
+        everything.expectedEnvironment = .sandbox
+        everything.expectedAccountToken = UUID()
+        everything.requireActive = true
+        var notification = VerificationOptions()
+        notification.kindOverride = .notification
+        let selections =
+            [VerificationOptions(), everything, notification].map { PayloadKeys(for: $0).selection }
+            + [PayloadKeys.all.selection]
+        for payload in try Self.samplePayloads() {
+            for selection in selections {
+                let fast = try #require(try JSONValue.decodeObject(payload, selection: selection))
+                let slow = try #require(try JSONValue.decodeObjectWithFoundation(payload, selection: selection))
+                #expect(fast.members == slow.members)
+                #expect(fast.kind == slow.kind)
+            }
+        }
+    }
+
+    // MARK: Random JSON
+
+    struct SplitMix: RandomNumberGenerator {
+        var state: UInt64
+        init(seed: UInt64) { state = seed }
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    static func space(_ generator: inout SplitMix) -> String {
+        [" ", "", "", "\n  ", "\t", "\r\n"].randomElement(using: &generator)!
+    }
+
+    static func randomString(_ generator: inout SplitMix) -> String {
+        let pieces = [
+            "a", "Z", "0", " ", "é", "€", "𝄞", "\\\"", "\\\\", "\\/", "\\n", "\\t", "\\b", "\\f", "\\r", "\\u0041",
+            "\\u00e9", "\\u20AC", "\\u0000", "\\u001F", "com.example", "-",
+        ]
+        let count = Int.random(in: 0...6, using: &generator)
+        return "\"" + (0..<count).map { _ in pieces.randomElement(using: &generator)! }.joined() + "\""
+    }
+
+    static func randomValue(_ generator: inout SplitMix, depth: Int) -> String {
+        switch Int.random(in: 0..<(depth < 4 ? 9 : 7), using: &generator) {
+        case 0, 1: return randomString(&generator)
+        case 2: return String(Int64.random(in: -1_000_000...1_000_000, using: &generator))
+        case 3:
+            return String(
+                [Int64.max, Int64.min, 0, 1_700_000_000_000, -1].randomElement(using: &generator)!)
+        case 4: return ["true", "false"].randomElement(using: &generator)!
+        case 5: return "null"
+        case 6: return String(UInt32.random(in: 0...UInt32.max, using: &generator))
+        case 7: return randomObject(&generator, depth: depth + 1)
+        default:
+            let count = Int.random(in: 0...4, using: &generator)
+            let elements = (0..<count).map { _ in space(&generator) + randomValue(&generator, depth: depth + 1) }
+            return "[" + elements.joined(separator: ",") + space(&generator) + "]"
+        }
+    }
+
+    static func randomObject(_ generator: inout SplitMix, depth: Int) -> String {
+        let count = Int.random(in: 0...6, using: &generator)
+        var members: [String] = []
+        for index in 0..<count {
+            // Distinct names: Foundation's reading of a name given twice is not the question here.
+            let name = "\"k\(index)" + ["", "é", "\\u00e9x", "\\n"].randomElement(using: &generator)! + "\""
+            members.append(
+                space(&generator) + name + space(&generator) + ":" + space(&generator)
+                    + randomValue(&generator, depth: depth))
+        }
+        return "{" + members.joined(separator: ",") + space(&generator) + "}"
+    }
+}
