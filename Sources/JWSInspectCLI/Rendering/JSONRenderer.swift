@@ -15,6 +15,14 @@ enum JSONRenderer {
         object(inspection, pretty: pretty, level: 0, fragments: fragments).serialized(pretty: pretty)
     }
 
+    /// `render`'s text as UTF-8, never made a String.
+    static func bytes(_ inspection: Inspection, pretty: Bool, fragments: ChainFragments) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(8192)
+        object(inspection, pretty: pretty, level: 0, fragments: fragments).write(into: &out, pretty: pretty)
+        return out
+    }
+
     /// - Parameters:
     ///   - pretty, level: how and at what depth the object will be serialized (the header and
     ///     chain fragments, identical for every token of one chain, are serialized once).
@@ -90,32 +98,32 @@ enum JSONRenderer {
 
     /// The payload's shape with rendered values: dates in ISO-8601, enums with meanings, prices with currency.
     private static func display(_ display: PayloadDisplay) -> OrderedJSON {
-        final class Node {
-            var keys: [String] = []
-            var children: [String: Node] = [:]
-            var value: String?
-        }
-        let root = Node()
-        for field in display.fields {
-            var node = root
-            for key in field.path {
-                if let child = node.children[key] {
-                    node = child
-                } else {
-                    let child = Node()
-                    node.children[key] = child
-                    node.keys.append(key)
-                    node = child
+        // `collect` lists the fields depth first: a node's fields are consecutive, its own text
+        // (a container flagged as unknown) before its children, which replace that text.
+        let fields = display.fields
+        guard !fields.isEmpty else { return .object([]) }
+        func node(_ range: Range<Int>, depth: Int) -> OrderedJSON {
+            var members: OrderedJSON.Members = []
+            var text: String?
+            var index = range.lowerBound
+            while index < range.upperBound {
+                let path = fields[index].path
+                guard path.count > depth else {
+                    text = fields[index].rendered ?? fields[index].raw
+                    index += 1
+                    continue
                 }
+                let key = path[depth]
+                var end = index + 1
+                while end < range.upperBound, fields[end].path.count > depth, fields[end].path[depth] == key {
+                    end += 1
+                }
+                members.append((key, node(index..<end, depth: depth + 1)))
+                index = end
             }
-            // A container flagged as unknown gets children too; its own text is dropped then.
-            node.value = field.rendered ?? field.raw
+            return members.isEmpty ? .string(text ?? "") : .object(.init(distinct: members))
         }
-        func json(_ node: Node) -> OrderedJSON {
-            if node.keys.isEmpty { return .string(node.value ?? "") }
-            return .object(.init(distinct: node.keys.map { ($0, json(node.children[$0]!)) }))
-        }
-        return display.fields.isEmpty ? .object([]) : json(root)
+        return node(0..<fields.count, depth: 0)
     }
 
     private static func certificate(_ summary: CertificateSummary) -> OrderedJSON {

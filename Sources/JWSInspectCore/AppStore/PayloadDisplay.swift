@@ -34,19 +34,20 @@ public struct PayloadDisplay: Sendable {
     /// `style` (UTC by default).
     public init(kind: PayloadKind, payload: [String: JSONValue], now: Date, style: DateStyle = .utc) {
         var fields: [Field] = []
+        let schema = kind.schema
         Self.collect(
-            payload, documented: PayloadFields.documented(for: kind), path: [], flagUnknown: kind != .unknown,
-            now: now, style: style, into: &fields)
+            payload, documented: schema.documentedFields, documentedSet: schema.documentedSet, path: [],
+            flagUnknown: kind != .unknown, now: now, style: style, into: &fields)
         self.fields = fields
     }
 
     private static func collect(
-        _ object: [String: JSONValue], documented: [String], path: [String], flagUnknown: Bool,
-        now: Date, style: DateStyle, into fields: inout [Field]
+        _ object: [String: JSONValue], documented: [String], documentedSet: Set<String>, path: [String],
+        flagUnknown: Bool, now: Date, style: DateStyle, into fields: inout [Field]
     ) {
         let known = documented.filter { object[$0] != nil }
         // A receipt's undocumented fields (`unknown_8`) by their type number, the others by name.
-        let unknown = object.keys.filter { !documented.contains($0) }.sorted {
+        let unknown = object.keys.filter { !documentedSet.contains($0) }.sorted {
             let numbers = (
                 $0.split(separator: "_").last.flatMap { Int($0) }, $1.split(separator: "_").last.flatMap { Int($0) }
             )
@@ -60,17 +61,17 @@ public struct PayloadDisplay: Sendable {
             let fieldPath = path + [key]
             if case .object(let nested) = value, !nested.isEmpty {
                 let nestedOrder = path.isEmpty ? NotificationBody.named(key)?.fields ?? [] : []
-                if flagUnknown && !known.contains(key) {
+                if flagUnknown && !documentedSet.contains(key) {
                     fields.append(
                         Field(path: fieldPath, raw: "{…}", rendered: nil, relative: nil, flag: unknownFieldFlag))
                 }
                 collect(
-                    nested, documented: nestedOrder, path: fieldPath, flagUnknown: flagUnknown && !nestedOrder.isEmpty,
-                    now: now, style: style, into: &fields)
+                    nested, documented: nestedOrder, documentedSet: Set(nestedOrder), path: fieldPath,
+                    flagUnknown: flagUnknown && !nestedOrder.isEmpty, now: now, style: style, into: &fields)
                 continue
             }
             var field = render(key, value, in: object, now: now, style: style)
-            if flagUnknown && !known.contains(key) {
+            if flagUnknown && !documentedSet.contains(key) {
                 field = Field(
                     path: [], raw: field.raw, rendered: field.rendered, relative: field.relative, flag: unknownFieldFlag
                 )

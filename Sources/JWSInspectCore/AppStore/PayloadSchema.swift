@@ -13,6 +13,8 @@ public final class PayloadSchema: Sendable {
     /// The fields Apple documents, in documentation order (tables list them so; others follow,
     /// flagged unknown).
     public let documentedFields: [String]
+    /// `documentedFields` as a set: asked of every member of every payload shown.
+    let documentedSet: Set<String>
     /// Where the fields compared against a verifier's configuration are read (`AppIdentity`).
     let identity: Identity
     /// The field whose time certificates are checked at when the payload has no `signedDate`
@@ -48,6 +50,7 @@ public final class PayloadSchema: Sendable {
         self.displayName = displayName
         self.recognition = recognition
         self.documentedFields = documented
+        self.documentedSet = Set(documented)
         self.identity = identity
         self.signingTimeField = signingTimeField
     }
