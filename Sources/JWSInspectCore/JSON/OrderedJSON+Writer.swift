@@ -26,7 +26,8 @@ extension OrderedJSON {
                 if index > 0 { out.append(UInt8(ascii: ",")) }
                 Self.newline(&out, pretty: pretty, level: level + 1)
                 Self.writeString(key, into: &out)
-                out.append(contentsOf: pretty ? Array(": ".utf8) : [UInt8(ascii: ":")])
+                out.append(UInt8(ascii: ":"))
+                if pretty { out.append(UInt8(ascii: " ")) }
                 value.write(into: &out, pretty: pretty, level: level + 1)
             }
             Self.newline(&out, pretty: pretty, level: level)
@@ -46,7 +47,7 @@ extension OrderedJSON {
         case .bool(let value):
             out.append(contentsOf: (value ? "true" : "false").utf8)
         case .integer(let value):
-            out.append(contentsOf: String(value).utf8)
+            Self.writeInteger(value, into: &out)
         case .double(let value):
             out.append(contentsOf: (value.isFinite ? String(value) : "null").utf8)
         case .null:
@@ -55,6 +56,22 @@ extension OrderedJSON {
             Self.reformat(bytes, into: &out, pretty: pretty, level: level)
         case .preformatted(let text):
             out.append(contentsOf: text.utf8)
+        }
+    }
+
+    /// The decimal digits of `value`, as `String(value)` writes them, without making a String.
+    static func writeInteger(_ value: Int64, into out: inout [UInt8]) {
+        if value < 0 { out.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: room for 20 digits
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            var end = buffer.count
+            repeat {
+                end -= 1
+                buffer[end] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[end...]))
         }
     }
 
@@ -150,7 +167,12 @@ extension OrderedJSON {
                 out.append(byte)
                 // An empty container stays on one line.
                 var next = index
-                while next < bytes.count, [0x20, 0x0a, 0x0d, 0x09].contains(bytes[next]) { next += 1 }
+                while next < bytes.count,
+                    bytes[next] == 0x20 || bytes[next] == 0x0a || bytes[next] == 0x0d
+                        || bytes[next] == 0x09
+                {
+                    next += 1
+                }
                 if next < bytes.count,
                     bytes[next] == (byte == UInt8(ascii: "{") ? UInt8(ascii: "}") : UInt8(ascii: "]"))
                 {
