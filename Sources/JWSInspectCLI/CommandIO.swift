@@ -14,6 +14,9 @@ public struct CommandIO {
     public var standardInputIsTerminal = false
     /// Writes to standard output: nil when written, else the error number.
     public var writeOut: (String) -> Int32?
+    /// Writes bytes to standard output, when the sink takes them as they are (the process's
+    /// descriptor); nil: `writeOut` gets them as text.
+    public var writeOutBytes: (([UInt8]) -> Int32?)?
     /// Writes to standard error (what cannot be written there cannot be reported anywhere).
     public var writeError: (String) -> Void
     /// Whether standard output is a terminal (colour by default).
@@ -52,6 +55,7 @@ public struct CommandIO {
         var io = CommandIO(
             standardInput: nil, now: Date(), writeOut: { System.writeAll($0, to: System.standardOutput) },
             writeError: { _ = System.writeAll($0, to: System.standardError) })
+        io.writeOutBytes = { System.writeAll($0, to: System.standardOutput) }
         if !standardInputClosed {
             io.standardInput = { onStall in
                 // A terminal reads a paste of any length (TerminalPaste), and Ctrl-D ends it.

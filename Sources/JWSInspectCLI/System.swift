@@ -74,6 +74,11 @@ enum System {
         return text.withUTF8 { writeAll(UnsafeRawBufferPointer($0), to: descriptor) }
     }
 
+    /// Writes all of `bytes`: nil, or the error number.
+    static func writeAll(_ bytes: [UInt8], to descriptor: Int32) -> Int32? {
+        bytes.withUnsafeBytes { writeAll($0, to: descriptor) }
+    }
+
     /// Writes all of `buffer`: nil, or the error number.
     private static func writeAll(_ buffer: UnsafeRawBufferPointer, to descriptor: Int32) -> Int32? {
         guard let base = buffer.baseAddress else { return nil }

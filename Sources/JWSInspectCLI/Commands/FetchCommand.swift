@@ -104,7 +104,7 @@ private final class FetchRun {
         self.trustStore = trustStore
         self.transport = transport
         self.io = io
-        output = Output(io.writeOut)
+        output = Output(io)
         let color = options.inspect.usesColor(stdoutIsTerminal: io.stdoutIsTerminal, environment: io.environment)
         render = Renderer(
             ResultRenderers.make(

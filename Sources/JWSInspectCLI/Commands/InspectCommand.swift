@@ -5,7 +5,7 @@ internal import JWSInspectCore
 enum InspectCommand {
     static func run(_ options: InspectOptions, io: CommandIO) -> Int32 {
         if options.showHelp { return Output.print(HelpText.main, io: io) }
-        let output = Output(io.writeOut)
+        let output = Output(io)
         let trustStore: TrustStore?
         switch RootFiles.trustStore(options.rootFiles) {
         case .success(let store): trustStore = store
@@ -142,12 +142,15 @@ enum InspectCommand {
 /// closed pipe quietly (as `| head` expects), anything else with one line and exit 74.
 final class Output {
     private let sink: (String) -> Int32?
+    private let byteSink: ([UInt8]) -> Int32?
     private(set) var failure: Int32?
     /// Results written so far (`writeResult`).
     private var resultsWritten = 0
 
-    init(_ write: @escaping (String) -> Int32?) {
-        self.sink = write
+    init(_ io: CommandIO) {
+        let sink = io.writeOut
+        self.sink = sink
+        self.byteSink = io.writeOutBytes ?? { sink(String(decoding: $0, as: UTF8.self)) }
     }
 
     var failed: Bool { failure != nil }
@@ -163,9 +166,20 @@ final class Output {
         resultsWritten += 1
     }
 
+    /// Writes one rendered result, after the renderer's separator when it is not the first.
+    func writeResult(_ rendered: RenderedResult, separator: String) {
+        switch rendered {
+        case .text(let text): writeResult(text, separator: separator)
+        case .bytes(let bytes):
+            if resultsWritten > 0, !separator.isEmpty { write(separator) }
+            if failure == nil { failure = byteSink(bytes) }
+            resultsWritten += 1
+        }
+    }
+
     /// Writes one text (help, a script) and returns the exit status: 0, or that of a failed write.
     static func print(_ text: String, io: CommandIO) -> Int32 {
-        let output = Output(io.writeOut)
+        let output = Output(io)
         output.write(text)
         return output.finish(io) ?? ExitStatus.success.rawValue
     }

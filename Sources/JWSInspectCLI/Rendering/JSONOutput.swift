@@ -17,6 +17,12 @@ struct JSONOutput: ResultRenderer {
         JSONRenderer.render(inspection, pretty: pretty, fragments: fragments) + "\n"
     }
 
+    func rendered(_ inspection: Inspection) -> RenderedResult? {
+        var bytes = JSONRenderer.bytes(inspection, pretty: pretty, fragments: fragments)
+        bytes.append(UInt8(ascii: "\n"))
+        return .bytes(bytes)
+    }
+
     func unreadable(source: String, reason: String) -> String? {
         let object = JSONRecord.record(
             source: source, type: PayloadKind.unknown.rawValue, status: Renderer.unreadableStatus, reason: reason,

@@ -11,7 +11,7 @@ struct Renderer: Sendable {
     struct Outcome: Sendable {
         let status: Status
         /// What goes to stdout (nil with --quiet, or for a malformed item in table mode).
-        let output: String?
+        let output: RenderedResult?
         /// A one-line error for stderr (malformed items).
         let error: String?
     }
@@ -24,7 +24,7 @@ struct Renderer: Sendable {
     /// malformed input the line for standard error.
     func outcome(_ inspection: Inspection) -> Outcome {
         let error = inspection.status == .malformed ? "\(inspection.source): malformed: \(inspection.reason)" : nil
-        return .init(status: inspection.status, output: output.result(inspection), error: error)
+        return .init(status: inspection.status, output: output.rendered(inspection), error: error)
     }
 
     /// `--summary`: results counted by status, on standard error, statuses in `order` (those

@@ -10,6 +10,9 @@ protocol ResultRenderer: Sendable {
     /// One verified input (a JWS or a receipt); nil writes nothing (a malformed input in tables,
     /// where standard error alone says it).
     func result(_ inspection: Inspection) -> String?
+    /// `result`, as the renderer makes it best: text, or the bytes of UTF-8 text (JSON, which
+    /// is written as bytes and never needs to be a String).
+    func rendered(_ inspection: Inspection) -> RenderedResult?
     /// An input that could not be read, in its place; nil where standard error alone says it.
     func unreadable(source: String, reason: String) -> String?
     /// `fetch`: an answered page's unsigned fields, before its JWS; nil to leave them out.
@@ -22,6 +25,18 @@ protocol ResultRenderer: Sendable {
     func single(text: () -> String, record: () -> OrderedJSON) -> String
     /// Written between two results (a blank line sets full tables apart).
     var separator: String { get }
+}
+
+/// A result for standard output: text, or UTF-8 bytes written as they are.
+enum RenderedResult: Sendable {
+    case text(String)
+    case bytes([UInt8])
+}
+
+extension ResultRenderer {
+    func rendered(_ inspection: Inspection) -> RenderedResult? {
+        result(inspection).map(RenderedResult.text)
+    }
 }
 
 /// A `fetch` request that got no usable answer: its record's members.
