@@ -15,6 +15,10 @@ final class ChainFragments: Sendable {
         var fragments: [Key: (header: String, chain: String)] = [:]
         /// Bytes of keys and fragments held.
         var bytes = 0
+        /// The entry found or made last, by the header's bytes: a stream of one chain's tokens
+        /// finds it without making and hashing a String of a 5 KB header per token (one more
+        /// entry, of a header at most `largestHeader`, beside the budget).
+        var last: (header: [UInt8], pretty: Bool, level: Int, fragments: (header: String, chain: String))?
     }
 
     private let state = Locked(State())
@@ -36,8 +40,14 @@ final class ChainFragments: Sendable {
             return (header, chainJSON.serialized(pretty: pretty, level: level))
         }
         guard header.count <= Self.largestHeader else { return build() }
+        if let last = state.withLock({ $0.last }), last.pretty == pretty, last.level == level, last.header == header {
+            return last.fragments
+        }
         let key = Key(header: String(decoding: header, as: UTF8.self), pretty: pretty, level: level)
-        if let known = state.withLock({ $0.fragments[key] }) { return known }
+        if let known = state.withLock({ $0.fragments[key] }) {
+            state.withLock { $0.last = (header, pretty, level, known) }
+            return known
+        }
         let made = build()
         let size = header.count + made.header.utf8.count + made.chain.utf8.count
         state.withLock { state in
@@ -46,6 +56,7 @@ final class ChainFragments: Sendable {
                 state.bytes = 0
             }
             if state.fragments.updateValue(made, forKey: key) == nil { state.bytes += size }
+            state.last = (header, pretty, level, made)
         }
         return made
     }
