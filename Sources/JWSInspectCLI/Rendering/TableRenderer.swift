@@ -256,14 +256,26 @@ struct TableRenderer {
 
     /// Two aligned columns; both are made safe for the terminal (they come from the token or an answer).
     func table(_ rows: [(String, String)], indent: Int = 2) -> [String] {
-        let safeRows = rows.map { (TerminalText.safe($0.0), TerminalText.safe($0.1)) }
-        let width = safeRows.map(\.0.count).max() ?? 0
+        // Each key's length in characters, counted once (counting walks grapheme clusters).
+        let safeRows = rows.map { row in
+            let key = TerminalText.safe(row.0)
+            return (key: key, length: key.count, value: TerminalText.safe(row.1))
+        }
+        let width = safeRows.map(\.length).max() ?? 0
         let space = String(repeating: " ", count: indent)
-        return safeRows.map { "\(space)\(pad($0.0, width))  \($0.1)" }
+        return safeRows.map { row in
+            var line = space
+            line.reserveCapacity(indent + row.key.utf8.count + width - row.length + 2 + row.value.utf8.count)
+            line += row.key
+            line += String(repeating: " ", count: width - row.length + 2)
+            line += row.value
+            return line
+        }
     }
 
     private func pad(_ text: String, _ width: Int) -> String {
-        text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
+        let length = text.count
+        return length >= width ? text : text + String(repeating: " ", count: width - length)
     }
 
     func heading(_ text: String) -> String { paint(text, .bold) }
