@@ -25,6 +25,19 @@ import Testing
         }
     }
 
+    /// A field is documented once per kind (tables and `display` show each field once, at its
+    /// documented place), and once per notification body.
+    @Test func documentedFieldsAreListedOnce() {
+        for kind in PayloadKind.allCases {
+            let fields = kind.schema.documentedFields
+            #expect(Set(fields).count == fields.count, "\(kind): \(fields)")
+            #expect(kind.schema.documentedIndex.count == fields.count)
+        }
+        for body in NotificationBody.all {
+            #expect(Set(body.fields).count == body.fields.count, "\(body.name): \(body.fields)")
+        }
+    }
+
     @Test func developerKindsAreTheFourAppleAudiences() {
         #expect(
             PayloadKind.audiences.map(\.aud).sorted() == [

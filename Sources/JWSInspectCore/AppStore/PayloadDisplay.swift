@@ -36,42 +36,53 @@ public struct PayloadDisplay: Sendable {
         var fields: [Field] = []
         let schema = kind.schema
         Self.collect(
-            payload, documented: schema.documentedFields, documentedSet: schema.documentedSet, path: [],
-            flagUnknown: kind != .unknown, now: now, style: style, into: &fields)
+            payload, documented: schema.documentedIndex, path: [], flagUnknown: kind != .unknown, now: now,
+            style: style, into: &fields)
         self.fields = fields
     }
 
     private static func collect(
-        _ object: [String: JSONValue], documented: [String], documentedSet: Set<String>, path: [String],
-        flagUnknown: Bool, now: Date, style: DateStyle, into fields: inout [Field]
+        _ object: [String: JSONValue], documented: [String: Int], path: [String], flagUnknown: Bool,
+        now: Date, style: DateStyle, into fields: inout [Field]
     ) {
-        let known = documented.filter { object[$0] != nil }
-        // A receipt's undocumented fields (`unknown_8`) by their type number, the others by name.
-        let unknown = object.keys.filter { !documentedSet.contains($0) }.sorted {
-            let numbers = (
-                $0.split(separator: "_").last.flatMap { Int($0) }, $1.split(separator: "_").last.flatMap { Int($0) }
-            )
-            if $0.hasPrefix("unknown_"), $1.hasPrefix("unknown_"), let left = numbers.0, let right = numbers.1 {
-                return left < right
-            }
-            return $0 < $1
+        // The documented fields present, in documented order, then the others: one lookup per
+        // member present, not one per field documented.
+        var known: [(place: Int, key: String, value: JSONValue)] = []
+        var unknown: [(key: String, value: JSONValue)] = []
+        known.reserveCapacity(object.count)
+        for (key, value) in object {
+            if let place = documented[key] { known.append((place, key, value)) } else { unknown.append((key, value)) }
         }
-        for key in known + unknown {
-            guard let value = object[key] else { continue }
+        known.sort { $0.place < $1.place }
+        // A receipt's undocumented fields (`unknown_8`) by their type number, the others by name.
+        unknown.sort {
+            let (left, right) = ($0.key, $1.key)
+            let numbers = (
+                left.split(separator: "_").last.flatMap { Int($0) },
+                right.split(separator: "_").last.flatMap { Int($0) }
+            )
+            if left.hasPrefix("unknown_"), right.hasPrefix("unknown_"), let first = numbers.0, let second = numbers.1 {
+                return first < second
+            }
+            return left < right
+        }
+        for (isKnown, key, value) in known.map({ (true, $0.key, $0.value) })
+            + unknown.map({ (false, $0.key, $0.value) })
+        {
             let fieldPath = path + [key]
             if case .object(let nested) = value, !nested.isEmpty {
                 let nestedOrder = path.isEmpty ? NotificationBody.named(key)?.fields ?? [] : []
-                if flagUnknown && !documentedSet.contains(key) {
+                if flagUnknown && !isKnown {
                     fields.append(
                         Field(path: fieldPath, raw: "{…}", rendered: nil, relative: nil, flag: unknownFieldFlag))
                 }
                 collect(
-                    nested, documented: nestedOrder, documentedSet: Set(nestedOrder), path: fieldPath,
+                    nested, documented: places(nestedOrder), path: fieldPath,
                     flagUnknown: flagUnknown && !nestedOrder.isEmpty, now: now, style: style, into: &fields)
                 continue
             }
             var field = render(key, value, in: object, now: now, style: style)
-            if flagUnknown && !documentedSet.contains(key) {
+            if flagUnknown && !isKnown {
                 field = Field(
                     path: [], raw: field.raw, rendered: field.rendered, relative: field.relative, flag: unknownFieldFlag
                 )
@@ -81,6 +92,14 @@ public struct PayloadDisplay: Sendable {
                     path: fieldPath, raw: field.raw, rendered: field.rendered, relative: field.relative,
                     flag: field.flag))
         }
+    }
+
+    /// Each name's place in `documented`, the first place of a name listed twice.
+    static func places(_ documented: [String]) -> [String: Int] {
+        var places: [String: Int] = [:]
+        places.reserveCapacity(documented.count)
+        for (place, name) in documented.enumerated() where places[name] == nil { places[name] = place }
+        return places
     }
 
     /// One member as text: its rendering when there is one, else the raw value (tables use

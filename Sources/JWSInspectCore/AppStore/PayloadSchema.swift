@@ -13,8 +13,9 @@ public final class PayloadSchema: Sendable {
     /// The fields Apple documents, in documentation order (tables list them so; others follow,
     /// flagged unknown).
     public let documentedFields: [String]
-    /// `documentedFields` as a set: asked of every member of every payload shown.
-    let documentedSet: Set<String>
+    /// Each documented field's place in `documentedFields`: asked of every member of every
+    /// payload shown.
+    let documentedIndex: [String: Int]
     /// Where the fields compared against a verifier's configuration are read (`AppIdentity`).
     let identity: Identity
     /// The field whose time certificates are checked at when the payload has no `signedDate`
@@ -50,7 +51,7 @@ public final class PayloadSchema: Sendable {
         self.displayName = displayName
         self.recognition = recognition
         self.documentedFields = documented
-        self.documentedSet = Set(documented)
+        self.documentedIndex = PayloadDisplay.places(documented)
         self.identity = identity
         self.signingTimeField = signingTimeField
     }
