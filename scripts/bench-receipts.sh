@@ -68,6 +68,13 @@ for run in "-q 1" "-q $cores" "--format jsonl 1"; do
         "$(stat -c %s "$real")" "$count" "$mode" "$jobs" "${rate[$run]}" "$(calc "$t * 1000 / $count" 3)"
 done
 printf '| receipts: --jobs %s -q ÷ --jobs 1 -q | %s |\n' "$cores" "$(calc "${rate[-q $cores]} / ${rate[-q 1]}" 2)"
+# OpenSSL's RSA-2048 verify rate in the same run (best of three), for the targets' ratios.
+rsa_rate=0
+for _ in 1 2 3; do
+    r=$(openssl speed -seconds 2 rsa2048 2>/dev/null | awk '/^rsa 2048 bits/ {print int($NF)}')
+    if [ "${r:-0}" -gt "$rsa_rate" ]; then rsa_rate=$r; fi
+done
+printf '| openssl speed -seconds 2 rsa2048, verify/s (1 core, best of 3) | %s |\n' "$rsa_rate"
 
 label="minted receipt, $entries in-app entries, $(stat -c %s "$big") bytes"
 for mode in "-q" "--format jsonl" "--format table"; do
@@ -75,6 +82,12 @@ for mode in "-q" "--format jsonl" "--format table"; do
     t=$(best_seconds "$bin" $mode --jobs 1 --root "$root" "$bigs")
     printf '| %s: decode and verify in a batch of %s (%s --jobs 1), per receipt | %s ms |\n' \
         "$label" "$copies" "$mode" "$(calc "$t * 1000 / $copies" 2)"
+done
+# The minted receipt of many entries, as receipts/s against OpenSSL too (one line per copy).
+for mode in "-q" "--format jsonl"; do
+    # shellcheck disable=SC2086
+    t=$(best_seconds "$bin" $mode --jobs 1 --root "$root" "$bigs")
+    rate["big $mode"]=$(calc "$copies / $t")
 done
 runs=20
 for mode in "-q" "--format table"; do
@@ -85,3 +98,20 @@ for mode in "-q" "--format table"; do
     printf '| %s: one from the command line (%s), wall with process start, mean of %s runs | %s ms |\n' \
         "$label" "$mode" "$runs" "$(calc "($end - $start) / 1000000 / $runs" 1)"
 done
+
+# The targets (issue 27), each beside its figure: ratios of this run.
+printf '\n| receipt measured | figure | target | holds |\n|---|---|---|---|\n'
+held=0 targets=0
+target() {  # label, figure, bound (at least)
+    local holds=no
+    if awk "BEGIN { exit !($2 >= $3) }"; then holds=yes; held=$((held + 1)); fi
+    targets=$((targets + 1))
+    printf '| %s | %s | >= %s | %s |\n' "$1" "$2" "$3" "$holds"
+}
+target "real receipt -q --jobs 1 ÷ openssl rsa2048 verify/s" "$(calc "${rate[-q 1]} / $rsa_rate" 3)" 0.2
+target "real receipt --format jsonl --jobs 1 ÷ openssl rsa2048 verify/s" \
+    "$(calc "${rate[--format jsonl 1]} / $rsa_rate" 3)" 0.1
+target "$entries-entry receipt -q --jobs 1 ÷ openssl rsa2048 verify/s" "$(calc "${rate[big -q]} / $rsa_rate" 3)" 0.2
+target "$entries-entry receipt --format jsonl --jobs 1 ÷ openssl rsa2048 verify/s" \
+    "$(calc "${rate[big --format jsonl]} / $rsa_rate" 3)" 0.1
+printf '| receipts: targets held | %s of %s | | |\n' "$held" "$targets"
