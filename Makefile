@@ -2,7 +2,8 @@
 #   make run      build jwsinspect and inspect a bundled real Apple-signed token
 #   make build    jwsinspect (offline: no network library) and jwsinspect-fetch (fetch)
 #   make test     swift format's lint, then the whole test suite (Swift Testing), built
-#                 strictly (warnings are errors, every import a declared dependency)
+#                 strictly (warnings are errors, every import a declared dependency);
+#                 installs GNU parallel (apt-get, as root) for the test of its recipe
 #   make lint     swift format lint --strict (the rules are in .swift-format)
 #   make format   swift format, in place
 #   make install  PREFIX=/usr/local (DESTDIR supported)
@@ -24,7 +25,7 @@ SHELL   := /bin/bash
 QUIET_LINK := { grep -v "the use of \`mktemp' is dangerous" || true; }
 STRICT  := -Xswiftc -warnings-as-errors --explicit-target-dependency-import-check error
 
-.PHONY: all curl-deps build build-inspect build-fetch build-tools run test lint format install uninstall bench bench-receipts roots clean deps sanitize fuzz leakcheck difftest
+.PHONY: all curl-deps test-deps build build-inspect build-fetch build-tools run test lint format install uninstall bench bench-receipts roots clean deps sanitize fuzz leakcheck difftest
 
 all: build
 
@@ -44,6 +45,16 @@ curl-deps:
 		echo "make: installing $(CURL_PACKAGE) (apt-get): jwsinspect-fetch, the program behind 'jwsinspect fetch', links libcurl statically; jwsinspect itself needs none of it"; \
 		apt-get install -y -q $(CURL_PACKAGE) >/dev/null 2>&1 || { apt-get update -q >/dev/null && apt-get install -y -q $(CURL_PACKAGE) >/dev/null; } \
 			|| { echo "error: apt-get could not install $(CURL_PACKAGE)" >&2; exit 1; }; \
+	fi
+
+# GNU parallel: a test runs the README's recipe for several processes with it. As root with
+# apt-get, it is installed; otherwise that test is skipped, and says why.
+PARALLEL_PACKAGE := parallel
+test-deps:
+	@if ! parallel --version 2>/dev/null | grep -q 'GNU parallel' && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		echo "make: installing $(PARALLEL_PACKAGE) (apt-get): a test runs the README's GNU parallel recipe"; \
+		apt-get install -y -q $(PARALLEL_PACKAGE) >/dev/null 2>&1 || { apt-get update -q >/dev/null && apt-get install -y -q $(PARALLEL_PACKAGE) >/dev/null; } \
+			|| { echo "error: apt-get could not install $(PARALLEL_PACKAGE)" >&2; exit 1; }; \
 	fi
 
 # jwsinspect: the offline commands, statically linked, no network library (libcrypto and libc).
@@ -68,7 +79,7 @@ build-tools: deps
 run: build-inspect
 	$(RELEASE) $(SAMPLE)
 
-test: deps lint
+test: deps lint test-deps
 	$(SWIFT) test $(STRICT)
 
 # swift-format ships with the Swift 6 toolchain; the rules are in .swift-format.

@@ -23,7 +23,10 @@ enum InputReader {
     ///   - io: standard input (nil when closed, `<&-`), the record limit, and where hints go.
     ///   - onStall: called when reading a pipe or terminal would wait for more input (so that
     ///     what was read so far is verified and shown first).
-    static func open(_ argument: String, position: Int, io: CommandIO, onStall: @escaping () -> Void) -> Opened {
+    ///   - firstLine: the number standard input's first line gets (`--first-line`).
+    static func open(
+        _ argument: String, position: Int, io: CommandIO, firstLine: Int = 1, onStall: @escaping () -> Void
+    ) -> Opened {
         if argument == "-" {
             guard let standardInput = io.standardInput else {
                 return .unreadable(
@@ -35,7 +38,9 @@ enum InputReader {
             let (read, wouldWait) = standardInput(onStall)
             return .stream(
                 origin: "<stdin>",
-                InputStream(origin: "<stdin>", recordLimit: io.recordLimit, wouldWait: wouldWait, read: read))
+                InputStream(
+                    origin: "<stdin>", recordLimit: io.recordLimit, wouldWait: wouldWait, firstLine: firstLine,
+                    read: read))
         }
         switch System.kind(ofPath: argument) {
         case .directory?:

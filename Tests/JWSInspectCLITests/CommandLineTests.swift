@@ -50,6 +50,8 @@ import Testing
         #expect(try Self.parse(["--time-zone", "Europe/Paris"]).timeZone == "Europe/Paris")
         #expect(try Self.parse(["-j", "3"]).jobs == 3)
         #expect(try Self.parse(["--jobs=256"]).jobs == 256)
+        #expect(try Self.parse(["--first-line", "10001"]).firstLine == 10001)
+        #expect(try Self.parse([]).firstLine == 1)
         #expect(try Self.parse(["--color"]).color == .always)
         #expect(try Self.parse(["--color", "never"]).color == .never)
         #expect(try Self.parse(["--color=auto"]).color == .auto)
@@ -69,7 +71,7 @@ import Testing
             "--at", "--root", "--x509-strict", "--no-verify", "--bundle-id", "--app-apple-id", "--environment",
             "--account-token", "--device-id", "--require-active", "--type", "--format", "--json", "--quiet",
             "--summary", "--brief", "--time-zone",
-            "--jobs", "--color", "--no-color", "--help", "--version", "--key", "--key-id",
+            "--jobs", "--first-line", "--color", "--no-color", "--help", "--version", "--key", "--key-id",
         ]
         #expect(Set(InspectOptions.table.map { $0.doc.names[0] }) == exercised)
     }

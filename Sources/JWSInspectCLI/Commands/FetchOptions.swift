@@ -101,7 +101,7 @@ struct FetchOptions: HasKeyOptions, SubcommandOptions {
 
     /// `inspect` options that `fetch` sets itself, or that make no sense for an answer.
     private static let notLifted: Set = [
-        "--bundle-id", "--environment", "--type", "--version", "--help", "--key", "--key-id",
+        "--bundle-id", "--environment", "--type", "--version", "--help", "--key", "--key-id", "--first-line",
     ]
 
     static let table: [OptionSpec<FetchOptions>] =

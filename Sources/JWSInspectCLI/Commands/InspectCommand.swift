@@ -42,7 +42,7 @@ enum InspectCommand {
                 color: options.usesColor(stdoutIsTerminal: io.stdoutIsTerminal, environment: io.environment),
                 zone: zone))
         let engine = BatchEngine(verifier: verifier, jobs: options.jobs)
-        let run = Run(engine: engine, render: render, output: output, io: io)
+        let run = Run(engine: engine, render: render, output: output, io: io, firstLine: options.firstLine)
 
         let inputs = options.inputs.isEmpty ? ["-"] : options.inputs
         for (position, input) in inputs.enumerated() where !output.failed {
@@ -59,6 +59,8 @@ enum InspectCommand {
         let render: Renderer
         let output: Output
         let io: CommandIO
+        /// The number of standard input's first line.
+        let firstLine: Int
         private(set) var exitStatus = ExitStatus.success
         private var counts: [String: Int] = [:]
         private var batch: [BatchEngine.Work] = []
@@ -67,11 +69,12 @@ enum InspectCommand {
         private var found = 0
         private var jsonProblem: String?
 
-        init(engine: BatchEngine, render: Renderer, output: Output, io: CommandIO) {
+        init(engine: BatchEngine, render: Renderer, output: Output, io: CommandIO, firstLine: Int) {
             self.engine = engine
             self.render = render
             self.output = output
             self.io = io
+            self.firstLine = firstLine
         }
 
         /// Reads one input to its end, verifying and showing its results batch by batch.
@@ -79,7 +82,9 @@ enum InspectCommand {
             found = 0
             jsonProblem = nil
             // A pipe or terminal that stalls (`tail -f`) gets what is done shown before the wait.
-            let opened = InputReader.open(input, position: position, io: io) { [unowned self] in flush() }
+            let opened = InputReader.open(input, position: position, io: io, firstLine: firstLine) {
+                [unowned self] in flush()
+            }
             switch opened {
             case .unreadable(let message):
                 flush()

@@ -34,6 +34,8 @@ struct InspectOptions: HasKeyOptions, SubcommandOptions {
     var requireActive = false
     /// Verification threads; by default one per core.
     var jobs = InspectOptions.defaultJobs
+    /// The number of standard input's first line (`--first-line`).
+    var firstLine = 1
     var summary = false
     var verify = true
     var strictX509 = false
@@ -191,6 +193,15 @@ struct InspectOptions: HasKeyOptions, SubcommandOptions {
                 help: "Verification threads (default: one per core); output stays in input order."
             ) { options, value throws(UsageError) in
                 options.jobs = try ArgumentParser.wholeNumber(value, option: "--jobs", in: 1...256)
+            },
+            OptionSpec(
+                ["--first-line"], .value("N"), group: output,
+                help:
+                    "Number standard input's lines from N (default 1), as the lines of a larger stream that it is a "
+                    + "block of: GNU parallel --pipe -N BLOCK gives block {#} the first line (({#}-1)*BLOCK+1)."
+            ) { options, value throws(UsageError) in
+                options.firstLine = try ArgumentParser.wholeNumber(
+                    value, option: "--first-line", in: 1...1_000_000_000_000_000)
             },
             OptionSpec(
                 ["--color"], .optionalChoice(ColorChoice.allCases.map(\.rawValue), implied: "always"), group: output,

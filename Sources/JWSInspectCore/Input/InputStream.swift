@@ -60,11 +60,14 @@ public struct InputStream {
     ///   - numberLines: whether text sources name the line ("file.jws:3").
     ///   - recordLimit: the largest record read whole (`maximumRecordSize` unless testing).
     ///   - wouldWait: for a live input, whether the next read would wait for more.
+    ///   - firstLine: the number of its first line: a block of a larger stream (GNU parallel
+    ///     `--pipe`) names its lines as that stream's; 1 unless asked.
     ///   - read: appends the next bytes of the input.
     public init(
         origin: String, numberLines: Bool = true, recordLimit: Int = maximumRecordSize, wouldWait: (() -> Bool)? = nil,
-        read: @escaping Reader
+        firstLine: Int = 1, read: @escaping Reader
     ) {
+        self.lineNumber = max(firstLine, 1) - 1
         self.origin = origin
         self.numberLines = numberLines
         self.limit = max(1, min(recordLimit, Self.maximumRecordSize))

@@ -21,11 +21,12 @@ _jwsinspect() {
         --format) COMPREPLY=($(compgen -W "table json jsonl" -- "$cur")); return ;;
         --time-zone) return ;;
         --jobs|-j) return ;;
+        --first-line) return ;;
         --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); [[ ${#COMPREPLY[@]} -gt 0 ]] && return ;;
         --key) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --key-id) return ;;
         esac
-        if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--at --root --x509-strict --no-verify --bundle-id --app-apple-id --environment --account-token --device-id --require-active --type --format --json --quiet -q --brief --time-zone --summary --jobs -j --color --no-color --help -h --version --key --key-id" -- "$cur")); return; fi
+        if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--at --root --x509-strict --no-verify --bundle-id --app-apple-id --environment --account-token --device-id --require-active --type --format --json --quiet -q --brief --time-zone --summary --jobs -j --first-line --color --no-color --help -h --version --key --key-id" -- "$cur")); return; fi
         [[ $COMP_CWORD -eq 1 ]] && COMPREPLY=($(compgen -W "inspect fetch sign mint verify-offer-v1 completion help" -- "$cur"))
         compopt -o filenames 2>/dev/null; COMPREPLY+=($(compgen -f -- "$cur"))
         ;;

@@ -43,6 +43,7 @@ _jwsinspect() {
             '--summary[After everything, count results by status on standard error (one JSON object there with --format json or jsonl)]' \
             '(--jobs -j)--jobs=[Verification threads (default\: one per core); output stays in input order]:N: ' \
             '(--jobs -j)-j+[Verification threads (default\: one per core); output stays in input order]:N: ' \
+            '--first-line=[Number standard input'\''s lines from N (default 1), as the lines of a larger stream that it is a block of\: GNU parallel --pipe -N BLOCK gives block {#} the first line (({#}-1)*BLOCK+1)]:N: ' \
             '--color=-[Colours\: auto (the default\: on for a terminal, off when NO_COLOR is set and not empty or TERM is dumb, on when CLICOLOR_FORCE is set and not 0), always, or never]::when:(auto always never)' \
             '--no-color[Short for --color=never]' \
             '(--help -h)--help[This help]' \
