@@ -98,8 +98,10 @@ extension Inspection {
         guard envelope != nil, checks.contains(where: { $0.name == .signature && $0.passed }),
             checks.contains(where: { ($0.name == .chain || $0.name == .key) && $0.passed })
         else { return false }
-        let cryptographic: Set<Status> = [.invalidSignature, .invalidChain]
-        return checks.allSatisfy { $0.passed || !cryptographic.contains($0.name.failureStatus) }
+        return checks.allSatisfy { check in
+            let status = check.name.failureStatus
+            return check.passed || (status != .invalidSignature && status != .invalidChain)
+        }
             && nested.allSatisfy { $0.inspection.isAuthentic }
     }
 
@@ -128,8 +130,22 @@ extension Inspection {
 
     /// Whether the token is authentic under a `jwsinspect mint ca` test CA given with `--root`
     /// (its certificates' common names end "(not Apple)"): test data, never Apple's.
+    private static let mintedMarkerBytes = Array(AppleCertificates.mintedMarker.utf8)
+
     public var isMintedTestData: Bool {
-        isAuthentic && !isXcode && chain.contains { $0.subject.contains(AppleCertificates.mintedMarker) }
+        isAuthentic && !isXcode
+            && chain.contains { summary in
+                // The marker is ASCII: a subject without its bytes cannot hold it (most subjects,
+                // found so without Character matching); one with them is asked as before.
+                let marker = Self.mintedMarkerBytes
+                let hasBytes = summary.subject.utf8.withContiguousStorageIfAvailable { bytes in
+                    bytes.count >= marker.count
+                        && (0...(bytes.count - marker.count)).contains { start in
+                            bytes[start] == marker[0] && bytes[start..<start + marker.count].elementsEqual(marker)
+                        }
+                }
+                return hasBytes != false && summary.subject.contains(AppleCertificates.mintedMarker)
+            }
     }
 
     /// Whether the token is authentic and signed through an intermediate jwsinspect knows, by
