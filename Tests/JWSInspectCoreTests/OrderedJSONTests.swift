@@ -100,3 +100,39 @@ import Testing
         #expect(object.members.last?.key == "m49999")
     }
 }
+
+/// `OrderedJSON.writeString` escapes what RFC 8259 requires wherever it is in a string (its
+/// fast path clears eight bytes at a time), and copies everything else as it is.
+struct OrderedJSONStringTests {
+    /// What the writer must give: one byte at a time.
+    static func reference(_ text: String) -> [UInt8] {
+        var out: [UInt8] = [UInt8(ascii: "\"")]
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): out += Array("\\\"".utf8)
+            case UInt8(ascii: "\\"): out += Array("\\\\".utf8)
+            case 0x0A: out += Array("\\n".utf8)
+            case 0x0D: out += Array("\\r".utf8)
+            case 0x09: out += Array("\\t".utf8)
+            case ..<0x20: out += Array(String(format: "\\u%04x", byte).utf8)
+            default: out.append(byte)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+        return out
+    }
+
+    @Test func everyEscapeAtEveryOffsetIsWritten() {
+        for special in ["\"", "\\", "\n", "\r", "\t", "\u{0}", "\u{1}", "\u{1b}", "\u{1f}", "", "\u{7f}", "é", "€"] {
+            for filler in ["a", "é", "!~ ", "\u{20}"] {
+                for offset in 0..<20 {
+                    let text = String(repeating: filler, count: offset) + special + String(repeating: filler, count: 9)
+                    var out: [UInt8] = []
+                    OrderedJSON.writeString(text, into: &out)
+                    #expect(
+                        out == Self.reference(text), "\(offset) \(filler.debugDescription) \(special.debugDescription)")
+                }
+            }
+        }
+    }
+}

@@ -58,6 +58,8 @@ struct FastJSONObject {
         guard depth < Self.maximumDepth else { return nil }
         index += 1  // {
         var members: [String: JSONValue] = [:]
+        // App Store payloads have a score of members: room for them, not a resize at 3, 6, 12.
+        members.reserveCapacity(depth == 0 ? 24 : 4)
         skipWhitespace()
         if peek == UInt8(ascii: "}") {
             index += 1
