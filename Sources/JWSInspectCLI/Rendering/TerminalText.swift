@@ -1,3 +1,5 @@
+internal import JWSInspectCore
+
 /// Makes untrusted text safe to print on a terminal.
 ///
 /// Payloads, headers and certificate names come from the token, so a hostile one
@@ -22,26 +24,8 @@ enum TerminalText {
     /// bytes below 0x20 and 0x7F, C1 (U+0080 to U+009F) starts with 0xC2. Every table cell
     /// asks, and scalars one by one cost more than the rest of a cell.
     private static func mayHoldControls(_ text: String) -> Bool {
-        func suspect(_ byte: UInt8) -> Bool { byte < 0x20 || byte == 0x7F || byte == 0xC2 }
-        let answer = text.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
-            let raw = UnsafeRawBufferPointer(bytes)
-            let ones: UInt64 = 0x0101_0101_0101_0101
-            let high: UInt64 = 0x8080_8080_8080_8080
-            var offset = 0
-            // Eight ASCII bytes at a time: any below 0x20, any equal to 0x7F (exact for bytes
-            // under 0x80, the "has less" and "has zero" word tests); others byte by byte.
-            while offset + 8 <= raw.count {
-                let word = raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-                if word & high != 0 {
-                    if raw[offset..<offset + 8].contains(where: suspect) { return true }
-                } else {
-                    let below = (word &- ones &* 0x20) & ~word & high
-                    let del = word ^ (ones &* 0x7F)
-                    if below | ((del &- ones) & ~del & high) != 0 { return true }
-                }
-                offset += 8
-            }
-            return raw[offset...].contains(where: suspect)
+        let answer = text.utf8.withContiguousStorageIfAvailable { bytes in
+            ByteScan.contains(UnsafeRawBufferPointer(bytes), below: 0x20, orEither: 0x7F, 0xC2)
         }
         return answer ?? true
     }

@@ -89,7 +89,9 @@ extension OrderedJSON {
         string.withUTF8 { bytes in
             // Most strings need no escaping: a string with no quote, backslash or control
             // character (eight bytes at a time) is copied whole.
-            if !Self.mayNeedEscaping(bytes) {
+            if !ByteScan.contains(
+                UnsafeRawBufferPointer(bytes), below: 0x20, orEither: UInt8(ascii: "\""), UInt8(ascii: "\\"))
+            {
                 out.append(contentsOf: bytes)
                 return
             }
@@ -109,31 +111,6 @@ extension OrderedJSON {
             out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...]))
         }
         out.append(UInt8(ascii: "\""))
-    }
-
-    /// False when no byte of `bytes` is a quote, a backslash or below 0x20: the word tests
-    /// "has a zero byte" (after XOR with the quote and the backslash) and "has a byte below
-    /// 0x20", exact as answers for a word's bytes taken together; bytes of 0x80 and over are
-    /// none of the three, and are looked at one by one.
-    static func mayNeedEscaping(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        func escaped(_ byte: UInt8) -> Bool { byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") }
-        let raw = UnsafeRawBufferPointer(bytes)
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let high: UInt64 = 0x8080_8080_8080_8080
-        func hasZero(_ word: UInt64) -> Bool { (word &- ones) & ~word & high != 0 }
-        var offset = 0
-        while offset + 8 <= raw.count {
-            let word = raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-            if word & high != 0 {
-                if raw[offset..<offset + 8].contains(where: escaped) { return true }
-            } else if (word &- ones &* 0x20) & ~word & high != 0 || hasZero(word ^ (ones &* 0x22))
-                || hasZero(word ^ (ones &* 0x5C))
-            {
-                return true
-            }
-            offset += 8
-        }
-        return raw[offset...].contains(where: escaped)
     }
 
     /// A control character as JSON writes it inside a string (`\n`, `\u001b`).
