@@ -137,16 +137,8 @@ struct OrderedJSONParser {
     mutating func escape(into out: inout [UInt8]) throws(OrderedJSON.ParseError) {
         guard let byte = peek else { throw error("unterminated string") }
         index += 1
-        switch byte {
-        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): return out.append(byte)
-        case UInt8(ascii: "b"): return out.append(0x08)
-        case UInt8(ascii: "f"): return out.append(0x0C)
-        case UInt8(ascii: "n"): return out.append(0x0A)
-        case UInt8(ascii: "r"): return out.append(0x0D)
-        case UInt8(ascii: "t"): return out.append(0x09)
-        case UInt8(ascii: "u"): break
-        default: throw error("invalid escape")
-        }
+        if let plain = JSONEscape.byte(escapedBy: byte) { return out.append(plain) }
+        guard byte == UInt8(ascii: "u") else { throw error("invalid escape") }
         var scalar = try hex4()
         if (0xD800..<0xDC00).contains(scalar) {
             try expect("\\u")
@@ -203,5 +195,23 @@ struct OrderedJSONParser {
         let start = index
         skipDigits()
         return index > start
+    }
+}
+
+/// JSON's one-character string escapes (RFC 8259 §7), for both readers of JSON text here
+/// (`OrderedJSONParser`, `FastJSONObject`).
+enum JSONEscape {
+    /// The byte a backslash and `letter` stand for (`\n`: a line feed); nil for `u`, which four
+    /// hex digits follow, and for a letter that makes no escape.
+    static func byte(escapedBy letter: UInt8) -> UInt8? {
+        switch letter {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): letter
+        case UInt8(ascii: "b"): 0x08
+        case UInt8(ascii: "f"): 0x0C
+        case UInt8(ascii: "n"): 0x0A
+        case UInt8(ascii: "r"): 0x0D
+        case UInt8(ascii: "t"): 0x09
+        default: nil
+        }
     }
 }

@@ -181,17 +181,12 @@ struct FastJSONObject {
                 guard index < bytes.count else { return nil }
                 let escape = bytes[index]
                 index += 1
-                switch escape {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): unescaped.append(escape)
-                case UInt8(ascii: "b"): unescaped.append(0x08)
-                case UInt8(ascii: "f"): unescaped.append(0x0C)
-                case UInt8(ascii: "n"): unescaped.append(0x0A)
-                case UInt8(ascii: "r"): unescaped.append(0x0D)
-                case UInt8(ascii: "t"): unescaped.append(0x09)
-                case UInt8(ascii: "u"):
-                    guard let scalar = hexScalar() else { return nil }
+                if let plain = JSONEscape.byte(escapedBy: escape) {
+                    unescaped.append(plain)
+                } else if escape == UInt8(ascii: "u"), let scalar = hexScalar() {
                     unescaped.append(contentsOf: String(Character(scalar)).utf8)
-                default: return nil
+                } else {
+                    return nil
                 }
             default:
                 guard byte >= 0x20 else { return nil }
