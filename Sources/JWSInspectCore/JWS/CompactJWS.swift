@@ -142,7 +142,9 @@ public struct CompactJWS: Sendable {
                     (object, kind) = payloadKeys.selection.plan.select(from: members)
                     whole = members
                 } else if essentialsOnly {
-                    let selected = try JSONValue.decodeObject(decodable ?? bytes, selection: payloadKeys.selection)
+                    // Declined by FastJSONObject: Foundation's reading, without asking it again.
+                    let selected = try JSONValue.decodeObjectWithFoundation(
+                        decodable ?? bytes, selection: payloadKeys.selection)
                     object = selected?.members
                     kind = selected?.kind
                 } else {
