@@ -14,13 +14,18 @@ struct JSONOutput: ResultRenderer {
     }
 
     func result(_ inspection: Inspection) -> String? {
-        JSONRenderer.render(inspection, pretty: pretty, fragments: fragments) + "\n"
+        String(decoding: record(inspection), as: UTF8.self)
     }
 
     func rendered(_ inspection: Inspection) -> RenderedResult? {
+        .bytes(record(inspection))
+    }
+
+    /// The result's record and its newline, as UTF-8.
+    private func record(_ inspection: Inspection) -> [UInt8] {
         var bytes = JSONRenderer.bytes(inspection, pretty: pretty, fragments: fragments)
         bytes.append(UInt8(ascii: "\n"))
-        return .bytes(bytes)
+        return bytes
     }
 
     func unreadable(source: String, reason: String) -> String? {

@@ -12,10 +12,10 @@ enum JSONRenderer {
     /// - Parameter fragments: the run's serialized header and chain fragments (shared by
     ///   every token of one chain).
     static func render(_ inspection: Inspection, pretty: Bool, fragments: ChainFragments) -> String {
-        object(inspection, pretty: pretty, level: 0, fragments: fragments).serialized(pretty: pretty)
+        String(decoding: bytes(inspection, pretty: pretty, fragments: fragments), as: UTF8.self)
     }
 
-    /// `render`'s text as UTF-8, never made a String.
+    /// `render`'s text as UTF-8, never made a String (what standard output gets).
     static func bytes(_ inspection: Inspection, pretty: Bool, fragments: ChainFragments) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(8192)
