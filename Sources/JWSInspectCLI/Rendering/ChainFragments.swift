@@ -44,10 +44,12 @@ final class ChainFragments: Sendable {
             return last.fragments
         }
         let key = Key(header: String(decoding: header, as: UTF8.self), pretty: pretty, level: level)
-        if let known = state.withLock({ $0.fragments[key] }) {
-            state.withLock { $0.last = (header, pretty, level, known) }
+        let known = state.withLock { state -> (header: String, chain: String)? in
+            guard let known = state.fragments[key] else { return nil }
+            state.last = (header, pretty, level, known)
             return known
         }
+        if let known { return known }
         let made = build()
         let size = header.count + made.header.utf8.count + made.chain.utf8.count
         state.withLock { state in

@@ -71,13 +71,14 @@ public struct PayloadDisplay: Sendable {
         {
             let fieldPath = path + [key]
             if case .object(let nested) = value, !nested.isEmpty {
-                let nestedOrder = path.isEmpty ? NotificationBody.named(key)?.fields ?? [] : []
+                // A notification's body is in its documented order; other objects by name.
+                let nestedOrder = path.isEmpty ? NotificationBody.named(key)?.fieldPlaces ?? [:] : [:]
                 if flagUnknown && !isKnown {
                     fields.append(
                         Field(path: fieldPath, raw: "{…}", rendered: nil, relative: nil, flag: unknownFieldFlag))
                 }
                 collect(
-                    nested, documented: places(nestedOrder), path: fieldPath,
+                    nested, documented: nestedOrder, path: fieldPath,
                     flagUnknown: flagUnknown && !nestedOrder.isEmpty, now: now, style: style, into: &fields)
                 continue
             }
