@@ -83,6 +83,14 @@ enum CLI {
             try? input.fileHandleForWriting.close()
         }
         writer.start()
+        return collect(process, out: out, err: err, timeout: timeout)
+    }
+
+    /// Waits for a started `process`, reading `out` and `err` at once (neither can fill and
+    /// block it). With a `timeout`, a process still running then is killed, with every process
+    /// it started (Foundation makes it a process group's leader: a shell's children, which hold
+    /// the pipes open, die too), and reported as status -1.
+    static func collect(_ process: Process, out: Pipe, err: Pipe, timeout: TimeInterval?) -> Result {
         nonisolated(unsafe) var errData = Data()
         let errDone = DispatchSemaphore(value: 0)
         Thread {
@@ -98,7 +106,7 @@ enum CLI {
                 guard process.isRunning else { return }
                 killed.set(true)
                 // SIGKILL: a child inherits the test runner's blocked signals, SIGTERM among them.
-                kill(process.processIdentifier, SIGKILL)
+                kill(-process.processIdentifier, SIGKILL)
             }.start()
         }
         let outData = out.fileHandleForReading.readDataToEndOfFile()
@@ -129,18 +137,7 @@ enum CLI {
                 try? input.fileHandleForWriting.close()
             }.start()
         }
-        nonisolated(unsafe) var errData = Data()
-        let errDone = DispatchSemaphore(value: 0)
-        Thread {
-            errData = err.fileHandleForReading.readDataToEndOfFile()
-            errDone.signal()
-        }.start()
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        errDone.wait()
-        return Result(
-            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-            stderr: String(decoding: errData, as: UTF8.self))
+        return collect(process, out: out, err: err, timeout: nil)
     }
 
     /// One folder per test process for every file the tests write, removed when the process exits.

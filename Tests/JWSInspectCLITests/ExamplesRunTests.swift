@@ -391,26 +391,7 @@ import Testing
             process.standardError = err
             process.standardInput = FileHandle.nullDevice
             try process.run()
-            nonisolated(unsafe) var errData = Data()
-            let errDone = DispatchSemaphore(value: 0)
-            Thread {
-                errData = err.fileHandleForReading.readDataToEndOfFile()
-                errDone.signal()
-            }.start()
-            let killed = Locked(false)
-            Thread {
-                Thread.sleep(forTimeInterval: timeout)
-                guard process.isRunning else { return }
-                killed.set(true)
-                // Foundation starts the shell as a process group's leader: what it started dies too.
-                kill(-process.processIdentifier, SIGKILL)
-            }.start()
-            let outData = out.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            errDone.wait()
-            return CLI.Result(
-                status: killed.value ? -1 : process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                stderr: String(decoding: errData, as: UTF8.self))
+            return CLI.collect(process, out: out, err: err, timeout: timeout)
         }
     }
 }
