@@ -4,6 +4,7 @@
 #define COPENSSL_SHIM_H
 
 #include <openssl/asn1.h>
+#include <openssl/asn1t.h>
 #include <openssl/bio.h>
 #include <openssl/bn.h>
 #include <openssl/cms.h>
@@ -191,6 +192,103 @@ static inline ASN1_TYPE *COpenSSL_sk_ASN1_TYPE_value(const STACK_OF(ASN1_TYPE) *
 /// Frees the stack and every ASN1_TYPE in it (a decoded ASN1_SEQUENCE_ANY or ASN1_SET_ANY).
 static inline void COpenSSL_sk_ASN1_TYPE_pop_free(STACK_OF(ASN1_TYPE) *stack) {
     sk_ASN1_TYPE_pop_free(stack, ASN1_TYPE_free);
+}
+
+
+// Receipts read fast (CMSSignedData's fast path): a CMS ContentInfo of signedData decoded with
+// OpenSSL's ASN.1 templates, every field kept as its encoding and the certificates each kept as
+// its bytes, not parsed (OpenSSL 3 decodes a certificate's public key through its provider
+// framework, about a third of a millisecond each: most of a receipt's cost). The caller parses
+// each distinct certificate set once; the container without its certificates, re-encoded here,
+// is what d2i_CMS_ContentInfo and CMS_verify then read.
+
+/// SignedData (RFC 5652 5.1) with its fields as their encodings (ASN1_ANY) and the
+/// certificates (and CRLs) as a SET OF ANY.
+typedef struct {
+    ASN1_TYPE *version;
+    ASN1_TYPE *digestAlgorithms;
+    ASN1_TYPE *encapContentInfo;
+    STACK_OF(ASN1_TYPE) *certificates;
+    STACK_OF(ASN1_TYPE) *crls;
+    ASN1_TYPE *signerInfos;
+} COpenSSL_ReceiptSignedData;
+
+ASN1_SEQUENCE(COpenSSL_ReceiptSignedData) = {
+    ASN1_SIMPLE(COpenSSL_ReceiptSignedData, version, ASN1_ANY),
+    ASN1_SIMPLE(COpenSSL_ReceiptSignedData, digestAlgorithms, ASN1_ANY),
+    ASN1_SIMPLE(COpenSSL_ReceiptSignedData, encapContentInfo, ASN1_ANY),
+    ASN1_IMP_SET_OF_OPT(COpenSSL_ReceiptSignedData, certificates, ASN1_ANY, 0),
+    ASN1_IMP_SET_OF_OPT(COpenSSL_ReceiptSignedData, crls, ASN1_ANY, 1),
+    ASN1_SIMPLE(COpenSSL_ReceiptSignedData, signerInfos, ASN1_ANY),
+} static_ASN1_SEQUENCE_END(COpenSSL_ReceiptSignedData)
+
+/// ContentInfo (RFC 5652 3) whose content is such a SignedData.
+typedef struct {
+    ASN1_OBJECT *contentType;
+    COpenSSL_ReceiptSignedData *signedData;
+} COpenSSL_ReceiptContentInfo;
+
+ASN1_SEQUENCE(COpenSSL_ReceiptContentInfo) = {
+    ASN1_SIMPLE(COpenSSL_ReceiptContentInfo, contentType, ASN1_OBJECT),
+    ASN1_EXP(COpenSSL_ReceiptContentInfo, signedData, COpenSSL_ReceiptSignedData, 0),
+} static_ASN1_SEQUENCE_END(COpenSSL_ReceiptContentInfo)
+
+/// Decodes `length` bytes (DER or BER) as such a ContentInfo; `*consumed` is set to the bytes
+/// it spans. NULL when they are not one (the caller then reads them as before).
+static inline COpenSSL_ReceiptContentInfo *COpenSSL_ReceiptContentInfo_d2i(const unsigned char *bytes, long length,
+                                                                          long *consumed) {
+    const unsigned char *cursor = bytes;
+    ASN1_VALUE *value = ASN1_item_d2i(NULL, &cursor, length, ASN1_ITEM_rptr(COpenSSL_ReceiptContentInfo));
+    *consumed = value == NULL ? 0 : (long)(cursor - bytes);
+    return (COpenSSL_ReceiptContentInfo *)value;
+}
+
+static inline void COpenSSL_ReceiptContentInfo_free(COpenSSL_ReceiptContentInfo *info) {
+    ASN1_item_free((ASN1_VALUE *)info, ASN1_ITEM_rptr(COpenSSL_ReceiptContentInfo));
+}
+
+/// The content type's NID (NID_pkcs7_signed for signedData).
+static inline int COpenSSL_ReceiptContentInfo_type(const COpenSSL_ReceiptContentInfo *info) {
+    return OBJ_obj2nid(info->contentType);
+}
+
+/// Nonzero when the container carries CRLs (the fast path then steps aside).
+static inline int COpenSSL_ReceiptContentInfo_has_crls(const COpenSSL_ReceiptContentInfo *info) {
+    return info->signedData->crls != NULL;
+}
+
+/// The number of embedded certificates (0 when the field is absent).
+static inline int COpenSSL_ReceiptContentInfo_certificate_count(const COpenSSL_ReceiptContentInfo *info) {
+    return info->signedData->certificates == NULL ? 0 : sk_ASN1_TYPE_num(info->signedData->certificates);
+}
+
+/// The encoding of certificate `index` (its whole TLV), or NULL when that choice is not a
+/// certificate (a universal SEQUENCE): attribute certificates and others are read as before.
+static inline const unsigned char *COpenSSL_ReceiptContentInfo_certificate(const COpenSSL_ReceiptContentInfo *info,
+                                                                           int index, int *length) {
+    ASN1_TYPE *choice = sk_ASN1_TYPE_value(info->signedData->certificates, index);
+    if (choice == NULL || choice->type != V_ASN1_SEQUENCE || choice->value.sequence == NULL) return NULL;
+    *length = choice->value.sequence->length;
+    return choice->value.sequence->data;
+}
+
+/// The container without its certificates, re-encoded and decoded as OpenSSL's CMS_ContentInfo
+/// (every other field as it was encoded), or NULL.
+static inline CMS_ContentInfo *COpenSSL_ReceiptContentInfo_without_certificates(COpenSSL_ReceiptContentInfo *info) {
+    STACK_OF(ASN1_TYPE) *certificates = info->signedData->certificates;
+    info->signedData->certificates = NULL;
+    unsigned char *encoded = NULL;
+    int length = ASN1_item_i2d((ASN1_VALUE *)info, &encoded, ASN1_ITEM_rptr(COpenSSL_ReceiptContentInfo));
+    info->signedData->certificates = certificates;
+    if (length <= 0 || encoded == NULL) return NULL;
+    const unsigned char *cursor = encoded;
+    CMS_ContentInfo *cms = d2i_CMS_ContentInfo(NULL, &cursor, length);
+    if (cms != NULL && cursor != encoded + length) {
+        CMS_ContentInfo_free(cms);
+        cms = NULL;
+    }
+    OPENSSL_free(encoded);
+    return cms;
 }
 
 #endif

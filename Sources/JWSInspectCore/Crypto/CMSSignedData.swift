@@ -63,10 +63,13 @@ public final class CMSSignedData: @unchecked Sendable {
     private let pointer: OpaquePointer
     /// The encapsulated content (for a receipt: the DER of its SET of attributes).
     public let content: [UInt8]
-    /// The embedded certificates, in container order.
-    public let certificates: [Certificate]
+    /// The embedded certificates, parsed (shared by every container of a run that embeds the
+    /// same ones, when read through a `CertificateSetStore`).
+    let embedded: EmbeddedCertificates
     /// The signer's certificate (one of `certificates`).
     public let signerCertificate: Certificate
+    /// The signer's certificate's position in `certificates`.
+    let signerIndex: Int
     /// The signer's digest algorithm as OpenSSL names it, lowercased ("sha1", "sha256").
     public let digestAlgorithm: String
     /// The signer's signature algorithm as OpenSSL names it ("rsaEncryption", "RSA-SHA256").
@@ -78,15 +81,65 @@ public final class CMSSignedData: @unchecked Sendable {
     /// Nil when the signature verified; else why not.
     private let signatureError: SignatureError?
 
+    /// The embedded certificates, in container order.
+    public var certificates: [Certificate] { embedded.certificates }
+
     /// Parses a DER or BER SignedData container with data content and one signer, and checks
     /// its signature.
     ///
     /// - Throws: `ParseError` when the bytes are too large, not CMS, not signedData with data
     ///   content, not one signer, or the signer's certificate is not embedded. A signature that
     ///   does not verify is not thrown here: `verifySignature()` reports it.
-    public init(bytes: [UInt8]) throws(ParseError) {
+    public convenience init(bytes: [UInt8]) throws(ParseError) {
+        try self.init(bytes: bytes, certificateSets: nil)
+    }
+
+    /// Parses a container as `init(bytes:)` does, its certificates through `certificateSets`:
+    /// a set of certificates seen before is not parsed again (OpenSSL 3 spends most of a
+    /// receipt's time decoding its certificates' public keys).
+    ///
+    /// The container is first read without parsing its certificates (OpenSSL's ASN.1 templates,
+    /// `COpenSSL_ReceiptContentInfo`), and the container without them is what OpenSSL's CMS code
+    /// then decodes and verifies, with the signer's certificate from the set. Whenever that way
+    /// does not give a container (anything unusual, any error), the bytes are read as
+    /// `init(bytes:)` reads them, so a container reads the same, and fails with the same error,
+    /// either way.
+    convenience init(bytes: [UInt8], certificateSets: (any CertificateSetStore)?) throws(ParseError) {
         guard bytes.count <= Self.maximumSize else { throw .tooLarge(size: bytes.count, limit: Self.maximumSize) }
         guard !bytes.isEmpty else { throw .notCMS("no bytes") }
+        if let certificateSets, let parts = Self.partsSkippingCertificates(bytes, certificateSets: certificateSets) {
+            self.init(parts)
+        } else {
+            self.init(try Self.parts(bytes))
+        }
+    }
+
+    /// What a container is made of, decoded and checked.
+    private struct Parts {
+        let pointer: OpaquePointer
+        let content: [UInt8]
+        let embedded: EmbeddedCertificates
+        let signerIndex: Int
+        let digestAlgorithm: String
+        let signatureAlgorithm: String
+        let digestNIDs: [Int32]
+        let signatureError: SignatureError?
+    }
+
+    private init(_ parts: Parts) {
+        pointer = parts.pointer
+        content = parts.content
+        embedded = parts.embedded
+        signerIndex = parts.signerIndex
+        signerCertificate = parts.embedded.certificates[parts.signerIndex]
+        digestAlgorithm = parts.digestAlgorithm
+        signatureAlgorithm = parts.signatureAlgorithm
+        digestNIDs = parts.digestNIDs
+        signatureError = parts.signatureError
+    }
+
+    /// The container read whole by `d2i_CMS_bio`, its certificates parsed with it.
+    private static func parts(_ bytes: [UInt8]) throws(ParseError) -> Parts {
         let decoded: (OpaquePointer?, Int) = bytes.withUnsafeBytes { buffer in
             guard let bio = BIO_new_mem_buf(buffer.baseAddress, Int32(buffer.count)) else { return (nil, 0) }
             defer { BIO_free(bio) }
@@ -95,10 +148,68 @@ public final class CMSSignedData: @unchecked Sendable {
         }
         guard let cms = decoded.0 else { throw .notCMS(OpenSSLError.describe(or: "d2i_CMS_bio failed")) }
         OpenSSLError.drain()
-        // From here on the container is owned by `self` once stored; free it on every early exit.
+        guard decoded.1 == 0 else {
+            CMS_ContentInfo_free(cms)
+            throw .trailingBytes(decoded.1)
+        }
+        return try parts(cms) { () throws(ParseError) in try EmbeddedCertificates(embeddedCertificates(cms)) }
+    }
+
+    /// The container read without parsing its certificates, which come from `certificateSets`;
+    /// nil whenever it cannot be read so (`init(bytes:certificateSets:)`).
+    private static func partsSkippingCertificates(_ bytes: [UInt8], certificateSets: any CertificateSetStore)
+        -> Parts?
+    {
+        defer { OpenSSLError.drain() }
+        return bytes.withUnsafeBufferPointer { buffer -> Parts? in
+            var consumed = 0
+            guard let info = COpenSSL_ReceiptContentInfo_d2i(buffer.baseAddress, buffer.count, &consumed) else {
+                return nil
+            }
+            defer { COpenSSL_ReceiptContentInfo_free(info) }
+            let count = Int(COpenSSL_ReceiptContentInfo_certificate_count(info))
+            guard consumed == buffer.count, COpenSSL_ReceiptContentInfo_type(info) == NID_pkcs7_signed,
+                COpenSSL_ReceiptContentInfo_has_crls(info) == 0, count > 0
+            else { return nil }
+            // The certificates' encodings one after the other: each is a whole TLV, so the bytes
+            // tell the set, and its order, apart from every other.
+            var encoded: [UInt8] = []
+            var ends: [Int] = []
+            for index in 0..<count {
+                var length: Int32 = 0
+                guard let start = COpenSSL_ReceiptContentInfo_certificate(info, Int32(index), &length), length > 0
+                else { return nil }
+                encoded.append(contentsOf: UnsafeBufferPointer(start: start, count: Int(length)))
+                ends.append(encoded.count)
+            }
+            guard
+                let embedded = certificateSets.certificateSet(
+                    encoded: encoded,
+                    parse: {
+                        var certificates: [Certificate] = []
+                        var start = 0
+                        for end in ends {
+                            guard let certificate = try? Certificate(derBytes: Array(encoded[start..<end])) else {
+                                return nil
+                            }
+                            certificates.append(certificate)
+                            start = end
+                        }
+                        return EmbeddedCertificates(certificates)
+                    }),
+                let cms = COpenSSL_ReceiptContentInfo_without_certificates(info)
+            else { return nil }
+            return try? parts(cms) { () throws(ParseError) in embedded }
+        }
+    }
+
+    /// The checks every container passes, on a decoded container (owned: freed unless returned)
+    /// whose certificates `certificates` gives.
+    private static func parts(
+        _ cms: OpaquePointer, certificates: () throws(ParseError) -> EmbeddedCertificates
+    ) throws(ParseError) -> Parts {
         var owned: OpaquePointer? = cms
         defer { if let owned { CMS_ContentInfo_free(owned) } }
-        guard decoded.1 == 0 else { throw .trailingBytes(decoded.1) }
         let type = CMS_get0_type(cms)
         guard OBJ_obj2nid(type) == NID_pkcs7_signed else { throw .notSignedData(Self.name(type)) }
         let contentType = CMS_get0_eContentType(cms)
@@ -110,21 +221,19 @@ public final class CMSSignedData: @unchecked Sendable {
         guard let signers, signerCount == 1, let signer = COpenSSL_sk_CMS_SignerInfo_value(signers, 0) else {
             throw .signerCount(signerCount)
         }
-        let certificates = try Self.embeddedCertificates(cms)
+        let embedded = try certificates()
         guard
-            let signerCertificate = certificates.first(where: {
+            let signerIndex = embedded.certificates.firstIndex(where: {
                 $0.withUnsafeX509Pointer { CMS_SignerInfo_cert_cmp(signer, $0) } == 0
             })
         else { throw .signerCertificateMissing }
-        self.digestAlgorithm = Self.algorithmName(signer, digest: true).lowercased()
-        self.signatureAlgorithm = Self.algorithmName(signer, digest: false)
-        self.digestNIDs = Self.digestNIDs(signer)
-        self.content = content
-        self.certificates = certificates
-        self.signerCertificate = signerCertificate
-        self.signatureError = Self.verify(cms, signer: signerCertificate)
-        self.pointer = cms
+        let signatureError = Self.verify(cms, signer: embedded.certificates[signerIndex])
         owned = nil
+        return Parts(
+            pointer: cms, content: content, embedded: embedded, signerIndex: signerIndex,
+            digestAlgorithm: Self.algorithmName(signer, digest: true).lowercased(),
+            signatureAlgorithm: Self.algorithmName(signer, digest: false), digestNIDs: Self.digestNIDs(signer),
+            signatureError: signatureError)
     }
 
     deinit {
@@ -246,4 +355,55 @@ public final class CMSSignedData: @unchecked Sendable {
         guard length > 0, let data = ASN1_STRING_get0_data(string) else { return [] }
         return Array(UnsafeBufferPointer(start: data, count: length))
     }
+}
+
+/// The certificates a container embeds, parsed once and shared by every container of a run
+/// that embeds the same bytes, with what has been learned about them (`ReceiptChain`'s
+/// validations, kept by time window). Immutable but for that record, which has its own lock.
+final class EmbeddedCertificates: Sendable {
+    /// In container order; every element a distinct object, even where two embed the same bytes.
+    let certificates: [Certificate]
+    /// The validations of these certificates remembered (`ReceiptChain.validate`), newest last.
+    let validations = Locked<[ReceiptChain.Remembered]>([])
+
+    /// The certificate summaries receipts show, by what they depend on.
+    private let madeSummaries = Locked<[(key: SummaryKey, summaries: [CertificateSummary])]>([])
+
+    init(_ certificates: [Certificate]) {
+        self.certificates = certificates
+    }
+
+    /// What a receipt's certificate summaries depend on: the roots, the certificates in the
+    /// order shown, how many make the validated path, and whether Xcode signed. Roots and
+    /// certificates are compared by identity (and held, so that it stays theirs).
+    struct SummaryKey: Equatable {
+        let store: TrustStore
+        let order: [Certificate]
+        let pathCount: Int?
+        let isXcode: Bool
+
+        static func == (left: Self, right: Self) -> Bool {
+            left.store === right.store && left.order.count == right.order.count
+                && zip(left.order, right.order).allSatisfy { $0 === $1 } && left.pathCount == right.pathCount
+                && left.isXcode == right.isXcode
+        }
+    }
+
+    /// The summaries for `key`, made by `make` the first time (a few kept).
+    func summaries(for key: SummaryKey, make: () -> [CertificateSummary]) -> [CertificateSummary] {
+        if let known = madeSummaries.withLock({ $0.last { $0.key == key }?.summaries }) { return known }
+        let made = make()
+        madeSummaries.withLock { list in
+            if list.count >= ReceiptChain.Remembered.limit { list.removeFirst() }
+            list.append((key, made))
+        }
+        return made
+    }
+}
+
+/// Where containers find certificate sets already parsed (a run's `VerificationCache`).
+protocol CertificateSetStore: Sendable {
+    /// The set whose certificates' encodings, one after the other, are `encoded`: the one kept,
+    /// else `parse()`'s (kept when it fits), or nil when `parse` gives none.
+    func certificateSet(encoded: [UInt8], parse: () -> EmbeddedCertificates?) -> EmbeddedCertificates?
 }

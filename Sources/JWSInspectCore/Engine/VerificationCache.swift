@@ -29,7 +29,7 @@ internal import FoundationEssentials
 /// The cache holds what it is given and decides nothing itself: the checks a trust model
 /// decides once per (leaf, intermediate) pair (the App Store model's marker OIDs) are
 /// computed by that model, on the pair's first sight, and kept in `ChainEntry.pairChecks`.
-final class VerificationCache: Sendable {
+final class VerificationCache: CertificateSetStore {
     /// A header segment decoded, with its `x5c` parsed. Immutable and shared, like `ChainEntry`.
     final class HeaderEntry: Sendable {
         let header: CompactJWS.DecodedSegment
@@ -140,9 +140,14 @@ final class VerificationCache: Sendable {
         var headers: [String: HeaderEntry] = [:]
         var certificates: [[UInt8]: Certificate] = [:]
         var chains: [ChainKey: ChainEntry] = [:]
-        /// The header segments' and certificates' bytes held (see `byteBudget`).
+        /// Receipts' certificate sets, by their encodings one after the other.
+        var certificateSets: [[UInt8]: EmbeddedCertificates] = [:]
+        /// The set seen last: consecutive receipts usually share it (compared, not hashed).
+        var recentSet: (encoded: [UInt8], entry: EmbeddedCertificates)?
+        /// The header segments', certificates' and certificate sets' bytes held (see `byteBudget`).
         var headerBytes = 0
         var certificateBytes = 0
+        var certificateSetBytes = 0
     }
 
     /// Entries kept before the cache starts over (hostile input cannot grow it without bound).
@@ -233,6 +238,49 @@ final class VerificationCache: Sendable {
         state.withLock {
             ($0.headers.count, $0.headerBytes, $0.certificates.count, $0.certificateBytes, $0.chains.count)
         }
+    }
+
+    /// The receipt certificate sets held: sets and bytes (tests check the bounds).
+    var certificateSetFootprint: (sets: Int, bytes: Int) {
+        state.withLock { ($0.certificateSets.count, $0.certificateSetBytes) }
+    }
+
+    // MARK: Receipt certificate sets
+
+    /// The set of a receipt's certificates (`CertificateSetStore`), bounded as certificates are:
+    /// a set larger than `largestEntry` is parsed and not kept, and the sets start over beyond
+    /// `capacity` sets or `byteBudget` bytes.
+    func certificateSet(encoded: [UInt8], parse: () -> EmbeddedCertificates?) -> EmbeddedCertificates? {
+        guard encoded.count <= largest else { return parse() }
+        let known = state.withLock { state -> EmbeddedCertificates? in
+            if let recent = state.recentSet, Self.same(recent.encoded, encoded) { return recent.entry }
+            guard let entry = state.certificateSets[encoded] else { return nil }
+            state.recentSet = (encoded, entry)
+            return entry
+        }
+        if let known { return known }
+        guard let parsed = parse() else { return nil }
+        return state.withLock { state in
+            if let raced = state.certificateSets[encoded] { return raced }
+            if state.certificateSets.count >= Self.capacity || state.certificateSetBytes + encoded.count > budget {
+                state.certificateSets.removeAll()
+                state.certificateSetBytes = 0
+            }
+            state.certificateSets[encoded] = parsed
+            state.certificateSetBytes += encoded.count
+            state.recentSet = (encoded, parsed)
+            return parsed
+        }
+    }
+
+    /// Whether two byte arrays are equal, by `memcmp`.
+    private static func same(_ left: [UInt8], _ right: [UInt8]) -> Bool {
+        left.count == right.count
+            && left.withUnsafeBytes { left in
+                right.withUnsafeBytes { right in
+                    left.count == 0 || memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0
+                }
+            }
     }
 
     // MARK: Chains

@@ -44,9 +44,15 @@ public struct ReceiptEnvelope: Sendable {
     /// - Throws: `DecodingError` when the container or the content cannot be read, or a limit
     ///   is exceeded. A signature that does not verify is not thrown: the `signature` check says so.
     public init(der: [UInt8]) throws(DecodingError) {
+        try self.init(der: der, certificateSets: nil)
+    }
+
+    /// Parses a receipt as `init(der:)` does, its certificates through `certificateSets` (see
+    /// `CMSSignedData.init(bytes:certificateSets:)`).
+    init(der: [UInt8], certificateSets: (any CertificateSetStore)?) throws(DecodingError) {
         let container: CMSSignedData
         do {
-            container = try CMSSignedData(bytes: der)
+            container = try CMSSignedData(bytes: der, certificateSets: certificateSets)
         } catch {
             throw .container(error)
         }

@@ -98,7 +98,81 @@ public enum ReceiptChain {
     /// - Parameters:
     ///   - trustStore: the trusted roots; Apple Inc. Root by default.
     ///   - time: the moment every certificate must be valid at.
+    ///
+    /// A run validates each set of embedded certificates once per window of time in which no
+    /// certificate it could involve (the embedded ones and the trusted roots) starts or stops
+    /// being in date (`Remembered`): a receipt of the same certificates checked at another time
+    /// of the window gets the answer a new validation would give, for the same reason as a JWS
+    /// chain's (`VerificationCache`).
     public static func validate(_ container: CMSSignedData, trustStore: TrustStore = appleIncRoot, at time: Date)
+        -> Validation
+    {
+        let seconds = Timestamp.seconds(time)
+        let remembered = container.embedded.validations
+        let signerIndex = container.signerIndex
+        if let seconds,
+            let known = remembered.withLock({ list in
+                list.last { $0.store === trustStore && $0.signerIndex == signerIndex && $0.covers(seconds) }
+            })
+        {
+            return Validation(signer: known.signer, path: known.path, failures: known.failures, time: time)
+        }
+        let validation = freshValidation(container, trustStore: trustStore, at: time)
+        if let seconds, let window = window(around: seconds, container.certificates + trustStore.roots) {
+            let record = Remembered(
+                store: trustStore, signerIndex: signerIndex, after: window.after, before: window.before,
+                signer: validation.signer, path: validation.path, failures: validation.failures)
+            remembered.withLock { list in
+                if list.count >= Remembered.limit { list.removeFirst() }
+                list.append(record)
+            }
+        }
+        return validation
+    }
+
+    /// A validation of one certificate set kept for the window of time around the moment it was
+    /// made in which no certificate it could involve starts or stops being in date: at any
+    /// moment of the window, OpenSSL is given the same certificates, each in date or not as it
+    /// was, so it gives the same answer (time enters path validation through certificate dates
+    /// alone; revocation, which does not, is a policy of its own asked of every receipt).
+    struct Remembered: Sendable {
+        /// The validations one certificate set keeps (a run's receipts span a few windows).
+        static let limit = 8
+
+        /// The roots it was validated against (held, so that its identity stays theirs).
+        let store: TrustStore
+        /// The signer's position among the embedded certificates.
+        let signerIndex: Int
+        /// Seconds since 1970, both excluded: the window.
+        let after: Int64
+        let before: Int64
+        let signer: Signer
+        let path: TrustStore.PathValidation
+        let failures: [Failure]
+
+        func covers(_ seconds: Int64) -> Bool { after < seconds && seconds < before }
+    }
+
+    /// The seconds, both excluded, between which no certificate of `certificates` starts or stops
+    /// being in date around `seconds`; nil when a date is unreadable or `seconds` is one of them.
+    static func window(around seconds: Int64, _ certificates: [Certificate]) -> (after: Int64, before: Int64)? {
+        var after = Int64.min
+        var before = Int64.max
+        for certificate in certificates {
+            for date in [certificate.notBefore, certificate.notAfter] {
+                guard let date, let boundary = Timestamp.seconds(date), boundary != seconds else { return nil }
+                if boundary < seconds {
+                    after = max(after, boundary)
+                } else {
+                    before = min(before, boundary)
+                }
+            }
+        }
+        return (after, before)
+    }
+
+    /// `validate` without what a run remembers.
+    private static func freshValidation(_ container: CMSSignedData, trustStore: TrustStore, at time: Date)
         -> Validation
     {
         let signer = signer(of: container)

@@ -21,7 +21,7 @@ extension Verifier {
     public func inspectReceipt(_ der: [UInt8], source: String) -> Inspection {
         let receipt: ReceiptEnvelope
         do {
-            receipt = try ReceiptEnvelope(der: der)
+            receipt = try ReceiptEnvelope(der: der, certificateSets: cache)
         } catch {
             return .malformed(source: source, reason: error.description)
         }

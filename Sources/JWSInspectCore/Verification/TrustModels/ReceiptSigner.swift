@@ -137,9 +137,12 @@ struct ReceiptSigner: Sendable {
     }
 
     /// One summary per certificate: along the validated path when there is one, else the signer
-    /// first and the others in container order.
+    /// first and the others in container order. Made once per order of a certificate set in a
+    /// run (`EmbeddedCertificates.summaries`): they depend on the certificates, their order and
+    /// the roots alone.
     private func summaries(_ subject: ReceiptSubject, path: [Certificate]?) -> [CertificateSummary] {
-        let certificates = Self.orderedCertificates(subject.receipt.container)
+        let container = subject.receipt.container
+        let certificates = Self.orderedCertificates(container)
         let ordered: [Certificate]
         if let path {
             // The path ends at the trusted root: the embedded copy, when there is one, is shown instead.
@@ -148,17 +151,22 @@ struct ReceiptSigner: Sendable {
         } else {
             ordered = certificates
         }
-        return ordered.enumerated().map { index, certificate in
-            let role: String
-            if index == 0 {
-                role = subject.isXcode ? "signer (StoreKit Testing in Xcode)" : "leaf"
-            } else if certificate.isSelfIssued {
-                role = "root (not used for trust)"
-            } else {
-                role = index < (path?.count ?? ordered.count) ? "intermediate" : "extra"
+        let key = EmbeddedCertificates.SummaryKey(
+            store: trustStore, order: ordered, pathCount: path?.count,
+            isXcode: subject.isXcode)
+        return container.embedded.summaries(for: key) {
+            ordered.enumerated().map { index, certificate in
+                let role: String
+                if index == 0 {
+                    role = subject.isXcode ? "signer (StoreKit Testing in Xcode)" : "leaf"
+                } else if certificate.isSelfIssued {
+                    role = "root (not used for trust)"
+                } else {
+                    role = index < (path?.count ?? ordered.count) ? "intermediate" : "extra"
+                }
+                return CertificateSummary(
+                    index: index, role: role, certificate: certificate, trustedRootDERs: trustStore.rootDERs)
             }
-            return CertificateSummary(
-                index: index, role: role, certificate: certificate, trustedRootDERs: trustStore.rootDERs)
         }
     }
 }
