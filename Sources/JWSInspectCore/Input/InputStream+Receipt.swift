@@ -38,9 +38,10 @@ extension InputStream {
         // BER's indefinite length (Xcode's receipts) says nothing of where the receipt ends.
         let needed = LegacyReceipt.base64Length(first) ?? .max
         var text = first
-        var characters = first.count { LegacyReceipt.base64Value($0) != nil }
+        let census = LegacyReceipt.Census(first)
+        var characters = census.characters
         // Padding ends base64: each line is looked at once (the whole text again would be quadratic).
-        var padded = first.contains(UInt8(ascii: "="))
+        var padded = census.padded
         while !padded, characters < needed, !liveInputWouldWait,
             let next = nextLine(skippingBlank: false)
         {
@@ -48,13 +49,12 @@ extension InputStream {
                 next.range.map { range in
                     buffer.withUnsafeBufferPointer { bytes -> Bool in
                         let line = UnsafeBufferPointer(rebasing: bytes[range])
-                        guard line.contains(where: { !InputScanner.isWhitespace($0) }),
-                            line.allSatisfy({ LegacyReceipt.isBase64Text($0) }),
-                            !LegacyReceipt.startsAnotherItem(line)
+                        let census = LegacyReceipt.Census(line)
+                        guard census.hasText, census.onlyBase64Text, !LegacyReceipt.startsAnotherItem(line)
                         else { return false }
-                        padded = line.contains(UInt8(ascii: "="))
+                        padded = census.padded
                         let kept = characters <= maximumCharacters
-                        characters += line.count { LegacyReceipt.base64Value($0) != nil }
+                        characters += census.characters
                         guard kept else { return true }
                         text.append(UInt8(ascii: "\n"))
                         text.append(contentsOf: line)

@@ -95,6 +95,54 @@ public enum LegacyReceipt {
         return decoded
     }
 
+    /// What a line of base64 text holds, read in one pass (`ReceiptBase64.classes`).
+    struct Census {
+        /// Characters of the standard alphabet (padding and whitespace not counted).
+        var characters = 0
+        /// Whether it holds padding (`=`).
+        var padded = false
+        /// Whether every byte is base64 text (`isBase64Text`).
+        var onlyBase64Text = true
+        /// Whether a byte is not whitespace as `InputScanner.isWhitespace` has it (a vertical tab
+        /// or a form feed is text there, whitespace in base64).
+        var hasText = false
+
+        init(_ line: UnsafeBufferPointer<UInt8>) {
+            // Per byte, without a branch: its flags added (the alphabet bit counts) and or-ed.
+            var counted = 0
+            var seen: UInt8 = 0
+            Self.flags.withUnsafeBufferPointer { flags in
+                for byte in line {
+                    let flag = flags[Int(byte)]
+                    counted &+= Int(flag & Self.alphabet)
+                    seen |= flag
+                }
+            }
+            characters = counted
+            padded = seen & Self.padding != 0
+            onlyBase64Text = seen & Self.other == 0
+            hasText = seen & (Self.alphabet | Self.padding | Self.other | Self.textSpace) != 0
+        }
+
+        /// Each byte's flags: in the standard alphabet, padding, neither nor whitespace, or a
+        /// vertical tab or form feed (whitespace in base64, text to `InputScanner.isWhitespace`).
+        private static let alphabet: UInt8 = 1
+        private static let padding: UInt8 = 2
+        private static let other: UInt8 = 4
+        private static let textSpace: UInt8 = 8
+        private static let flags: [UInt8] = (0...255).map { byte in
+            let value = ReceiptBase64.classes[byte]
+            if value < ReceiptBase64.padding { return alphabet }
+            if value == ReceiptBase64.padding { return padding }
+            if value == ReceiptBase64.other { return other }
+            return byte == 0x0B || byte == 0x0C ? textSpace : 0
+        }
+
+        init(_ line: [UInt8]) {
+            self = line.withUnsafeBufferPointer { Census($0) }
+        }
+    }
+
     /// A standard base64 character's value (RFC 4648 §4), nil for any other byte.
     static func base64Value(_ byte: UInt8) -> UInt8? {
         switch byte {
