@@ -29,6 +29,11 @@ public enum ReceiptValue: Sendable, Equatable {
 
     /// Decodes one complete DER value; anything else is `.raw`.
     init(der: [UInt8]) {
+        self = Self.primitive(der) ?? ReceiptValue(decodingWhole: der)
+    }
+
+    /// `init(der:)` by `d2i_ASN1_TYPE` alone, whatever the value (what `primitive` must agree with).
+    init(decodingWhole der: [UInt8]) {
         self = der.withUnsafeBufferPointer { buffer -> ReceiptValue in
             var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
             guard !buffer.isEmpty, let type = d2i_ASN1_TYPE(nil, &cursor, buffer.count) else {
@@ -53,6 +58,45 @@ public enum ReceiptValue: Sendable, Equatable {
                 return .integer(number)
             default:
                 return .raw(der)
+            }
+        }
+    }
+
+    /// The value of the shapes receipts hold, read in place: a UTF8String, an IA5String or a
+    /// non-negative INTEGER whose content is its magnitude, primitive and of definite length
+    /// (`ASN1_get_object`), filling `der`; nil for anything else, which `d2i_ASN1_TYPE` then
+    /// reads (so that the value is the same either way, without its allocations).
+    static func primitive(_ der: [UInt8]) -> ReceiptValue? {
+        der.withUnsafeBufferPointer { buffer -> ReceiptValue? in
+            guard let base = buffer.baseAddress, !buffer.isEmpty else { return nil }
+            var cursor: UnsafePointer<UInt8>? = base
+            var length = 0
+            var tag: Int32 = 0
+            var tagClass: Int32 = 0
+            let result = ASN1_get_object(&cursor, &length, &tag, &tagClass, buffer.count)
+            guard result == 0, tagClass == V_ASN1_UNIVERSAL, let content = cursor, length >= 0,
+                content + length == base + buffer.count
+            else {
+                OpenSSLError.drain()
+                return nil
+            }
+            let bytes = UnsafeBufferPointer(start: content, count: length)
+            switch tag {
+            case V_ASN1_UTF8STRING: return .utf8String(String(decoding: bytes, as: UTF8.self))
+            case V_ASN1_IA5STRING: return .ia5String(String(decoding: bytes, as: UTF8.self))
+            case V_ASN1_INTEGER:
+                let first = length > 0 ? content[0] : 0x80
+                guard first < 0x80, first != 0 || length == 1 else { return nil }
+                var inPlace = asn1_string_st(
+                    length: Int32(length), type: V_ASN1_INTEGER, data: UnsafeMutablePointer(mutating: content),
+                    flags: 0)
+                var number: Int64 = 0
+                guard ASN1_INTEGER_get_int64(&number, &inPlace) == 1 else {
+                    OpenSSLError.drain()
+                    return nil
+                }
+                return .integer(number)
+            default: return nil
             }
         }
     }
@@ -112,16 +156,20 @@ public enum ReceiptValue: Sendable, Equatable {
 enum ReceiptAttributeSet {
     /// Refuses a SET that holds a documented field (`names`, by type) more than once: Apple's
     /// receipts never do, and a reader that takes the first and another that takes the last
-    /// would disagree on the bundle ID or an expiry. Linear: one pass, one set of the types seen.
-    static func refuseDuplicates(in attributes: [ReceiptAttribute], of names: [Int: String], what: String)
-        throws(ReceiptPayload.DecodingError)
-    {
-        var seen = Set<Int>()
+    /// would disagree on the bundle ID or an expiry. Linear: one pass, the documented fields
+    /// seen kept as bits (a receipt documents 8 fields, an in-app entry 12; at most 64).
+    static func refuseDuplicates(
+        in attributes: [ReceiptAttribute], of documented: [(type: Int, name: String)], what: @autoclosure () -> String
+    ) throws(ReceiptPayload.DecodingError) {
+        precondition(documented.count <= 64, "more documented fields than bits")
+        var seen: UInt64 = 0
         for attribute in attributes {
-            guard let name = names[attribute.type] else { continue }
-            guard seen.insert(attribute.type).inserted else {
-                throw .duplicateField(what: what, name: name, type: attribute.type)
+            guard let place = documented.firstIndex(where: { $0.type == attribute.type }) else { continue }
+            let bit: UInt64 = 1 << UInt64(place)
+            guard seen & bit == 0 else {
+                throw .duplicateField(what: what(), name: documented[place].name, type: attribute.type)
             }
+            seen |= bit
         }
     }
 
@@ -129,7 +177,17 @@ enum ReceiptAttributeSet {
     /// before OpenSSL decodes them (counted with `ASN1_get_object`, OpenSSL's TLV header reader).
     ///
     /// - Parameter what: "the receipt" or "in-app entry 3", for messages.
-    static func decode(_ der: [UInt8], limit: Int, what: String) throws(ReceiptPayload.DecodingError)
+    static func decode(_ der: [UInt8], limit: Int, what describe: @autoclosure () -> String)
+        throws(ReceiptPayload.DecodingError)
+        -> [ReceiptAttribute]
+    {
+        if let attributes = walk(der, limit: limit) { return attributes }
+        return try decodeWhole(der, limit: limit, what: describe())
+    }
+
+    /// `decode` by OpenSSL's `d2i_ASN1_SET_ANY` and `d2i_ASN1_SEQUENCE_ANY` alone, whatever the
+    /// bytes (what `walk` must agree with).
+    static func decodeWhole(_ der: [UInt8], limit: Int, what: String) throws(ReceiptPayload.DecodingError)
         -> [ReceiptAttribute]
     {
         try refuseMoreElements(than: limit, in: der, what: what)
@@ -153,6 +211,98 @@ enum ReceiptAttributeSet {
                 else { throw .malformedAttribute(what: what, index: index, reason: "not a SEQUENCE") }
                 let sequence = CMSSignedData.bytes(of: element.pointee.value.sequence)
                 attributes.append(try attribute(sequence, what: what, index: index))
+            }
+            return attributes
+        }
+    }
+
+    /// The attributes of a SET in the shape every receipt has, read in one walk over its bytes:
+    /// each header by `ASN1_get_object` (OpenSSL's TLV header reader), each INTEGER by
+    /// `ASN1_INTEGER_get_int64` (read in place when its content is its magnitude, else decoded by
+    /// `d2i_ASN1_INTEGER` into one reused object), nothing else
+    /// decoded or copied but each value's bytes. Nil whenever the bytes are not exactly that
+    /// shape (a SET and SEQUENCEs of definite length, primitive INTEGERs and OCTET STRINGs
+    /// filling them, nothing after the SET), the count exceeds `limit`, or an integer does not
+    /// read: `decode` then reads them as OpenSSL's `d2i_ASN1_SET_ANY` does, so that what it
+    /// accepts, refuses and says is the same either way, the walk only cheaper.
+    static func walk(_ der: [UInt8], limit: Int) -> [ReceiptAttribute]? {
+        der.withUnsafeBufferPointer { buffer -> [ReceiptAttribute]? in
+            guard let base = buffer.baseAddress, !buffer.isEmpty else { return nil }
+            defer { OpenSSLError.drain() }
+            var integer: UnsafeMutablePointer<ASN1_INTEGER>? = nil
+            defer { if let integer { ASN1_INTEGER_free(integer) } }
+            /// The header at `cursor` within `end`: its content's start and length, or nil
+            /// unless it is universal, of `tag`, definite, and constructed as `constructed` says.
+            func header(
+                _ cursor: UnsafePointer<UInt8>, _ end: UnsafePointer<UInt8>, tag expected: Int32, constructed: Bool
+            )
+                -> (content: UnsafePointer<UInt8>, length: Int)?
+            {
+                var next: UnsafePointer<UInt8>? = cursor
+                var length = 0
+                var tag: Int32 = 0
+                var tagClass: Int32 = 0
+                let result = ASN1_get_object(&next, &length, &tag, &tagClass, end - cursor)
+                guard result == (constructed ? V_ASN1_CONSTRUCTED : 0), tag == expected,
+                    tagClass == V_ASN1_UNIVERSAL, let next, length >= 0, length <= end - next
+                else { return nil }
+                return (next, length)
+            }
+            /// The INTEGER whose TLV is the `length` bytes at `cursor` and whose content is
+            /// `content`, as a 64-bit number.
+            func number(
+                _ cursor: UnsafePointer<UInt8>, _ length: Int, content: (start: UnsafePointer<UInt8>, length: Int)
+            )
+                -> Int64?
+            {
+                var value: Int64 = 0
+                // A content that starts 01–7F, or is one 00 byte, is a non-negative INTEGER whose
+                // content is its magnitude, as OpenSSL keeps an ASN1_INTEGER: one read in place
+                // (no copy, no allocation) by ASN1_INTEGER_get_int64.
+                let first = content.length > 0 ? content.start[0] : 0x80
+                if first < 0x80, first != 0 || content.length == 1 {
+                    var inPlace = asn1_string_st(
+                        length: Int32(content.length), type: V_ASN1_INTEGER,
+                        data: UnsafeMutablePointer(mutating: content.start), flags: 0)
+                    return ASN1_INTEGER_get_int64(&value, &inPlace) == 1 ? value : nil
+                }
+                // Any other (negative, padded, empty): decoded whole by d2i_ASN1_INTEGER.
+                var read: UnsafePointer<UInt8>? = cursor
+                guard let decoded = d2i_ASN1_INTEGER(&integer, &read, length), read == cursor + length else {
+                    return nil
+                }
+                guard ASN1_INTEGER_get_int64(&value, decoded) == 1 else { return nil }
+                return value
+            }
+            let end = base + buffer.count
+            guard let set = header(base, end, tag: V_ASN1_SET, constructed: true), set.content + set.length == end
+            else { return nil }
+            var attributes: [ReceiptAttribute] = []
+            var cursor = set.content
+            while cursor < end {
+                guard attributes.count < limit,
+                    let sequence = header(cursor, end, tag: V_ASN1_SEQUENCE, constructed: true)
+                else { return nil }
+                let sequenceEnd = sequence.content + sequence.length
+                guard let type = header(sequence.content, sequenceEnd, tag: V_ASN1_INTEGER, constructed: false)
+                else { return nil }
+                let versionStart = type.content + type.length
+                guard let version = header(versionStart, sequenceEnd, tag: V_ASN1_INTEGER, constructed: false)
+                else { return nil }
+                let valueStart = version.content + version.length
+                guard let value = header(valueStart, sequenceEnd, tag: V_ASN1_OCTET_STRING, constructed: false),
+                    value.content + value.length == sequenceEnd,
+                    let typeNumber = number(
+                        sequence.content, versionStart - sequence.content, content: (type.content, type.length)),
+                    let fieldType = Int(exactly: typeNumber), fieldType >= 0,
+                    let versionNumber = number(
+                        versionStart, valueStart - versionStart, content: (version.content, version.length))
+                else { return nil }
+                attributes.append(
+                    ReceiptAttribute(
+                        type: fieldType, version: versionNumber,
+                        bytes: Array(UnsafeBufferPointer(start: value.content, count: value.length))))
+                cursor = sequenceEnd
             }
             return attributes
         }

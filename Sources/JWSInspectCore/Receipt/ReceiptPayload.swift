@@ -68,7 +68,7 @@ public struct ReceiptPayload: Sendable {
     ///   is not one, or a limit is exceeded.
     public init(der: [UInt8]) throws(DecodingError) {
         let attributes = try ReceiptAttributeSet.decode(der, limit: Self.maximumAttributes, what: "the receipt")
-        try ReceiptAttributeSet.refuseDuplicates(in: attributes, of: Self.fieldNames, what: "the receipt")
+        try ReceiptAttributeSet.refuseDuplicates(in: attributes, of: Self.fieldOrder, what: "the receipt")
         let entries = attributes.filter { $0.type == Field.inApp }
         guard entries.count <= Self.maximumInAppEntries else {
             throw .tooManyInAppEntries(count: entries.count, limit: Self.maximumInAppEntries)
@@ -141,7 +141,8 @@ public struct InAppPurchase: Sendable {
     init(der: [UInt8], index: Int) throws(ReceiptPayload.DecodingError) {
         attributes = try ReceiptAttributeSet.decode(
             der, limit: ReceiptPayload.maximumAttributes, what: "in-app entry \(index + 1)")
-        try ReceiptAttributeSet.refuseDuplicates(in: attributes, of: Self.fieldNames, what: "in-app entry \(index + 1)")
+        try ReceiptAttributeSet.refuseDuplicates(
+            in: attributes, of: Self.fieldOrder, what: "in-app entry \(index + 1)")
     }
 
     /// The first attribute of `type`, if any.
