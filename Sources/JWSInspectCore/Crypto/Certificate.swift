@@ -117,11 +117,22 @@ public final class Certificate: @unchecked Sendable {
     // MARK: Fields
 
     /// The subject as "CN=…, OU=…, O=…, C=…" (most specific first).
-    public var subject: String { Self.describe(name: X509_get_subject_name(pointer)) }
+    public var subject: String { names.subject }
     /// The issuer, formatted like `subject`.
     public var issuer: String { Self.describe(name: X509_get_issuer_name(pointer)) }
     /// The subject's common name, if any.
-    public var commonName: String? { Self.entries(of: X509_get_subject_name(pointer)).first { $0.0 == "CN" }?.1 }
+    public var commonName: String? { names.commonName }
+
+    /// The subject and its common name, read from the certificate the first time they are asked
+    /// for and kept (a run asks them of one certificate for every token or receipt it signs).
+    private var names: (subject: String, commonName: String?) {
+        if let known = madeNames.withLock({ $0 }) { return known }
+        let name = X509_get_subject_name(pointer)
+        let made = (Self.describe(name: name), Self.entries(of: name).first { $0.0 == "CN" }?.1)
+        madeNames.withLock { $0 = made }
+        return made
+    }
+    private let madeNames = Locked<(subject: String, commonName: String?)?>(nil)
 
     /// True when subject and issuer are the same name (a root or a self-signed certificate).
     public var isSelfIssued: Bool {
