@@ -48,23 +48,22 @@ public struct PayloadDisplay: Sendable {
         // The documented fields present, in documented order, then the others: one lookup per
         // member present, not one per field documented.
         var known: [(place: Int, key: String, value: JSONValue)] = []
-        var unknown: [(key: String, value: JSONValue)] = []
+        var unknown: [(key: String, number: Int?, value: JSONValue)] = []
         known.reserveCapacity(object.count)
         for (key, value) in object {
-            if let place = documented[key] { known.append((place, key, value)) } else { unknown.append((key, value)) }
+            if let place = documented[key] {
+                known.append((place, key, value))
+            } else {
+                // A receipt's undocumented field (`unknown_8`) has its type number, read once.
+                let number = key.hasPrefix("unknown_") ? key.split(separator: "_").last.flatMap { Int($0) } : nil
+                unknown.append((key, number, value))
+            }
         }
         known.sort { $0.place < $1.place }
-        // A receipt's undocumented fields (`unknown_8`) by their type number, the others by name.
+        // A receipt's undocumented fields by their type number, the others by name.
         unknown.sort {
-            let (left, right) = ($0.key, $1.key)
-            let numbers = (
-                left.split(separator: "_").last.flatMap { Int($0) },
-                right.split(separator: "_").last.flatMap { Int($0) }
-            )
-            if left.hasPrefix("unknown_"), right.hasPrefix("unknown_"), let first = numbers.0, let second = numbers.1 {
-                return first < second
-            }
-            return left < right
+            if let first = $0.number, let second = $1.number { return first < second }
+            return $0.key < $1.key
         }
         for (isKnown, key, value) in known.map({ (true, $0.key, $0.value) })
             + unknown.map({ (false, $0.key, $0.value) })
