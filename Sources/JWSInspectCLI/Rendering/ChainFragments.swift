@@ -12,13 +12,13 @@ final class ChainFragments: Sendable {
     }
 
     private struct State {
-        var fragments: [Key: (header: String, chain: String)] = [:]
+        var fragments: [Key: (header: [UInt8], chain: [UInt8])] = [:]
         /// Bytes of keys and fragments held.
         var bytes = 0
         /// The entry found or made last, by the header's bytes: a stream of one chain's tokens
         /// finds it without making and hashing a String of a 5 KB header per token (one more
         /// entry, of a header at most `largestHeader`, beside the budget).
-        var last: (header: [UInt8], pretty: Bool, level: Int, fragments: (header: String, chain: String))?
+        var last: (header: [UInt8], pretty: Bool, level: Int, fragments: (header: [UInt8], chain: [UInt8]))?
     }
 
     private let state = Locked(State())
@@ -33,25 +33,28 @@ final class ChainFragments: Sendable {
     /// The serialized fragments for `header` at `level`, built by `make` on first sight.
     func fragments(
         header: [UInt8], pretty: Bool, level: Int, make: () -> (header: OrderedJSON, chain: OrderedJSON)
-    ) -> (header: String, chain: String) {
-        func build() -> (header: String, chain: String) {
+    ) -> (header: [UInt8], chain: [UInt8]) {
+        func build() -> (header: [UInt8], chain: [UInt8]) {
             let (headerJSON, chainJSON) = make()
-            let header = headerJSON.serialized(pretty: pretty, level: level)
-            return (header, chainJSON.serialized(pretty: pretty, level: level))
+            var header: [UInt8] = []
+            headerJSON.write(into: &header, pretty: pretty, level: level)
+            var chain: [UInt8] = []
+            chainJSON.write(into: &chain, pretty: pretty, level: level)
+            return (header, chain)
         }
         guard header.count <= Self.largestHeader else { return build() }
         if let last = state.withLock({ $0.last }), last.pretty == pretty, last.level == level, last.header == header {
             return last.fragments
         }
         let key = Key(header: String(decoding: header, as: UTF8.self), pretty: pretty, level: level)
-        let known = state.withLock { state -> (header: String, chain: String)? in
+        let known = state.withLock { state -> (header: [UInt8], chain: [UInt8])? in
             guard let known = state.fragments[key] else { return nil }
             state.last = (header, pretty, level, known)
             return known
         }
         if let known { return known }
         let made = build()
-        let size = header.count + made.header.utf8.count + made.chain.utf8.count
+        let size = header.count + made.header.count + made.chain.count
         state.withLock { state in
             if state.fragments.count >= Self.capacity || state.bytes + size > Self.byteBudget {
                 state.fragments.removeAll()

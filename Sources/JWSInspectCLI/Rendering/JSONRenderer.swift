@@ -17,99 +17,153 @@ enum JSONRenderer {
 
     /// `render`'s text as UTF-8, never made a String (what standard output gets).
     static func bytes(_ inspection: Inspection, pretty: Bool, fragments: ChainFragments) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(8192)
-        object(inspection, pretty: pretty, level: 0, fragments: fragments).write(into: &out, pretty: pretty)
-        return out
+        var stream = JSONStream(pretty: pretty, capacity: 8192)
+        write(inspection, into: &stream, fragments: fragments)
+        return stream.bytes
     }
 
-    /// - Parameters:
-    ///   - pretty, level: how and at what depth the object will be serialized (the header and
-    ///     chain fragments, identical for every token of one chain, are serialized once).
-    static func object(_ inspection: Inspection, pretty: Bool, level: Int, fragments cache: ChainFragments)
-        -> OrderedJSON
-    {
+    /// Writes the result's object where `stream` is (a whole record, or a nested result's
+    /// value), member by member: nothing of it is built as a value first.
+    ///
+    /// - Parameter fragments: the run's serialized header and chain fragments (shared by every
+    ///   token of one chain), made for the depth they are written at.
+    static func write(_ inspection: Inspection, into stream: inout JSONStream, fragments cache: ChainFragments) {
         let presentation = inspection.fullPresentation
         let shown = presentation?.display
-        let checkTime = inspection.checkTime.map { time in
-            OrderedJSON.object([
-                ("time", .string(ISO8601.string(time.date))), ("basis", .string(time.basis.description)),
-            ])
+        stream.openObject()
+        stream.key("source")
+        stream.string(inspection.source)
+        stream.key("type")
+        stream.string(inspection.kind.rawValue)
+        stream.key("envelope")
+        stream.string(inspection.envelope?.name)
+        stream.key("status")
+        stream.string(inspection.status.rawValue)
+        stream.key("reason")
+        stream.string(inspection.reason)
+        stream.key("verified")
+        stream.bool(inspection.status == .valid)
+        stream.key("xcode")
+        stream.bool(inspection.isXcode)
+        stream.key("summary")
+        stream.string(presentation?.summary)
+        stream.key("access")
+        if let presentation { access(presentation.access, into: &stream) } else { stream.null() }
+        stream.key("checkTime")
+        if let time = inspection.checkTime {
+            stream.openObject()
+            stream.key("time")
+            stream.date(time.date)
+            stream.key("basis")
+            stream.string(time.basis.description)
+            stream.closeObject()
+        } else {
+            stream.null()
         }
-        let validNow = inspection.validNow.map { now in
-            OrderedJSON.object([
-                ("time", .string(ISO8601.string(now.date))), ("valid", .bool(now.valid)),
-                ("detail", .string(now.detail)),
-            ])
+        stream.key("validNow")
+        if let now = inspection.validNow {
+            stream.openObject()
+            stream.key("time")
+            stream.date(now.date)
+            stream.key("valid")
+            stream.bool(now.valid)
+            stream.key("detail")
+            stream.string(now.detail)
+            stream.closeObject()
+        } else {
+            stream.null()
         }
-        let checks = inspection.checks.map { check in
-            OrderedJSON.object([
-                ("name", .string(check.name.rawValue)), ("passed", .bool(check.passed)),
-                ("detail", .string(check.detail)),
-            ])
+        stream.key("checks")
+        stream.openArray()
+        for check in inspection.checks {
+            stream.element()
+            stream.openObject()
+            stream.key("name")
+            stream.string(check.name.rawValue)
+            stream.key("passed")
+            stream.bool(check.passed)
+            stream.key("detail")
+            stream.string(check.detail)
+            stream.closeObject()
         }
-        var members: OrderedJSON.Members = [
-            ("source", .string(inspection.source)),
-            ("type", .string(inspection.kind.rawValue)),
-            ("envelope", inspection.envelope.map { .string($0.name) } ?? .null),
-            ("status", .string(inspection.status.rawValue)),
-            ("reason", .string(inspection.reason)),
-            ("verified", .bool(inspection.status == .valid)),
-            ("xcode", .bool(inspection.isXcode)),
-            ("summary", presentation.map { .string($0.summary) } ?? .null),
-            ("access", presentation.map { access($0.access) } ?? .null),
-            ("checkTime", checkTime ?? .null),
-            ("validNow", validNow ?? .null),
-            ("checks", .array(checks)),
-        ]
-        members.append(("notes", .array(inspection.notes.map { .string($0) })))
-        let sections = inspection.envelope?.sections
-        if let sections {
-            let fragments = cache.fragments(header: sections.header.bytes, pretty: pretty, level: level + 1) {
+        stream.closeArray()
+        stream.key("notes")
+        strings(inspection.notes, into: &stream)
+        if let sections = inspection.envelope?.sections {
+            let fragments = cache.fragments(header: sections.header.bytes, pretty: stream.pretty, level: stream.level) {
                 (OrderedJSON.raw(sections.header.bytes), OrderedJSON.array(inspection.chain.map(certificate)))
             }
-            members.append(("header", .preformatted(fragments.header)))
-            members.append(("chain", .preformatted(fragments.chain)))
+            stream.key("header")
+            stream.preformatted(fragments.header)
+            stream.key("chain")
+            stream.preformatted(fragments.chain)
+            stream.key("payload")
+            stream.raw(sections.payload.bytes)
         } else {
-            members.append(("header", .null))
-            members.append(("chain", .array(inspection.chain.map(certificate))))
+            stream.key("header")
+            stream.null()
+            stream.key("chain")
+            stream.value(.array(inspection.chain.map(certificate)))
+            stream.key("payload")
+            stream.null()
         }
-        members.append(("payload", sections.map { .raw($0.payload.bytes) } ?? .null))
-        members.append(("display", shown.map(display) ?? .null))
-        members.append(("unknownFields", .array((shown?.unknownFields ?? []).map { .string($0) })))
-        members.append(("unknownValues", .array((shown?.unknownValues ?? []).map { .string($0) })))
-        let nested = inspection.nested.map { item in
-            (item.path, object(item.inspection, pretty: pretty, level: level + 2, fragments: cache))
+        stream.key("display")
+        if let shown { display(shown, into: &stream) } else { stream.null() }
+        stream.key("unknownFields")
+        strings(shown?.unknownFields ?? [], into: &stream)
+        stream.key("unknownValues")
+        strings(shown?.unknownValues ?? [], into: &stream)
+        stream.key("nested")
+        stream.openObject()
+        for item in inspection.nested {
+            stream.key(data: item.path)
+            write(item.inspection, into: &stream, fragments: cache)
         }
-        members.append(("nested", .object(.init(distinct: nested))))
-        return .object(.init(distinct: members))
+        stream.closeObject()
+        stream.closeObject()
+    }
+
+    /// An array of strings.
+    private static func strings(_ texts: [String], into stream: inout JSONStream) {
+        stream.openArray()
+        for text in texts {
+            stream.element()
+            stream.string(text)
+        }
+        stream.closeArray()
     }
 
     /// `{grants, detail, time, decidedBy}`: whether the payload grants access at `time`, in the
     /// summary's words; `decidedBy` names the nested token that decided, for a notification.
-    private static func access(_ decision: Inspection.AccessDecision) -> OrderedJSON {
-        .object([
-            ("grants", decision.access.grantsAccess.map { .bool($0) } ?? .null),
-            ("detail", .string(decision.access.explanation)),
-            ("time", .string(ISO8601.string(decision.time))),
-            ("decidedBy", decision.path.map { .string($0) } ?? .null),
-        ])
+    private static func access(_ decision: Inspection.AccessDecision, into stream: inout JSONStream) {
+        stream.openObject()
+        stream.key("grants")
+        stream.bool(decision.access.grantsAccess)
+        stream.key("detail")
+        stream.string(decision.access.explanation)
+        stream.key("time")
+        stream.date(decision.time)
+        stream.key("decidedBy")
+        stream.string(decision.path)
+        stream.closeObject()
     }
 
     /// The payload's shape with rendered values: dates in ISO-8601, enums with meanings, prices with currency.
-    private static func display(_ display: PayloadDisplay) -> OrderedJSON {
+    private static func display(_ display: PayloadDisplay, into stream: inout JSONStream) {
         // `collect` lists the fields depth first: a node's fields are consecutive, its own text
         // (a container flagged as unknown) before its children, which replace that text.
         let fields = display.fields
-        guard !fields.isEmpty else { return .object([]) }
-        func node(_ range: Range<Int>, depth: Int) -> OrderedJSON {
-            var members: OrderedJSON.Members = []
-            var text: String?
+        func node(_ range: Range<Int>, depth: Int, into stream: inout JSONStream) {
+            guard fields[range].contains(where: { $0.path.count > depth }) else {
+                var text: String?
+                for field in fields[range] where field.path.count <= depth { text = field.rendered ?? field.raw }
+                return stream.string(text ?? "")
+            }
+            stream.openObject()
             var index = range.lowerBound
             while index < range.upperBound {
                 let path = fields[index].path
                 guard path.count > depth else {
-                    text = fields[index].rendered ?? fields[index].raw
                     index += 1
                     continue
                 }
@@ -118,12 +172,17 @@ enum JSONRenderer {
                 while end < range.upperBound, fields[end].path.count > depth, fields[end].path[depth] == key {
                     end += 1
                 }
-                members.append((key, node(index..<end, depth: depth + 1)))
+                stream.key(data: key)
+                node(index..<end, depth: depth + 1, into: &stream)
                 index = end
             }
-            return members.isEmpty ? .string(text ?? "") : .object(.init(distinct: members))
+            stream.closeObject()
         }
-        return node(0..<fields.count, depth: 0)
+        guard !fields.isEmpty else {
+            stream.openObject()
+            return stream.closeObject()
+        }
+        node(0..<fields.count, depth: 0, into: &stream)
     }
 
     private static func certificate(_ summary: CertificateSummary) -> OrderedJSON {

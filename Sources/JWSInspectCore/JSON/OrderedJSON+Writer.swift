@@ -129,7 +129,7 @@ extension OrderedJSON {
 
     /// Re-indents a valid JSON text without touching any token: strings and numbers
     /// are copied byte for byte; only whitespace between tokens changes.
-    private static func reformat(_ bytes: [UInt8], into out: inout [UInt8], pretty: Bool, level: Int) {
+    static func reformat(_ bytes: [UInt8], into out: inout [UInt8], pretty: Bool, level: Int) {
         var depth = level
         var inString = false
         var escaped = false
