@@ -12,10 +12,23 @@ public struct PayloadDisplay: Sendable {
         public let raw: String
         /// The readable rendering when it differs from `raw` ("2022-10-24T12:51:13.000Z", "1 — introductory offer").
         public let rendered: String?
-        /// A phrase relative to now for dates ("3 years ago", "in 12 days").
-        public let relative: String?
+        /// A phrase relative to now for dates ("3 years ago", "in 12 days"), worded when read
+        /// (tables show it, JSON does not).
+        public var relative: String? { relativeDate.map { RelativeTime.phrase($0, now: now) } }
         /// Set when something is unknown to this version or odd ("field unknown to this version").
         public let flag: String?
+        /// The date `relative` is about, and the moment it is relative to.
+        let relativeDate: Date?
+        let now: Date
+
+        init(path: [String], _ rendering: Rendering, now: Date, flag: String? = nil) {
+            self.path = path
+            raw = rendering.raw
+            rendered = rendering.rendered
+            relativeDate = rendering.relativeDate
+            self.now = now
+            self.flag = flag ?? rendering.flag
+        }
 
         public var dottedPath: String { path.joined(separator: ".") }
     }
@@ -29,6 +42,22 @@ public struct PayloadDisplay: Sendable {
 
     static let unknownFieldFlag = "field unknown to this version"
     static let unknownValueFlag = "value unknown to this version"
+
+    /// A field's value rendered, before it has a place.
+    struct Rendering {
+        let raw: String
+        let rendered: String?
+        let relativeDate: Date?
+        let flag: String?
+
+        /// `raw` with `rendered` when they differ.
+        init(raw: String, rendered: String? = nil, relativeDate: Date? = nil, flag: String? = nil) {
+            self.raw = raw
+            self.rendered = rendered == raw ? nil : rendered
+            self.relativeDate = relativeDate
+            self.flag = flag
+        }
+    }
 
     /// Renders `payload` of `kind`; relative phrases are measured from `now`, dates written in
     /// `style` (UTC by default).
@@ -65,33 +94,25 @@ public struct PayloadDisplay: Sendable {
             if let first = $0.number, let second = $1.number { return first < second }
             return $0.key < $1.key
         }
-        for (isKnown, key, value) in known.map({ (true, $0.key, $0.value) })
-            + unknown.map({ (false, $0.key, $0.value) })
-        {
+        func add(_ key: String, _ value: JSONValue, isKnown: Bool) {
             let fieldPath = path + [key]
             if case .object(let nested) = value, !nested.isEmpty {
                 // A notification's body is in its documented order; other objects by name.
                 let nestedOrder = path.isEmpty ? NotificationBody.named(key)?.fieldPlaces ?? [:] : [:]
                 if flagUnknown && !isKnown {
-                    fields.append(
-                        Field(path: fieldPath, raw: "{…}", rendered: nil, relative: nil, flag: unknownFieldFlag))
+                    fields.append(Field(path: fieldPath, Rendering(raw: "{…}"), now: now, flag: unknownFieldFlag))
                 }
                 collect(
                     nested, documented: nestedOrder, path: fieldPath,
                     flagUnknown: flagUnknown && !nestedOrder.isEmpty, now: now, style: style, into: &fields)
-                continue
+                return
             }
-            var field = render(key, value, in: object, now: now, style: style)
-            if flagUnknown && !isKnown {
-                field = Field(
-                    path: [], raw: field.raw, rendered: field.rendered, relative: field.relative, flag: unknownFieldFlag
-                )
-            }
+            let rendering = render(key, value, in: object, now: now, style: style)
             fields.append(
-                Field(
-                    path: fieldPath, raw: field.raw, rendered: field.rendered, relative: field.relative,
-                    flag: field.flag))
+                Field(path: fieldPath, rendering, now: now, flag: flagUnknown && !isKnown ? unknownFieldFlag : nil))
         }
+        for (_, key, value) in known { add(key, value, isKnown: true) }
+        for (key, _, value) in unknown { add(key, value, isKnown: false) }
     }
 
     /// Each name's place in `documented`, the first place of a name listed twice.
@@ -107,98 +128,107 @@ public struct PayloadDisplay: Sendable {
     public static func text(
         _ key: String, _ value: JSONValue, in object: [String: JSONValue], now: Date, style: DateStyle = .utc
     ) -> String {
-        let field = render(key, value, in: object, now: now, style: style)
-        return field.rendered ?? field.raw
+        let rendering = render(key, value, in: object, now: now, style: style)
+        return rendering.rendered ?? rendering.raw
     }
 
     /// Renders one value; `object` is the object holding it (for `currency` beside `price`).
+    /// What its name means for rendering is worked out once per name (`FieldName`).
     static func render(
         _ key: String, _ value: JSONValue, in object: [String: JSONValue], now: Date, style: DateStyle = .utc
-    ) -> Field {
+    ) -> Rendering {
+        let name = FieldName.of(key)
         let raw = rawText(value)
-        func field(_ rendered: String?, relative: String? = nil, flag: String? = nil) -> Field {
-            Field(path: [], raw: raw, rendered: rendered == raw ? nil : rendered, relative: relative, flag: flag)
-        }
-
-        if PayloadFields.isTimestamp(key) {
+        if name.isTimestamp {
             guard let milliseconds = value.numberValue else {
-                return field(nil, flag: value == .null ? nil : "expected milliseconds since 1970")
+                return Rendering(raw: raw, flag: value == .null ? nil : "expected milliseconds since 1970")
             }
-            return timestamp(milliseconds, now: now, style: style, field: field)
+            return timestamp(milliseconds, raw: raw, style: style)
         }
-        if key == "iat" || key == "exp" || key == "nbf" {
+        if name.isJWTTime {
             // JWT times (RFC 7519 NumericDate): seconds, in developer-signed tokens.
             guard let date = DeveloperClaims.date(value) else {
-                return field(nil, flag: "expected seconds since 1970")
+                return Rendering(raw: raw, flag: "expected seconds since 1970")
             }
-            return field(style.stamp(date), relative: RelativeTime.phrase(date, now: now))
+            return Rendering(raw: raw, rendered: style.stamp(date), relativeDate: date)
         }
-        if key == "request", case .string(let request) = value, let json = DeveloperClaims.requestText(request) {
+        if name.isRequest, case .string(let request) = value, let json = DeveloperClaims.requestText(request) {
             // An Advanced Commerce request: standard base64 of its JSON, shown decoded.
-            return field("base64 of " + json)
+            return Rendering(raw: raw, rendered: "base64 of " + json)
         }
-        switch FieldMeanings.meaning(field: key, value: value) {
-        case .known(let meaning): return field("\(raw) — \(meaning)")
-        case .unknownValue: return field(nil, flag: unknownValueFlag)
-        case .notEnumerated: break
+        switch name.enumeration {
+        case .integers(let table):
+            // A documented value's rendering is made once, with its table ("1 — introductory offer").
+            guard case .integer(let number) = value, let rendered = table[number] else {
+                return Rendering(raw: raw, flag: unknownValueFlag)
+            }
+            return Rendering(raw: raw, rendered: rendered)
+        case .strings(let table):
+            guard case .string(let text) = value, let rendered = table[text] else {
+                return Rendering(raw: raw, flag: unknownValueFlag)
+            }
+            return Rendering(raw: raw, rendered: rendered)
+        case .none:
+            break
         }
-        switch (key, value) {
-        case ("in_app", .array(let entries)):
-            let text = "\(entries.count) in-app entr\(entries.count == 1 ? "y" : "ies")"
-            return Field(path: [], raw: text, rendered: nil, relative: nil, flag: nil)
-        case (_, .string(let hex)) where key.hasPrefix("unknown_"):
+        switch (name.special, value) {
+        case (.inApp, .array(let entries)):
+            return Rendering(raw: "\(entries.count) in-app entr\(entries.count == 1 ? "y" : "ies")")
+        case (.undocumentedReceiptField, .string(let hex)):
             // An undocumented receipt field, its value's DER in hex: shown decoded when it is text or a number.
-            return field(ReceiptValue(hex: hex)?.shown)
-        case ("receipt_type", .string(let type)):
+            return Rendering(raw: raw, rendered: ReceiptValue(hex: hex)?.shown)
+        case (.receiptType, .string(let type)):
             let meaning = [
                 "Production": "App Store", "ProductionSandbox": "Sandbox", "Xcode": "StoreKit Testing in Xcode",
             ]
-            guard let environment = meaning[type] else { return field(nil, flag: unknownValueFlag) }
-            return field("\(type) — \(environment)")
-        case (_, .string(let text)) where key.hasSuffix("_date"):
+            guard let environment = meaning[type] else { return Rendering(raw: raw, flag: unknownValueFlag) }
+            return Rendering(raw: raw, rendered: "\(type) — \(environment)")
+        case (.receiptDate, .string(let text)):
             // A receipt's dates are RFC 3339 text as signed; empty when not set.
-            guard !text.isEmpty else { return field("(empty: not set)") }
-            guard let date = ReceiptDate.parse(text) else { return field(nil, flag: "not an RFC 3339 date") }
-            return field(nil, relative: RelativeTime.phrase(date, now: now))
-        case ("price", .integer(let milliunits)), ("renewalPrice", .integer(let milliunits)):
-            return field(Money.format(milliunits: milliunits, currency: object["currency"]?.stringValue))
-        case ("revocationPercentage", .integer(let milliPercent)):
-            return field(Money.decimal(milliPercent, minimumFractionDigits: 0) + "%")
-        case ("storefront", .string(let code)):
-            guard let name = Storefronts.countryName(alpha3: code) else {
-                return field(nil, flag: "not an ISO 3166-1 alpha-3 country")
+            guard !text.isEmpty else { return Rendering(raw: raw, rendered: "(empty: not set)") }
+            guard let date = ReceiptDate.parse(text) else {
+                return Rendering(raw: raw, flag: "not an RFC 3339 date")
             }
-            return field("\(code) — \(name)")
-        case ("storefrontCountryCodes", .array(let codes)):
+            return Rendering(raw: raw, relativeDate: date)
+        case (.price, .integer(let milliunits)):
+            return Rendering(
+                raw: raw, rendered: Money.format(milliunits: milliunits, currency: object["currency"]?.stringValue))
+        case (.percentage, .integer(let milliPercent)):
+            return Rendering(raw: raw, rendered: Money.decimal(milliPercent, minimumFractionDigits: 0) + "%")
+        case (.storefront, .string(let code)):
+            guard let rendered = Storefronts.rendered(alpha3: code) else {
+                return Rendering(raw: raw, flag: "not an ISO 3166-1 alpha-3 country")
+            }
+            return Rendering(raw: raw, rendered: rendered)
+        case (.storefrontCodes, .array(let codes)):
             let names = codes.map { code in
                 code.stringValue.flatMap { Storefronts.countryName(alpha3: $0) } ?? rawText(code)
             }
-            return field("[" + names.joined(separator: ", ") + "]")
-        case ("offerPeriod", .string(let period)):
-            return field(Duration8601.describe(period).map { "\(period) — \($0)" })
+            return Rendering(raw: raw, rendered: "[" + names.joined(separator: ", ") + "]")
+        case (.offerPeriod, .string(let period)):
+            return Rendering(raw: raw, rendered: Duration8601.describe(period).map { "\(period) — \($0)" })
         case (_, .string(let text)) where isCompactJWS(text):
             let nested =
                 NotificationBody.nestedTokens.contains { $0.member == key } ? " (decoded and verified as nested)" : ""
-            return field("a JWS, \(text.utf8.count) characters\(nested)")
+            return Rendering(raw: raw, rendered: "a JWS, \(text.utf8.count) characters\(nested)")
         default:
-            return field(nil)
+            return Rendering(raw: raw)
         }
     }
 
-    private static func timestamp(
-        _ milliseconds: Double, now: Date, style: DateStyle, field: (String?, String?, String?) -> Field
-    ) -> Field {
+    private static func timestamp(_ milliseconds: Double, raw: String, style: DateStyle) -> Rendering {
         // Xcode uses -62135769600000 (year 0001) for "no date"; anything before 1900 is not a real App Store date.
         if milliseconds < -2_208_988_800_000 {
-            return field("no date (a year-0001 placeholder, as StoreKit Testing in Xcode writes)", nil, nil)
+            return Rendering(
+                raw: raw, rendered: "no date (a year-0001 placeholder, as StoreKit Testing in Xcode writes)")
         }
         guard let date = Timestamp.date(milliseconds: milliseconds) else {
-            return field(nil, nil, "not a representable date")
+            return Rendering(raw: raw, flag: "not a representable date")
         }
         let fractional = milliseconds.rounded(.towardZero) != milliseconds
-        return field(
-            style.stamp(date), RelativeTime.phrase(date, now: now),
-            fractional ? "fractional milliseconds (StoreKit Testing in Xcode writes these)" : nil)
+        return Rendering(
+            raw: raw, rendered: style.stamp(date), relativeDate: date,
+            flag: fractional ? "fractional milliseconds (StoreKit Testing in Xcode writes these)" : nil)
     }
 
     /// The value as text: strings bare, everything else as JSON.
@@ -215,7 +245,10 @@ public struct PayloadDisplay: Sendable {
     }
 
     static func isCompactJWS(_ text: String) -> Bool {
-        InputScanner.looksLikeJWSHeader(Array(text.utf8)) && text.utf8.filter { $0 == UInt8(ascii: ".") }.count == 2
+        // The two dots first: most strings have none, and counting them copies nothing.
+        var dots = 0
+        for byte in text.utf8 where byte == UInt8(ascii: ".") { dots += 1 }
+        return dots == 2 && InputScanner.looksLikeJWSHeader(Array(text.utf8))
     }
 }
 
@@ -280,4 +313,70 @@ enum Duration8601 {
         }
         return number.isEmpty && !parts.isEmpty ? parts.joined(separator: " ") : nil
     }
+}
+
+/// What a payload member's name means for rendering its value, worked out from the name once
+/// (for every name Apple documents, when first asked) instead of for every value: whether it
+/// holds a timestamp or JWT time, its enumeration with each documented value's rendering made
+/// already, and which of the special renderings its values get.
+struct FieldName: Sendable {
+    enum Enumeration: Sendable {
+        case none
+        /// Each documented value's rendering: "1 — introductory offer".
+        case integers([Int64: String])
+        /// Each documented value's rendering: "PURCHASED — bought by this customer".
+        case strings([String: String])
+    }
+
+    /// A rendering some names' values get, in the order `render` tries them for a value of
+    /// that type (a name gets the first that applies).
+    enum Special: Sendable {
+        case none, inApp, undocumentedReceiptField, receiptType, receiptDate, price, percentage, storefront
+        case storefrontCodes, offerPeriod
+    }
+
+    let isTimestamp: Bool
+    let isJWTTime: Bool
+    let isRequest: Bool
+    let enumeration: Enumeration
+    let special: Special
+
+    init(_ key: String) {
+        isTimestamp = PayloadFields.isTimestamp(key)
+        isJWTTime = key == "iat" || key == "exp" || key == "nbf"
+        isRequest = key == "request"
+        if let table = FieldMeanings.integerEnums[key] {
+            enumeration = .integers(table.reduce(into: [:]) { $0[$1.key] = "\($1.key) — \($1.value)" })
+        } else if let table = FieldMeanings.stringEnums[key] {
+            enumeration = .strings(table.reduce(into: [:]) { $0[$1.key] = "\($1.key) — \($1.value)" })
+        } else {
+            enumeration = .none
+        }
+        special =
+            switch key {
+            case "in_app": .inApp
+            case _ where key.hasPrefix("unknown_"): .undocumentedReceiptField
+            case "receipt_type": .receiptType
+            case _ where key.hasSuffix("_date"): .receiptDate
+            case "price", "renewalPrice": .price
+            case "revocationPercentage": .percentage
+            case "storefront": .storefront
+            case "storefrontCountryCodes": .storefrontCodes
+            case "offerPeriod": .offerPeriod
+            default: .none
+            }
+    }
+
+    /// The knowledge of `key`: the one made once for a name Apple documents, else made now.
+    static func of(_ key: String) -> FieldName {
+        known[key] ?? FieldName(key)
+    }
+
+    /// Every name of every kind's documented fields and of the enumerations.
+    private static let known: [String: FieldName] = {
+        var names = Set(FieldMeanings.integerEnums.keys).union(FieldMeanings.stringEnums.keys)
+        for kind in PayloadKind.allCases { names.formUnion(kind.schema.documentedFields) }
+        for body in NotificationBody.all { names.formUnion(body.fieldPlaces.keys) }
+        return Dictionary(uniqueKeysWithValues: names.map { ($0, FieldName($0)) })
+    }()
 }

@@ -7,6 +7,17 @@ public enum Storefronts {
         names[alpha3.uppercased()]
     }
 
+    /// "USA — United States": the code as given, with its country's name (made once for each
+    /// code as Apple writes it, in capitals).
+    static func rendered(alpha3 code: String) -> String? {
+        if let made = renderedNames[code] { return made }
+        return countryName(alpha3: code).map { "\(code) — \($0)" }
+    }
+
+    private static let renderedNames: [String: String] = names.reduce(into: [:]) {
+        $0[$1.key] = "\($1.key) — \($1.value)"
+    }
+
     static let names: [String: String] = [
         "ABW": "Aruba",
         "AFG": "Afghanistan",
