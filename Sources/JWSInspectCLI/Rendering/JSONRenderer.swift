@@ -28,8 +28,7 @@ enum JSONRenderer {
     /// - Parameter fragments: the run's serialized header and chain fragments (shared by every
     ///   token of one chain), made for the depth they are written at.
     static func write(_ inspection: Inspection, into stream: inout JSONStream, fragments cache: ChainFragments) {
-        let presentation = inspection.fullPresentation
-        let shown = presentation?.display
+        let presentation = inspection.summaryAndAccess(.utc)
         stream.openObject()
         stream.key("source")
         stream.string(inspection.source)
@@ -108,11 +107,17 @@ enum JSONRenderer {
             stream.null()
         }
         stream.key("display")
-        if let shown { display(shown, into: &stream) } else { stream.null() }
+        var unknown: (unknownFields: [String], unknownValues: [String]) = ([], [])
+        if let envelope = inspection.envelope {
+            unknown = PayloadDisplay.write(
+                kind: inspection.kind, payload: envelope.sections.payload.object, now: inspection.now, into: &stream)
+        } else {
+            stream.null()
+        }
         stream.key("unknownFields")
-        strings(shown?.unknownFields ?? [], into: &stream)
+        strings(unknown.unknownFields, into: &stream)
         stream.key("unknownValues")
-        strings(shown?.unknownValues ?? [], into: &stream)
+        strings(unknown.unknownValues, into: &stream)
         stream.key("nested")
         stream.openObject()
         for item in inspection.nested {
@@ -146,43 +151,6 @@ enum JSONRenderer {
         stream.key("decidedBy")
         stream.string(decision.path)
         stream.closeObject()
-    }
-
-    /// The payload's shape with rendered values: dates in ISO-8601, enums with meanings, prices with currency.
-    private static func display(_ display: PayloadDisplay, into stream: inout JSONStream) {
-        // `collect` lists the fields depth first: a node's fields are consecutive, its own text
-        // (a container flagged as unknown) before its children, which replace that text.
-        let fields = display.fields
-        func node(_ range: Range<Int>, depth: Int, into stream: inout JSONStream) {
-            guard fields[range].contains(where: { $0.path.count > depth }) else {
-                var text: String?
-                for field in fields[range] where field.path.count <= depth { text = field.rendered ?? field.raw }
-                return stream.string(text ?? "")
-            }
-            stream.openObject()
-            var index = range.lowerBound
-            while index < range.upperBound {
-                let path = fields[index].path
-                guard path.count > depth else {
-                    index += 1
-                    continue
-                }
-                let key = path[depth]
-                var end = index + 1
-                while end < range.upperBound, fields[end].path.count > depth, fields[end].path[depth] == key {
-                    end += 1
-                }
-                stream.key(data: key)
-                node(index..<end, depth: depth + 1, into: &stream)
-                index = end
-            }
-            stream.closeObject()
-        }
-        guard !fields.isEmpty else {
-            stream.openObject()
-            return stream.closeObject()
-        }
-        node(0..<fields.count, depth: 0, into: &stream)
     }
 
     private static func certificate(_ summary: CertificateSummary) -> OrderedJSON {

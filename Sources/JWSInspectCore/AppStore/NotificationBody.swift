@@ -12,7 +12,7 @@ public struct NotificationBody: Sendable {
     /// The JWS nested in it, in documentation order.
     public let nestedTokens: [NestedToken]
     /// Each field's place in `fields` (displays order a body's members by it).
-    let fieldPlaces: [String: Int]
+    let fieldPlaces: [String: PayloadDisplay.Documented]
 
     /// A JWS nested in a notification body, and the kind of payload it holds.
     public struct NestedToken: Sendable, Equatable {

@@ -21,13 +21,13 @@ public struct PayloadDisplay: Sendable {
         let relativeDate: Date?
         let now: Date
 
-        init(path: [String], _ rendering: Rendering, now: Date, flag: String? = nil) {
+        init(path: [String], _ rendering: Rendering, now: Date, flag: String?) {
             self.path = path
             raw = rendering.raw
             rendered = rendering.rendered
             relativeDate = rendering.relativeDate
             self.now = now
-            self.flag = flag ?? rendering.flag
+            self.flag = flag
         }
 
         public var dottedPath: String { path.joined(separator: ".") }
@@ -62,26 +62,96 @@ public struct PayloadDisplay: Sendable {
     /// Renders `payload` of `kind`; relative phrases are measured from `now`, dates written in
     /// `style` (UTC by default).
     public init(kind: PayloadKind, payload: [String: JSONValue], now: Date, style: DateStyle = .utc) {
-        var fields: [Field] = []
-        let schema = kind.schema
-        Self.collect(
-            payload, documented: schema.documentedIndex, path: [], flagUnknown: kind != .unknown, now: now,
-            style: style, into: &fields)
-        self.fields = fields
+        var collector = Collector(now: now)
+        Self.walk(
+            payload, documented: kind.schema.documentedIndex, parent: [], flagUnknown: kind != .unknown, now: now,
+            style: style, visitor: &collector)
+        fields = collector.fields
     }
 
-    private static func collect(
-        _ object: [String: JSONValue], documented: [String: Int], path: [String], flagUnknown: Bool,
-        now: Date, style: DateStyle, into fields: inout [Field]
+    /// Writes the `display` object JSON output shows for `payload` of `kind` straight into
+    /// `stream` (what writing `PayloadDisplay(kind:payload:now:)`'s fields as a tree writes,
+    /// dates in UTC), making no field: a result in JSON needs the text alone.
+    ///
+    /// - Returns: `unknownFields` and `unknownValues` of that display.
+    public static func write(
+        kind: PayloadKind, payload: [String: JSONValue], now: Date, into stream: inout JSONStream
+    ) -> (unknownFields: [String], unknownValues: [String]) {
+        var writer = StreamWriter(stream: stream)
+        writer.stream.openObject()
+        walk(
+            payload, documented: kind.schema.documentedIndex, parent: [], flagUnknown: kind != .unknown, now: now,
+            style: .utc, visitor: &writer)
+        writer.stream.closeObject()
+        stream = writer.stream
+        return (writer.unknownFields, writer.unknownValues)
+    }
+
+    /// What a walk over a payload meets, in display order: the documented members in documented
+    /// order, then the others; a non-empty object's members in its place, between `enter` and `leave`.
+    protocol Visitor {
+        /// A non-empty object at `key` (flagged when it is a field unknown to this version).
+        mutating func enter(parent: [String], key: String, flaggedUnknown: Bool)
+        mutating func leave()
+        mutating func field(parent: [String], key: String, _ name: FieldName, _ rendering: Rendering, flag: String?)
+    }
+
+    /// Makes the fields (`init`).
+    struct Collector: Visitor {
+        let now: Date
+        var fields: [Field] = []
+
+        mutating func enter(parent: [String], key: String, flaggedUnknown: Bool) {
+            if flaggedUnknown {
+                fields.append(Field(path: parent + [key], Rendering(raw: "{…}"), now: now, flag: unknownFieldFlag))
+            }
+        }
+
+        mutating func leave() {}
+
+        mutating func field(parent: [String], key: String, _ name: FieldName, _ rendering: Rendering, flag: String?) {
+            fields.append(Field(path: parent + [key], rendering, now: now, flag: flag))
+        }
+    }
+
+    /// Writes the display object (`write`): a field as its text (rendered, else raw), an object
+    /// as an object of its fields, which replace the text it would have.
+    struct StreamWriter: Visitor {
+        var stream: JSONStream
+        var unknownFields: [String] = []
+        var unknownValues: [String] = []
+
+        mutating func enter(parent: [String], key: String, flaggedUnknown: Bool) {
+            if flaggedUnknown { unknownFields.append((parent + [key]).joined(separator: ".")) }
+            stream.key(data: key)
+            stream.openObject()
+        }
+
+        mutating func leave() { stream.closeObject() }
+
+        mutating func field(parent: [String], key: String, _ name: FieldName, _ rendering: Rendering, flag: String?) {
+            if flag == unknownFieldFlag {
+                unknownFields.append((parent + [key]).joined(separator: "."))
+            } else if flag == unknownValueFlag {
+                unknownValues.append((parent + [key]).joined(separator: "."))
+            }
+            if name.isPlain { stream.key(plain: key) } else { stream.key(data: key) }
+            stream.string(rendering.rendered ?? rendering.raw)
+        }
+    }
+
+    private static func walk<V: Visitor>(
+        _ object: [String: JSONValue], documented: [String: Documented], parent: [String], flagUnknown: Bool,
+        now: Date, style: DateStyle, visitor: inout V
     ) {
         // The documented fields present, in documented order, then the others: one lookup per
         // member present, not one per field documented.
-        var known: [(place: Int, key: String, value: JSONValue)] = []
+        var known: [(place: Int, key: String, name: FieldName, value: JSONValue)] = []
         var unknown: [(key: String, number: Int?, value: JSONValue)] = []
         known.reserveCapacity(object.count)
         for (key, value) in object {
-            if let place = documented[key] {
-                known.append((place, key, value))
+            if let documented = documented[key] {
+                known.append((documented.place, key, documented.name, value))
             } else {
                 // A receipt's undocumented field (`unknown_8`) has its type number, read once.
                 let number = key.hasPrefix("unknown_") ? key.split(separator: "_").last.flatMap { Int($0) } : nil
@@ -94,32 +164,40 @@ public struct PayloadDisplay: Sendable {
             if let first = $0.number, let second = $1.number { return first < second }
             return $0.key < $1.key
         }
-        func add(_ key: String, _ value: JSONValue, isKnown: Bool) {
-            let fieldPath = path + [key]
+        func add(_ key: String, _ name: FieldName, _ value: JSONValue, isKnown: Bool, visitor: inout V) {
             if case .object(let nested) = value, !nested.isEmpty {
                 // A notification's body is in its documented order; other objects by name.
-                let nestedOrder = path.isEmpty ? NotificationBody.named(key)?.fieldPlaces ?? [:] : [:]
-                if flagUnknown && !isKnown {
-                    fields.append(Field(path: fieldPath, Rendering(raw: "{…}"), now: now, flag: unknownFieldFlag))
-                }
-                collect(
-                    nested, documented: nestedOrder, path: fieldPath,
-                    flagUnknown: flagUnknown && !nestedOrder.isEmpty, now: now, style: style, into: &fields)
+                let nestedOrder = parent.isEmpty ? NotificationBody.named(key)?.fieldPlaces ?? [:] : [:]
+                visitor.enter(parent: parent, key: key, flaggedUnknown: flagUnknown && !isKnown)
+                walk(
+                    nested, documented: nestedOrder, parent: parent + [key],
+                    flagUnknown: flagUnknown && !nestedOrder.isEmpty, now: now, style: style, visitor: &visitor)
+                visitor.leave()
                 return
             }
-            let rendering = render(key, value, in: object, now: now, style: style)
-            fields.append(
-                Field(path: fieldPath, rendering, now: now, flag: flagUnknown && !isKnown ? unknownFieldFlag : nil))
+            let rendering = render(key, value, name: name, in: object, style: style)
+            visitor.field(
+                parent: parent, key: key, name, rendering,
+                flag: flagUnknown && !isKnown ? unknownFieldFlag : rendering.flag)
         }
-        for (_, key, value) in known { add(key, value, isKnown: true) }
-        for (key, _, value) in unknown { add(key, value, isKnown: false) }
+        for (_, key, name, value) in known { add(key, name, value, isKnown: true, visitor: &visitor) }
+        for (key, _, value) in unknown { add(key, FieldName.of(key), value, isKnown: false, visitor: &visitor) }
+    }
+
+    /// A documented field's place in its kind's order, with what its name means for rendering:
+    /// one lookup of a member's name finds both.
+    struct Documented: Sendable {
+        let place: Int
+        let name: FieldName
     }
 
     /// Each name's place in `documented`, the first place of a name listed twice.
-    static func places(_ documented: [String]) -> [String: Int] {
-        var places: [String: Int] = [:]
+    static func places(_ documented: [String]) -> [String: Documented] {
+        var places: [String: Documented] = [:]
         places.reserveCapacity(documented.count)
-        for (place, name) in documented.enumerated() where places[name] == nil { places[name] = place }
+        for (place, name) in documented.enumerated() where places[name] == nil {
+            places[name] = Documented(place: place, name: FieldName(name))
+        }
         return places
     }
 
@@ -128,16 +206,15 @@ public struct PayloadDisplay: Sendable {
     public static func text(
         _ key: String, _ value: JSONValue, in object: [String: JSONValue], now: Date, style: DateStyle = .utc
     ) -> String {
-        let rendering = render(key, value, in: object, now: now, style: style)
+        let rendering = render(key, value, name: FieldName.of(key), in: object, style: style)
         return rendering.rendered ?? rendering.raw
     }
 
     /// Renders one value; `object` is the object holding it (for `currency` beside `price`).
     /// What its name means for rendering is worked out once per name (`FieldName`).
     static func render(
-        _ key: String, _ value: JSONValue, in object: [String: JSONValue], now: Date, style: DateStyle = .utc
+        _ key: String, _ value: JSONValue, name: FieldName, in object: [String: JSONValue], style: DateStyle = .utc
     ) -> Rendering {
-        let name = FieldName.of(key)
         let raw = rawText(value)
         if name.isTimestamp {
             guard let milliseconds = value.numberValue else {
@@ -318,8 +395,9 @@ enum Duration8601 {
 /// What a payload member's name means for rendering its value, worked out from the name once
 /// (for every name Apple documents, when first asked) instead of for every value: whether it
 /// holds a timestamp or JWT time, its enumeration with each documented value's rendering made
-/// already, and which of the special renderings its values get.
-struct FieldName: Sendable {
+/// already, and which of the special renderings its values get. A class: a field's knowledge
+/// is handed around by reference, not copied with its tables.
+final class FieldName: Sendable {
     enum Enumeration: Sendable {
         case none
         /// Each documented value's rendering: "1 — introductory offer".
@@ -336,6 +414,8 @@ struct FieldName: Sendable {
     }
 
     let isTimestamp: Bool
+    /// Whether the name is printable ASCII with no quote or backslash: written as it is.
+    let isPlain: Bool
     let isJWTTime: Bool
     let isRequest: Bool
     let enumeration: Enumeration
@@ -343,6 +423,9 @@ struct FieldName: Sendable {
 
     init(_ key: String) {
         isTimestamp = PayloadFields.isTimestamp(key)
+        isPlain = key.utf8.allSatisfy {
+            (0x20...0x7E).contains($0) && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\")
+        }
         isJWTTime = key == "iat" || key == "exp" || key == "nbf"
         isRequest = key == "request"
         if let table = FieldMeanings.integerEnums[key] {

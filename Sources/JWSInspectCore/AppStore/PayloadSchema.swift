@@ -15,7 +15,7 @@ public final class PayloadSchema: Sendable {
     public let documentedFields: [String]
     /// Each documented field's place in `documentedFields`: asked of every member of every
     /// payload shown.
-    let documentedIndex: [String: Int]
+    let documentedIndex: [String: PayloadDisplay.Documented]
     /// Where the fields compared against a verifier's configuration are read (`AppIdentity`).
     let identity: Identity
     /// The field whose time certificates are checked at when the payload has no `signedDate`

@@ -46,6 +46,16 @@ public struct JSONStream {
         colon()
     }
 
+    /// Starts a member whose name is data known to need no escape (printable ASCII, no quote
+    /// or backslash: `FieldName.isPlain`), copied as it is.
+    public mutating func key(plain name: String) {
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(contentsOf: name.utf8)
+        bytes.append(UInt8(ascii: "\""))
+        colon()
+    }
+
     /// Starts a member whose name is data (escaped as any string).
     public mutating func key(data name: String) {
         separate()

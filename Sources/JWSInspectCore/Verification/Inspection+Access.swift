@@ -30,26 +30,27 @@ extension Inspection {
 
     /// `fullPresentation` with its dates written in `style` (tables in a reader's time zone).
     public func presentation(_ style: DateStyle) -> Presentation? {
+        guard let envelope, let (summary, access) = summaryAndAccess(style) else { return nil }
+        let display = PayloadDisplay(kind: kind, payload: envelope.sections.payload.object, now: now, style: style)
+        return Presentation(display: display, summary: summary, access: access)
+    }
+
+    /// `presentation`'s summary and access decision, without its display (JSON output writes
+    /// the display straight from the payload: `PayloadDisplay.write`); nil when malformed.
+    public func summaryAndAccess(_ style: DateStyle) -> (summary: String, access: AccessDecision)? {
         guard let envelope else { return nil }
         let payload = envelope.sections.payload.object
-        let display = PayloadDisplay(kind: kind, payload: payload, now: now, style: style)
         if let receipt = envelope.receipt {
             let access = receipt.payload.access(at: accessTime, style: style)
             let decision = gated(AccessDecision(access: access, kind: kind, path: nil, time: accessTime))
-            return Presentation(
-                display: display,
-                summary: receipt.payload.summary(at: accessTime, access: decision.access, style: style),
-                access: decision)
+            return (receipt.payload.summary(at: accessTime, access: decision.access, style: style), decision)
         }
         let decision = gated(accessDecision(payload, style: style))
         let nestedAccess = decision.path == nil ? nil : (decision.kind, decision.access)
-        return Presentation(
-            display: display,
-            summary: Entitlement.summary(
-                kind: kind, payload: payload, now: accessTime, access: decision.path == nil ? decision.access : nil,
-                nested: nestedAccess, style: style),
-            access: decision
-        )
+        let summary = Entitlement.summary(
+            kind: kind, payload: payload, now: accessTime, access: decision.path == nil ? decision.access : nil,
+            nested: nestedAccess, style: style)
+        return (summary, decision)
     }
 
     /// Whether the payload grants access at `accessTime` (nil when malformed).
