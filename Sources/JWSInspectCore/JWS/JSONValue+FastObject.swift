@@ -157,14 +157,18 @@ struct FastJSONObject {
     private mutating func string() -> String? {
         index += 1  // "
         let start = index
-        // The common case, no escape: the bytes are the string.
+        // The common case, no escape: the bytes are the string. ASCII (every byte below 0x80, as
+        // in App Store payloads) is UTF-8 already: made a String without the generic validation.
+        var high: UInt8 = 0
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
-                let text = String(validating: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+                let run = UnsafeBufferPointer(rebasing: bytes[start..<index])
+                let text = high < 0x80 ? String(decoding: run, as: UTF8.self) : String(validating: run, as: UTF8.self)
                 index += 1
                 return text
             }
+            high |= byte
             if byte == UInt8(ascii: "\\") { break }
             guard byte >= 0x20 else { return nil }
             index += 1

@@ -115,7 +115,7 @@ public struct Inspection: Sendable {
     ///     verified"); worded only for a valid result, as `checked` is.
     ///   - checked: what was checked at the check time ("certificates", "claims").
     static func verdict(
-        checks: [Check], nested: [Nested], verifiesSignatures: Bool, unverified: String,
+        checks: [Check], nested: [Nested], verifiesSignatures: Bool, unverified: @autoclosure () -> String,
         verdict: @autoclosure () -> String, checked: @autoclosure () -> String, expectationsChecked: Bool,
         at checkTime: CheckTime
     ) -> (Status, Reason) {
@@ -125,7 +125,7 @@ public struct Inspection: Sendable {
         if let nestedFailure = nested.first(where: { $0.inspection.status.isFailure }) {
             return (nestedFailure.inspection.status, .nestedFailed(path: nestedFailure.path, nestedFailure.inspection))
         }
-        guard verifiesSignatures else { return (.unverified, .literal(unverified)) }
+        guard verifiesSignatures else { return (.unverified, .literal(unverified())) }
         var text = verdict()
         if !nested.isEmpty { text += ", nested \(nested.map(\.path).joined(separator: " and ")) too" }
         if expectationsChecked { text += ", expectations met" }
