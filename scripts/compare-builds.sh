@@ -9,7 +9,7 @@
 # receipt of 200 in-app entries, difftest's corpus (scripts/difftest/dump_corpus.py, in the
 # venv make difftest makes: one stream, and the first DIFFTEST_SINGLES tokens one run each),
 # and a `mint suite` (each case alone, with its root). Modes: tables, --brief, --format json,
-# --format jsonl, -q (the exit status), jsonl with --jobs 2 and --summary.
+# --format jsonl, -q (the exit status), jsonl with --jobs 2 and --summary, tables with --time-zone.
 # Exits 1 when a run differs (the first differences are shown), 0 when none does.
 # Both run at one frozen moment (faketime, Debian's faketime package: the clock is "now" in
 # validNow and the chain's "checked now"). Needs mint-test-tokens beside NEW_BINARY (make build-tools).
@@ -57,6 +57,10 @@ for mode in "${modes[@]}"; do
         add "$tag-suite-$(basename "$f")" "$mode --root $in/ca/root.der $f"
     done
 done
+for f in Samples/*.jws Samples/*.der Tests/Vectors/receipts/*.der; do
+    add "table-zone-$(basename "$f")" "--time-zone America/New_York $f"
+done
+add "table-zone-corpus" "--time-zone Asia/Kolkata --root $in/corpus/root.der $in/corpus/tokens.txt"
 add "jsonl-jobs2-summary-corpus" "--format jsonl --jobs 2 --summary --root $in/corpus/root.der $in/corpus/tokens.txt"
 add "table-jobs2-summary-receipts" "--jobs 2 --summary $in/receipts.b64"
 n=0

@@ -97,7 +97,7 @@ enum JSONRenderer {
             stream.key("chain")
             stream.preformatted(fragments.chain)
             stream.key("payload")
-            stream.raw(sections.payload.bytes)
+            stream.raw(sections.payload.bytes, isCompact: sections.payload.isCompact)
         } else {
             stream.key("header")
             stream.null()

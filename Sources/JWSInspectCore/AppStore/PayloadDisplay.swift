@@ -46,14 +46,36 @@ public struct PayloadDisplay: Sendable {
     /// A field's value rendered, before it has a place.
     struct Rendering {
         let raw: String
-        let rendered: String?
+        /// The rendering, when it is text (not a UTC date stamp) that differs from `raw`.
+        private let text: String?
+        /// The date whose UTC stamp ("2022-11-04T11:01:25.499Z") is the rendering: kept as the
+        /// date, so that JSON output writes it without making its text first.
+        let stamp: Date?
         let relativeDate: Date?
         let flag: String?
+
+        /// The readable rendering when it differs from `raw`.
+        var rendered: String? { stamp.map { ISO8601.string($0) } ?? text }
 
         /// `raw` with `rendered` when they differ.
         init(raw: String, rendered: String? = nil, relativeDate: Date? = nil, flag: String? = nil) {
             self.raw = raw
-            self.rendered = rendered == raw ? nil : rendered
+            text = rendered == raw ? nil : rendered
+            stamp = nil
+            self.relativeDate = relativeDate
+            self.flag = flag
+        }
+
+        /// `raw` rendered as `date` written in `style` (a date stamp never reads as a number does).
+        init(raw: String, date: Date, style: DateStyle, relativeDate: Date?, flag: String? = nil) {
+            self.raw = raw
+            if style.isUTC {
+                text = nil
+                stamp = date
+            } else {
+                text = style.stamp(date)
+                stamp = nil
+            }
             self.relativeDate = relativeDate
             self.flag = flag
         }
@@ -136,7 +158,11 @@ public struct PayloadDisplay: Sendable {
                 unknownValues.append((parent + [key]).joined(separator: "."))
             }
             if name.isPlain { stream.key(plain: key) } else { stream.key(data: key) }
-            stream.string(rendering.rendered ?? rendering.raw)
+            if let stamp = rendering.stamp {
+                stream.date(stamp)
+            } else {
+                stream.string(rendering.rendered ?? rendering.raw)
+            }
         }
     }
 
@@ -227,7 +253,7 @@ public struct PayloadDisplay: Sendable {
             guard let date = DeveloperClaims.date(value) else {
                 return Rendering(raw: raw, flag: "expected seconds since 1970")
             }
-            return Rendering(raw: raw, rendered: style.stamp(date), relativeDate: date)
+            return Rendering(raw: raw, date: date, style: style, relativeDate: date)
         }
         if name.isRequest, case .string(let request) = value, let json = DeveloperClaims.requestText(request) {
             // An Advanced Commerce request: standard base64 of its JSON, shown decoded.
@@ -304,7 +330,7 @@ public struct PayloadDisplay: Sendable {
         }
         let fractional = milliseconds.rounded(.towardZero) != milliseconds
         return Rendering(
-            raw: raw, rendered: style.stamp(date), relativeDate: date,
+            raw: raw, date: date, style: style, relativeDate: date,
             flag: fractional ? "fractional milliseconds (StoreKit Testing in Xcode writes these)" : nil)
     }
 

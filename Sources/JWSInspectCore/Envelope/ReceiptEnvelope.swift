@@ -90,8 +90,9 @@ public struct ReceiptEnvelope: Sendable {
 
     private func makePayload() -> CompactJWS.DecodedSegment {
         let (members, bytes) = payload.orderedMembersAndBytes
+        // OrderedJSON's compact text: no whitespace between tokens, control characters escaped.
         return CompactJWS.DecodedSegment(
             bytes: bytes, essentials: Dictionary(uniqueKeysWithValues: members), isComplete: true,
-            recognisedKind: .receipt)
+            recognisedKind: .receipt, isCompact: true)
     }
 }

@@ -132,6 +132,13 @@ public struct JSONStream {
         OrderedJSON.reformat(text, into: &bytes, pretty: pretty, level: level)
     }
 
+    /// `raw(text)` for a text known to be compact, no whitespace between its tokens and no raw
+    /// control character (`CompactJWS.DecodedSegment.isCompact`): copied whole when compact is
+    /// what is written.
+    public mutating func raw(_ text: [UInt8], isCompact: Bool) {
+        if isCompact && !pretty { bytes.append(contentsOf: text) } else { raw(text) }
+    }
+
     /// Text already serialized for this place (this mode, this depth: `OrderedJSON.preformatted`).
     public mutating func preformatted(_ text: [UInt8]) { bytes.append(contentsOf: text) }
 

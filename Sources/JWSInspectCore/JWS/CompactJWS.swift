@@ -18,8 +18,10 @@ public struct CompactJWS: Sendable {
     /// The decoded signature bytes (empty for `header.payload.`).
     public let signature: [UInt8]
 
-    /// A decoded JSON segment: the exact bytes and the object they hold.
-    public struct DecodedSegment: Sendable {
+    /// A decoded JSON segment: the exact bytes and the object they hold. Immutable, and a
+    /// class: a token's segments are handed from stage to stage (subject, envelope, result)
+    /// by one reference each, not copied member by member.
+    public final class DecodedSegment: Sendable {
         public let bytes: [UInt8]
         /// The members verification reads (for a header: all of them). Decoding only these
         /// keeps batch verification fast; `object` has everything.
@@ -27,12 +29,28 @@ public struct CompactJWS: Sendable {
         /// Whether `essentials` holds every member.
         let isComplete: Bool
         /// The payload kind recognised while decoding `essentials` (nil when not recognised then).
-        var recognisedKind: PayloadKind? = nil
+        let recognisedKind: PayloadKind?
         /// `bytes` with raw control characters in strings escaped, for Foundation, which refuses
         /// to decode them (nil when there are none, almost always).
-        var decodable: [UInt8]? = nil
+        let decodable: [UInt8]?
         /// Every member, when they were read whole to pick `essentials` (`FastJSONObject`).
-        var whole: [String: JSONValue]? = nil
+        let whole: [String: JSONValue]?
+        /// Whether `bytes` are known to be compact JSON, no whitespace between tokens and no raw
+        /// control character: JSON Lines writes them as they are (else re-indented, `OrderedJSON.raw`).
+        public let isCompact: Bool
+
+        init(
+            bytes: [UInt8], essentials: [String: JSONValue], isComplete: Bool, recognisedKind: PayloadKind? = nil,
+            decodable: [UInt8]? = nil, whole: [String: JSONValue]? = nil, isCompact: Bool = false
+        ) {
+            self.isCompact = isCompact
+            self.bytes = bytes
+            self.essentials = essentials
+            self.isComplete = isComplete
+            self.recognisedKind = recognisedKind
+            self.decodable = decodable
+            self.whole = whole
+        }
 
         /// Every member, decoded on demand when `essentials` is a subset.
         public var object: [String: JSONValue] {
@@ -136,11 +154,13 @@ public struct CompactJWS: Sendable {
             let object: [String: JSONValue]?
             var kind: PayloadKind?
             var whole: [String: JSONValue]?
+            var isCompact = false
             do {
-                if essentialsOnly, let members = FastJSONObject.parse(decodable ?? bytes) {
+                if essentialsOnly, let (members, compact) = FastJSONObject.parseNotingLayout(decodable ?? bytes) {
                     // Read whole at once: the essentials are picked from it, the rest kept for output.
                     (object, kind) = payloadKeys.selection.plan.select(from: members)
                     whole = members
+                    isCompact = compact && decodable == nil
                 } else if essentialsOnly {
                     // Declined by FastJSONObject: Foundation's reading, without asking it again.
                     let selected = try JSONValue.decodeObjectWithFoundation(
@@ -159,7 +179,7 @@ public struct CompactJWS: Sendable {
             }
             return DecodedSegment(
                 bytes: bytes, essentials: object, isComplete: !essentialsOnly, recognisedKind: kind,
-                decodable: decodable, whole: whole)
+                decodable: decodable, whole: whole, isCompact: isCompact)
         }
 
         let header: DecodedSegment

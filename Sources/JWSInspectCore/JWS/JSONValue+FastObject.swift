@@ -15,17 +15,26 @@ struct FastJSONObject {
 
     /// The members of the object `bytes` are, or nil: see the type's comment.
     static func parse(_ bytes: [UInt8]) -> [String: JSONValue]? {
+        parseNotingLayout(bytes)?.members
+    }
+
+    /// `parse`, and whether the text is compact: no whitespace between its tokens (and, as
+    /// every text read here, no raw control character in a string), so that it is written in
+    /// JSON Lines exactly as it is.
+    static func parseNotingLayout(_ bytes: [UInt8]) -> (members: [String: JSONValue], isCompact: Bool)? {
         bytes.withUnsafeBufferPointer { buffer in
             var reader = FastJSONObject(bytes: buffer)
             reader.skipWhitespace()
             guard reader.peek == UInt8(ascii: "{"), let object = reader.object(depth: 0) else { return nil }
             reader.skipWhitespace()
-            return reader.index == buffer.count ? object : nil
+            return reader.index == buffer.count ? (object, !reader.skippedWhitespace) : nil
         }
     }
 
     private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
+    /// Whether whitespace stood between two tokens anywhere.
+    private var skippedWhitespace = false
 
     private init(bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
@@ -36,7 +45,9 @@ struct FastJSONObject {
     private mutating func skipWhitespace() {
         while index < bytes.count {
             switch bytes[index] {
-            case 0x20, 0x0A, 0x0D, 0x09: index += 1
+            case 0x20, 0x0A, 0x0D, 0x09:
+                index += 1
+                skippedWhitespace = true
             default: return
             }
         }
