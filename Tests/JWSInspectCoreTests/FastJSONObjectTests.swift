@@ -89,6 +89,55 @@ struct FastJSONObjectTests {
         }
     }
 
+    /// A payload FastJSONObject reads is not checked again (`CompactJWS`): whatever it reads,
+    /// the strict check passes, with no raw control character, and says nothing else. Random
+    /// objects, then each spoiled byte by byte, by a character put in or taken out, by a
+    /// duplicate name and by nesting: every text read is one the strict check passes.
+    @Test func readsNothingTheStrictCheckRefuses() {
+        var generator = SplitMix(seed: 27_027)
+        let insertions = Array("{}[],:\\\"0-1.eE \n\tx\u{1}\u{7f}é".utf8) + [0xFF, 0xC3, 0x00]
+        var read = 0
+        var spoiledRead = 0
+        for round in 0..<30_000 {
+            var bytes = Array(Self.randomObject(&generator, depth: 0).utf8)
+            let spoiled = round % 3 != 0 && !bytes.isEmpty
+            if spoiled {
+                for _ in 0..<Int.random(in: 1...3, using: &generator) where !bytes.isEmpty {
+                    let index = Int.random(in: 0..<bytes.count, using: &generator)
+                    switch Int.random(in: 0..<4, using: &generator) {
+                    case 0: bytes[index] = insertions.randomElement(using: &generator)!
+                    case 1: bytes.insert(insertions.randomElement(using: &generator)!, at: index)
+                    case 2: bytes.remove(at: index)
+                    default: bytes[index] ^= 1 << UInt8.random(in: 0...7, using: &generator)
+                    }
+                }
+            }
+            guard FastJSONObject.parse(bytes) != nil else { continue }
+            read += 1
+            if spoiled { spoiledRead += 1 }
+            let (problem, duplicate, raw) = bytes.withUnsafeBufferPointer { JSONSyntax.strictCheck($0) }
+            #expect(problem == nil && duplicate == nil && !raw, "\(String(decoding: bytes, as: UTF8.self))")
+            guard case .success(nil) = CompactJWS.strictText(bytes) else {
+                Issue.record("strictText refuses \(String(decoding: bytes, as: UTF8.self))")
+                continue
+            }
+        }
+        #expect(read > 10_000)
+        #expect(spoiledRead > 1_000, "spoiled texts FastJSONObject still reads are checked too")
+        // Shapes the generator makes rarely: a name twice, deep nesting, text around the object.
+        for text in [
+            #"{"a":1,"a":2}"#, #"{"a":1,"\u0061":2}"#, "{\"é\":1,\"e\u{301}\":2}",
+            String(repeating: #"{"a":"#, count: 64) + "1" + String(repeating: "}", count: 64), #"{"a":1}x"#,
+            #"x{"a":1}"#,
+            "\u{FEFF}{\"a\":1}", #"{"a":01}"#, #"{"a":1,}"#, #"{"a":[1,]}"#, #"{"a":tru}"#, #"{"a" 1}"#,
+        ] {
+            let bytes = Array(text.utf8)
+            if FastJSONObject.parse(bytes) != nil {
+                #expect(bytes.withUnsafeBufferPointer { JSONSyntax.strictCheck($0) }.problem == nil, "\(text)")
+            }
+        }
+    }
+
     /// The members a verifier selects, and the kind recognised, are Foundation's, for every
     /// sample payload and every selection the policies make.
     @Test func selectsWhatFoundationSelects() throws {

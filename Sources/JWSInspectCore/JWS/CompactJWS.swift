@@ -144,6 +144,14 @@ public struct CompactJWS: Sendable {
             }
         }
         func object(_ bytes: [UInt8], _ name: String, essentialsOnly: Bool) throws(FormatError) -> DecodedSegment {
+            // A payload FastJSONObject reads whole is one the strict check passes (it reads nothing
+            // that check refuses, and no raw control character): one pass, not two.
+            if essentialsOnly, let (members, compact) = FastJSONObject.parseNotingLayout(bytes) {
+                let (object, kind) = payloadKeys.selection.plan.select(from: members)
+                return DecodedSegment(
+                    bytes: bytes, essentials: object, isComplete: false, recognisedKind: kind, whole: members,
+                    isCompact: compact)
+            }
             let decodable: [UInt8]?
             switch strictText(bytes) {
             case .success(let copy): decodable = copy
@@ -154,13 +162,12 @@ public struct CompactJWS: Sendable {
             let object: [String: JSONValue]?
             var kind: PayloadKind?
             var whole: [String: JSONValue]?
-            var isCompact = false
             do {
-                if essentialsOnly, let (members, compact) = FastJSONObject.parseNotingLayout(decodable ?? bytes) {
-                    // Read whole at once: the essentials are picked from it, the rest kept for output.
+                if essentialsOnly, let decodable, let (members, _) = FastJSONObject.parseNotingLayout(decodable) {
+                    // Read whole at once (raw control characters escaped): the essentials are picked
+                    // from it, the rest kept for output.
                     (object, kind) = payloadKeys.selection.plan.select(from: members)
                     whole = members
-                    isCompact = compact && decodable == nil
                 } else if essentialsOnly {
                     // Declined by FastJSONObject: Foundation's reading, without asking it again.
                     let selected = try JSONValue.decodeObjectWithFoundation(
@@ -179,7 +186,7 @@ public struct CompactJWS: Sendable {
             }
             return DecodedSegment(
                 bytes: bytes, essentials: object, isComplete: !essentialsOnly, recognisedKind: kind,
-                decodable: decodable, whole: whole, isCompact: isCompact)
+                decodable: decodable, whole: whole)
         }
 
         let header: DecodedSegment

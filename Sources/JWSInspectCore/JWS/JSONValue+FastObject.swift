@@ -6,8 +6,10 @@
 /// else, so that the caller asks Foundation: a number other than a plain integer that fits in
 /// 64 bits (fractions, exponents, `-0`, integers beyond 64 bits), a `\u` escape of a UTF-16
 /// surrogate, a raw control character, bytes that are not UTF-8, nesting over `maximumDepth`,
-/// two members whose names Swift deems equal, or anything that is not JSON. The text must have
-/// passed `JSONSyntax.strictCheck` (members named twice refused), as every payload has.
+/// two members whose names Swift deems equal, or anything that is not JSON. It reads nothing
+/// `JSONSyntax.strictCheck` refuses (RFC 8259 exactly: no trailing comma, leading zero or
+/// unknown escape; no member named twice; no raw control character), so a payload it reads
+/// is not checked again (`CompactJWS`; `FastJSONObjectTests` holds the two together).
 /// Linear in the text: each byte is read once.
 struct FastJSONObject {
     /// Deeper texts are Foundation's (and its limit's message).
