@@ -100,6 +100,24 @@ import Testing
         }
     }
 
+    /// The identifiers JSON output writes without escaping (`JSONStream.plain`): every check's
+    /// name, status and payload kind, and the time bases, need none.
+    @Test func identifiersWrittenPlainNeedNoEscape() {
+        let names =
+            Policies.all.map(\.name.rawValue) + Status.allCases.map(\.rawValue) + PayloadKind.allCases.map(\.rawValue)
+        #expect(names.count > 30)
+        for name in names {
+            #expect(
+                !name.isEmpty && name.utf8.allSatisfy { (0x20...0x7E).contains($0) && $0 != 0x22 && $0 != 0x5C },
+                "\(name)")
+            var plain = JSONStream(pretty: false)
+            plain.plain(name)
+            var escaped = JSONStream(pretty: false)
+            escaped.string(name)
+            #expect(plain.bytes == escaped.bytes)
+        }
+    }
+
     /// The formatter this one replaced: `gmtime_r` on the whole seconds.
     static func gmtimeString(_ date: Date) -> String {
         let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()

@@ -184,6 +184,12 @@ public enum Entitlement {
     ///   - nested: for a notification, the kind and access of the nested token that decides
     ///     access (its transaction), as `--require-active` decides it.
     ///   - style: how its dates read (UTC by default).
+    /// A transaction's `type` as a summary's sentence starts.
+    private static let transactionTypes = [
+        "Auto-Renewable Subscription": "Auto-renewable subscription", "Non-Consumable": "Non-consumable",
+        "Consumable": "Consumable", "Non-Renewing Subscription": "Non-renewing subscription",
+    ]
+
     public static func summary(
         kind: PayloadKind,
         payload: [String: JSONValue],
@@ -213,12 +219,8 @@ public enum Entitlement {
 
         switch kind {
         case .transaction:
-            let types = [
-                "Auto-Renewable Subscription": "Auto-renewable subscription", "Non-Consumable": "Non-consumable",
-                "Consumable": "Consumable", "Non-Renewing Subscription": "Non-renewing subscription",
-            ]
             var parts = [
-                "\(string("type").flatMap { types[$0] } ?? "Purchase") \(string("productId") ?? "(no productId)")"
+                "\(string("type").flatMap { transactionTypes[$0] } ?? "Purchase") \(string("productId") ?? "(no productId)")"
             ]
             if let purchased = date("purchaseDate") { parts.append("purchased \(purchased)") }
             if string("inAppOwnershipType") == "FAMILY_SHARED" { parts.append("family shared") }

@@ -281,10 +281,7 @@ public struct PayloadDisplay: Sendable {
             // An undocumented receipt field, its value's DER in hex: shown decoded when it is text or a number.
             return Rendering(raw: raw, rendered: ReceiptValue(hex: hex)?.shown)
         case (.receiptType, .string(let type)):
-            let meaning = [
-                "Production": "App Store", "ProductionSandbox": "Sandbox", "Xcode": "StoreKit Testing in Xcode",
-            ]
-            guard let environment = meaning[type] else { return Rendering(raw: raw, flag: unknownValueFlag) }
+            guard let environment = receiptTypes[type] else { return Rendering(raw: raw, flag: unknownValueFlag) }
             return Rendering(raw: raw, rendered: "\(type) — \(environment)")
         case (.receiptDate, .string(let text)):
             // A receipt's dates are RFC 3339 text as signed; empty when not set.
@@ -318,6 +315,11 @@ public struct PayloadDisplay: Sendable {
             return Rendering(raw: raw)
         }
     }
+
+    /// What a receipt's `receipt_type` means.
+    private static let receiptTypes = [
+        "Production": "App Store", "ProductionSandbox": "Sandbox", "Xcode": "StoreKit Testing in Xcode",
+    ]
 
     private static func timestamp(_ milliseconds: Double, raw: String, style: DateStyle) -> Rendering {
         // Xcode uses -62135769600000 (year 0001) for "no date"; anything before 1900 is not a real App Store date.

@@ -41,7 +41,7 @@ public struct JSONStream {
     public mutating func key(_ name: StaticString) {
         separate()
         bytes.append(UInt8(ascii: "\""))
-        name.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        bytes.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
         bytes.append(UInt8(ascii: "\""))
         colon()
     }
@@ -103,6 +103,14 @@ public struct JSONStream {
 
     /// A string, escaped as `OrderedJSON` escapes it.
     public mutating func string(_ text: String) { OrderedJSON.writeString(text, into: &bytes) }
+
+    /// A string known to need no escape (an identifier written in code: a status, a kind, a
+    /// check's name: printable ASCII, no quote or backslash), copied as it is.
+    public mutating func plain(_ text: String) {
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(contentsOf: text.utf8)
+        bytes.append(UInt8(ascii: "\""))
+    }
 
     /// A string, or `null`.
     public mutating func string(_ text: String?) {
