@@ -104,7 +104,8 @@ import Testing
     /// name, status and payload kind, and the time bases, need none.
     @Test func identifiersWrittenPlainNeedNoEscape() {
         let names =
-            Policies.all.map(\.name.rawValue) + Status.allCases.map(\.rawValue) + PayloadKind.allCases.map(\.rawValue)
+            Policies.all.map { $0.name.rawValue } + Status.allCases.map(\.rawValue)
+            + PayloadKind.allCases.map(\.rawValue)
         #expect(names.count > 30)
         for name in names {
             #expect(

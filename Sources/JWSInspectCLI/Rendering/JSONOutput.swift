@@ -23,9 +23,7 @@ struct JSONOutput: ResultRenderer {
 
     /// The result's record and its newline, as UTF-8.
     private func record(_ inspection: Inspection) -> [UInt8] {
-        var bytes = JSONRenderer.bytes(inspection, pretty: pretty, fragments: fragments)
-        bytes.append(UInt8(ascii: "\n"))
-        return bytes
+        JSONRenderer.bytes(inspection, pretty: pretty, fragments: fragments, newline: true)
     }
 
     func unreadable(source: String, reason: String) -> String? {

@@ -16,9 +16,12 @@ enum JSONRenderer {
     }
 
     /// `render`'s text as UTF-8, never made a String (what standard output gets).
-    static func bytes(_ inspection: Inspection, pretty: Bool, fragments: ChainFragments) -> [UInt8] {
+    static func bytes(_ inspection: Inspection, pretty: Bool, fragments: ChainFragments, newline: Bool = false)
+        -> [UInt8]
+    {
         var stream = JSONStream(pretty: pretty, capacity: 8192)
         write(inspection, into: &stream, fragments: fragments)
+        if newline { stream.newlineAfterRecord() }
         return stream.bytes
     }
 

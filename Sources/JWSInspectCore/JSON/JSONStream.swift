@@ -10,8 +10,11 @@ public import FoundationEssentials
 /// the `string`, `integer`, `bool`, `null`, `raw` (a JSON text re-indented), `preformatted`
 /// (text serialized for this place) calls, or a nested object or array.
 public struct JSONStream {
-    /// The text so far, as UTF-8.
-    public private(set) var bytes: [UInt8]
+    /// The text so far, in a buffer of its own (`OutputBytes`: an append is a bounds check and
+    /// a copy).
+    public private(set) var output: OutputBytes
+    /// The text so far, as UTF-8 (a copy of `output`).
+    public var bytes: [UInt8] { output.array }
     /// Pretty (two-space indentation) or compact.
     public let pretty: Bool
     /// The depth of the container being written (its members are at `level`).
@@ -25,8 +28,7 @@ public struct JSONStream {
     public init(pretty: Bool, level: Int = 0, capacity: Int = 0) {
         self.pretty = pretty
         self.level = level
-        bytes = []
-        bytes.reserveCapacity(capacity)
+        output = OutputBytes(capacity: capacity)
     }
 
     // MARK: Containers
@@ -40,9 +42,9 @@ public struct JSONStream {
     /// character JSON escapes).
     public mutating func key(_ name: StaticString) {
         separate()
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
-        bytes.append(UInt8(ascii: "\""))
+        output.write(UInt8(ascii: "\""))
+        output.write(name)
+        output.write(UInt8(ascii: "\""))
         colon()
     }
 
@@ -50,16 +52,16 @@ public struct JSONStream {
     /// or backslash: `FieldName.isPlain`), copied as it is.
     public mutating func key(plain name: String) {
         separate()
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(contentsOf: name.utf8)
-        bytes.append(UInt8(ascii: "\""))
+        output.write(UInt8(ascii: "\""))
+        output.write(utf8: name)
+        output.write(UInt8(ascii: "\""))
         colon()
     }
 
     /// Starts a member whose name is data (escaped as any string).
     public mutating func key(data name: String) {
         separate()
-        OrderedJSON.writeString(name, into: &bytes)
+        OrderedJSON.writeString(name, to: &output)
         colon()
     }
 
@@ -68,7 +70,7 @@ public struct JSONStream {
 
     private mutating func open(_ bracket: UInt8) {
         precondition(level < 64 + 64, "JSONStream: nested too deep")
-        bytes.append(bracket)
+        output.write(bracket)
         level += 1
         empty = empty << 1 | 1
     }
@@ -79,37 +81,38 @@ public struct JSONStream {
         empty >>= 1
         // An empty container stays "{}" or "[]"; a filled one closes on a line of its own.
         if !wasEmpty { newline(level) }
-        bytes.append(bracket)
+        output.write(bracket)
     }
 
     private mutating func separate() {
-        if empty & 1 == 0 { bytes.append(UInt8(ascii: ",")) }
+        if empty & 1 == 0 { output.write(UInt8(ascii: ",")) }
         empty &= ~1
         newline(level)
     }
 
     private mutating func colon() {
-        bytes.append(UInt8(ascii: ":"))
-        if pretty { bytes.append(UInt8(ascii: " ")) }
+        output.write(UInt8(ascii: ":"))
+        if pretty { output.write(UInt8(ascii: " ")) }
     }
 
     private mutating func newline(_ level: Int) {
-        guard pretty else { return }
-        bytes.append(UInt8(ascii: "\n"))
-        bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: level * 2))
+        OrderedJSON.newline(&output, pretty: pretty, level: level)
     }
 
     // MARK: Values
 
+    /// The line feed that ends a record (JSON Lines, or a pretty document), after its value.
+    public mutating func newlineAfterRecord() { output.write(UInt8(ascii: "\n")) }
+
     /// A string, escaped as `OrderedJSON` escapes it.
-    public mutating func string(_ text: String) { OrderedJSON.writeString(text, into: &bytes) }
+    public mutating func string(_ text: String) { OrderedJSON.writeString(text, to: &output) }
 
     /// A string known to need no escape (an identifier written in code: a status, a kind, a
     /// check's name: printable ASCII, no quote or backslash), copied as it is.
     public mutating func plain(_ text: String) {
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(contentsOf: text.utf8)
-        bytes.append(UInt8(ascii: "\""))
+        output.write(UInt8(ascii: "\""))
+        output.write(utf8: text)
+        output.write(UInt8(ascii: "\""))
     }
 
     /// A string, or `null`.
@@ -119,37 +122,37 @@ public struct JSONStream {
 
     /// An ISO-8601 date as `ISO8601.string` writes it, without making a String.
     public mutating func date(_ date: Date?) {
-        bytes.append(UInt8(ascii: "\""))
-        ISO8601.write(date, into: &bytes)
-        bytes.append(UInt8(ascii: "\""))
+        output.write(UInt8(ascii: "\""))
+        ISO8601.write(date, to: &output)
+        output.write(UInt8(ascii: "\""))
     }
 
-    public mutating func integer(_ value: Int64) { OrderedJSON.writeInteger(value, into: &bytes) }
+    public mutating func integer(_ value: Int64) { OrderedJSON.writeInteger(value, into: &output) }
 
-    public mutating func bool(_ value: Bool) { bytes.append(contentsOf: (value ? "true" : "false").utf8) }
+    public mutating func bool(_ value: Bool) { output.write(value ? "true" : "false") }
 
     public mutating func bool(_ value: Bool?) {
         if let value { bool(value) } else { null() }
     }
 
-    public mutating func null() { bytes.append(contentsOf: "null".utf8) }
+    public mutating func null() { output.write("null") }
 
     /// A valid JSON text as signed, only the whitespace between its tokens changed
     /// (`OrderedJSON.raw`).
     public mutating func raw(_ text: [UInt8]) {
-        OrderedJSON.reformat(text, into: &bytes, pretty: pretty, level: level)
+        OrderedJSON.reformat(text, to: &output, pretty: pretty, level: level)
     }
 
     /// `raw(text)` for a text known to be compact, no whitespace between its tokens and no raw
     /// control character (`CompactJWS.DecodedSegment.isCompact`): copied whole when compact is
     /// what is written.
     public mutating func raw(_ text: [UInt8], isCompact: Bool) {
-        if isCompact && !pretty { bytes.append(contentsOf: text) } else { raw(text) }
+        if isCompact && !pretty { text.withUnsafeBufferPointer { output.write($0) } } else { raw(text) }
     }
 
     /// Text already serialized for this place (this mode, this depth: `OrderedJSON.preformatted`).
-    public mutating func preformatted(_ text: [UInt8]) { bytes.append(contentsOf: text) }
+    public mutating func preformatted(_ text: [UInt8]) { text.withUnsafeBufferPointer { output.write($0) } }
 
     /// A value built as `OrderedJSON`, written here as its writer writes it.
-    public mutating func value(_ value: OrderedJSON) { value.write(into: &bytes, pretty: pretty, level: level) }
+    public mutating func value(_ value: OrderedJSON) { value.write(to: &output, pretty: pretty, level: level) }
 }

@@ -17,74 +17,94 @@ extension OrderedJSON {
 
     /// Appends the text; `pretty` as in `serialized`.
     public func write(into out: inout [UInt8], pretty: Bool = false, level: Int = 0) {
+        write(to: &out, pretty: pretty, level: level)
+    }
+
+    /// Writes the text into `out`; `pretty` as in `serialized`.
+    func write<Sink: ByteSink>(to out: inout Sink, pretty: Bool, level: Int) {
         switch self {
         case .object(let object):
             let members = object.members
-            guard !members.isEmpty else { return out.append(contentsOf: "{}".utf8) }
-            out.append(UInt8(ascii: "{"))
+            guard !members.isEmpty else { return out.write("{}") }
+            out.write(UInt8(ascii: "{"))
             for (index, (key, value)) in members.enumerated() {
-                if index > 0 { out.append(UInt8(ascii: ",")) }
+                if index > 0 { out.write(UInt8(ascii: ",")) }
                 Self.newline(&out, pretty: pretty, level: level + 1)
-                Self.writeString(key, into: &out)
-                out.append(UInt8(ascii: ":"))
-                if pretty { out.append(UInt8(ascii: " ")) }
-                value.write(into: &out, pretty: pretty, level: level + 1)
+                Self.writeString(key, to: &out)
+                out.write(UInt8(ascii: ":"))
+                if pretty { out.write(UInt8(ascii: " ")) }
+                value.write(to: &out, pretty: pretty, level: level + 1)
             }
             Self.newline(&out, pretty: pretty, level: level)
-            out.append(UInt8(ascii: "}"))
+            out.write(UInt8(ascii: "}"))
         case .array(let values):
-            guard !values.isEmpty else { return out.append(contentsOf: "[]".utf8) }
-            out.append(UInt8(ascii: "["))
+            guard !values.isEmpty else { return out.write("[]") }
+            out.write(UInt8(ascii: "["))
             for (index, value) in values.enumerated() {
-                if index > 0 { out.append(UInt8(ascii: ",")) }
+                if index > 0 { out.write(UInt8(ascii: ",")) }
                 Self.newline(&out, pretty: pretty, level: level + 1)
-                value.write(into: &out, pretty: pretty, level: level + 1)
+                value.write(to: &out, pretty: pretty, level: level + 1)
             }
             Self.newline(&out, pretty: pretty, level: level)
-            out.append(UInt8(ascii: "]"))
+            out.write(UInt8(ascii: "]"))
         case .string(let string):
-            Self.writeString(string, into: &out)
+            Self.writeString(string, to: &out)
         case .bool(let value):
-            out.append(contentsOf: (value ? "true" : "false").utf8)
+            out.write(value ? "true" : "false")
         case .integer(let value):
             Self.writeInteger(value, into: &out)
         case .double(let value):
-            out.append(contentsOf: (value.isFinite ? String(value) : "null").utf8)
+            out.write(utf8: value.isFinite ? String(value) : "null")
         case .null:
-            out.append(contentsOf: "null".utf8)
+            out.write("null")
         case .raw(let bytes):
-            Self.reformat(bytes, into: &out, pretty: pretty, level: level)
+            Self.reformat(bytes, to: &out, pretty: pretty, level: level)
         case .preformatted(let text):
-            out.append(contentsOf: text.utf8)
+            out.write(utf8: text)
         }
     }
 
     /// The decimal digits of `value`, as `String(value)` writes them, without making a String.
-    static func writeInteger(_ value: Int64, into out: inout [UInt8]) {
-        if value < 0 { out.append(UInt8(ascii: "-")) }
+    static func writeInteger<Sink: ByteSink>(_ value: Int64, into out: inout Sink) {
+        if value < 0 { out.write(UInt8(ascii: "-")) }
         var magnitude = value.magnitude
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: room for 20 digits
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            var end = buffer.count
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in  // room for 20 digits
+            var end = digits.count
             repeat {
                 end -= 1
-                buffer[end] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                digits[end] = UInt8(ascii: "0") + UInt8(magnitude % 10)
                 magnitude /= 10
             } while magnitude > 0
-            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[end...]))
+            out.write(UnsafeBufferPointer(rebasing: digits[end...]))
         }
     }
 
-    private static func newline(_ out: inout [UInt8], pretty: Bool, level: Int) {
+    static func newline<Sink: ByteSink>(_ out: inout Sink, pretty: Bool, level: Int) {
         guard pretty else { return }
-        out.append(UInt8(ascii: "\n"))
-        out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: level * 2))
+        // A line break and the indentation, copied from one line of spaces (deeper levels,
+        // which no output has, a line's worth at a time).
+        var indentation = level * 2
+        out.write(UInt8(ascii: "\n"))
+        while indentation > 0 {
+            let run = min(indentation, Self.indentationLine.utf8CodeUnitCount)
+            out.write(UnsafeBufferPointer(start: Self.indentationLine.utf8Start, count: run))
+            indentation -= run
+        }
     }
+
+    /// The spaces indentation is copied from (64).
+    private static let indentationLine: StaticString =
+        "                                                                "
 
     /// Writes a JSON string (RFC 8259 §7): quotes and backslashes escaped, `\n`, `\r`, `\t`,
     /// other control characters as `\u00XX`; everything else, DEL and non-ASCII included, as is.
     public static func writeString(_ string: String, into out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
+        writeString(string, to: &out)
+    }
+
+    /// `writeString` into any sink.
+    static func writeString<Sink: ByteSink>(_ string: String, to out: inout Sink) {
+        out.write(UInt8(ascii: "\""))
         var string = string
         string.withUTF8 { bytes in
             // Most strings need no escaping: a string with no quote, backslash or control
@@ -92,7 +112,7 @@ extension OrderedJSON {
             if !ByteScan.contains(
                 UnsafeRawBufferPointer(bytes), below: 0x20, orEither: UInt8(ascii: "\""), UInt8(ascii: "\\"))
             {
-                out.append(contentsOf: bytes)
+                out.write(bytes)
                 return
             }
             // Else runs of plain bytes are copied whole.
@@ -100,36 +120,47 @@ extension OrderedJSON {
             for index in 0..<bytes.count {
                 let byte = bytes[index]
                 guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
+                out.write(UnsafeBufferPointer(rebasing: bytes[start..<index]))
                 switch byte {
-                case UInt8(ascii: "\""): out.append(contentsOf: "\\\"".utf8)
-                case UInt8(ascii: "\\"): out.append(contentsOf: "\\\\".utf8)
+                case UInt8(ascii: "\""): out.write("\\\"")
+                case UInt8(ascii: "\\"): out.write("\\\\")
                 default: appendEscaped(byte, into: &out)
                 }
                 start = index + 1
             }
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...]))
+            out.write(UnsafeBufferPointer(rebasing: bytes[start...]))
         }
-        out.append(UInt8(ascii: "\""))
+        out.write(UInt8(ascii: "\""))
     }
 
     /// A control character as JSON writes it inside a string (`\n`, `\u001b`).
-    private static func appendEscaped(_ byte: UInt8, into out: inout [UInt8]) {
+    private static func appendEscaped<Sink: ByteSink>(_ byte: UInt8, into out: inout Sink) {
         switch byte {
-        case 0x0a: out.append(contentsOf: "\\n".utf8)
-        case 0x0d: out.append(contentsOf: "\\r".utf8)
-        case 0x09: out.append(contentsOf: "\\t".utf8)
+        case 0x0a: out.write("\\n")
+        case 0x0d: out.write("\\r")
+        case 0x09: out.write("\\t")
         default:
-            let hex = Array("0123456789abcdef".utf8)
-            out.append(contentsOf: "\\u00".utf8)
-            out.append(hex[Int(byte >> 4)])
-            out.append(hex[Int(byte & 0xf)])
+            let hex: StaticString = "0123456789abcdef"
+            out.write("\\u00")
+            out.write(hex.utf8Start[Int(byte >> 4)])
+            out.write(hex.utf8Start[Int(byte & 0xf)])
         }
     }
 
     /// Re-indents a valid JSON text without touching any token: strings and numbers
     /// are copied byte for byte; only whitespace between tokens changes.
     static func reformat(_ bytes: [UInt8], into out: inout [UInt8], pretty: Bool, level: Int) {
+        reformat(bytes, to: &out, pretty: pretty, level: level)
+    }
+
+    /// `reformat` into any sink.
+    static func reformat<Sink: ByteSink>(_ text: [UInt8], to out: inout Sink, pretty: Bool, level: Int) {
+        text.withUnsafeBufferPointer { reformat($0, to: &out, pretty: pretty, level: level) }
+    }
+
+    private static func reformat<Sink: ByteSink>(
+        _ bytes: UnsafeBufferPointer<UInt8>, to out: inout Sink, pretty: Bool, level: Int
+    ) {
         var depth = level
         var inString = false
         var escaped = false
@@ -139,14 +170,14 @@ extension OrderedJSON {
             index += 1
             if inString {
                 if escaped {
-                    out.append(byte)
+                    out.write(byte)
                     escaped = false
                 } else if byte < 0x20 {
                     // A raw control character (Foundation accepts them in strings; JSON does not):
                     // escaped, so the output is JSON and one line in JSON Lines, the value unchanged.
                     appendEscaped(byte, into: &out)
                 } else {
-                    out.append(byte)
+                    out.write(byte)
                     if byte == UInt8(ascii: "\\") {
                         escaped = true
                     } else if byte == UInt8(ascii: "\"") {
@@ -159,7 +190,7 @@ extension OrderedJSON {
                         {
                             end += 1
                         }
-                        out.append(contentsOf: bytes[index..<end])
+                        out.write(UnsafeBufferPointer(rebasing: bytes[index..<end]))
                         index = end
                     }
                 }
@@ -170,9 +201,9 @@ extension OrderedJSON {
                 continue
             case UInt8(ascii: "\""):
                 inString = true
-                out.append(byte)
+                out.write(byte)
             case UInt8(ascii: "{"), UInt8(ascii: "["):
-                out.append(byte)
+                out.write(byte)
                 // An empty container stays on one line.
                 var next = index
                 while next < bytes.count,
@@ -184,7 +215,7 @@ extension OrderedJSON {
                 if next < bytes.count,
                     bytes[next] == (byte == UInt8(ascii: "{") ? UInt8(ascii: "}") : UInt8(ascii: "]"))
                 {
-                    out.append(bytes[next])
+                    out.write(bytes[next])
                     index = next + 1
                 } else {
                     depth += 1
@@ -193,15 +224,15 @@ extension OrderedJSON {
             case UInt8(ascii: "}"), UInt8(ascii: "]"):
                 depth -= 1
                 newline(&out, pretty: pretty, level: depth)
-                out.append(byte)
+                out.write(byte)
             case UInt8(ascii: ","):
-                out.append(byte)
+                out.write(byte)
                 newline(&out, pretty: pretty, level: depth)
             case UInt8(ascii: ":"):
-                out.append(byte)
-                if pretty { out.append(UInt8(ascii: " ")) }
+                out.write(byte)
+                if pretty { out.write(UInt8(ascii: " ")) }
             default:
-                out.append(byte)
+                out.write(byte)
             }
         }
     }

@@ -9,7 +9,7 @@ public enum ISO8601 {
     public static func string(_ date: Date?) -> String {
         var out: [UInt8] = []
         out.reserveCapacity(24)
-        write(date, into: &out)
+        write(date, to: &out)
         return String(decoding: out, as: UTF8.self)
     }
 
@@ -17,11 +17,16 @@ public enum ISO8601 {
     /// date of every result. The calendar date comes from the day number by integer arithmetic
     /// (the proleptic Gregorian calendar, as `gmtime_r` has it), no formatter, no call.
     public static func write(_ date: Date?, into out: inout [UInt8]) {
-        guard let date else { return out.append(UInt8(ascii: "?")) }
+        write(date, to: &out)
+    }
+
+    /// `write(_:into:)` into any sink.
+    static func write<Sink: ByteSink>(_ date: Date?, to out: inout Sink) {
+        guard let date else { return out.write(UInt8(ascii: "?")) }
         let rounded = (date.timeIntervalSince1970 * 1000).rounded()
         // Years 0001 to 9999 only: ISO-8601's four-digit years.
         guard rounded.isFinite, rounded >= -62_135_596_800_000, rounded < 253_402_300_800_000 else {
-            return out.append(UInt8(ascii: "?"))
+            return out.write(UInt8(ascii: "?"))
         }
         let milliseconds = Int64(rounded)
         let (seconds, fraction) = floorDivision(milliseconds, 1000)
@@ -49,7 +54,7 @@ public enum ISO8601 {
             text[19] = UInt8(ascii: ".")
             digits(fraction, 3, at: 20)
             text[23] = UInt8(ascii: "Z")
-            out.append(contentsOf: UnsafeBufferPointer(text))
+            out.write(UnsafeBufferPointer(text))
         }
     }
 
