@@ -80,6 +80,41 @@ import Testing
         }
     }
 
+    /// A random decoded value: strings, integers, doubles, booleans, null, arrays and objects.
+    static func decoded(depth: Int, using random: inout Seeded) -> JSONValue {
+        switch Int.random(in: 0..<(depth > 3 ? 6 : 8), using: &random) {
+        case 0: return .string(["", "a", "q\"b\\", "é\n"].randomElement(using: &random)!)
+        case 1: return .integer(Int64.random(in: Int64.min...Int64.max, using: &random))
+        case 2: return .double(Double.random(in: -1e6...1e6, using: &random))
+        case 3: return .bool(Bool.random(using: &random))
+        case 4: return .null
+        case 5: return .string("2000000000000000")
+        case 6:
+            return .array(
+                (0..<Int.random(in: 0...3, using: &random)).map { _ in decoded(depth: depth + 1, using: &random) })
+        default:
+            var members: [String: JSONValue] = [:]
+            for index in 0..<Int.random(in: 0...3, using: &random) {
+                members["k\(index)"] = decoded(depth: depth + 1, using: &random)
+            }
+            return .object(members)
+        }
+    }
+
+    @Test func decodedValuesAreWrittenAsTheirOrderedJSONIs() {
+        var random = Seeded(state: 9)
+        for _ in 0..<2_000 {
+            let value = Self.decoded(depth: 0, using: &random)
+            for pretty in [false, true] {
+                var stream = JSONStream(pretty: pretty, level: 1)
+                stream.value(value)
+                #expect(
+                    String(decoding: stream.bytes, as: UTF8.self)
+                        == OrderedJSON(value).serialized(pretty: pretty, level: 1))
+            }
+        }
+    }
+
     @Test func namesWrittenInCodeAreWrittenAsDataNamesAre() {
         for pretty in [false, true] {
             var literal = JSONStream(pretty: pretty)

@@ -35,14 +35,24 @@ public enum Digest {
 extension Array where Element == UInt8 {
     /// Lowercase hexadecimal, optionally with a separator between bytes.
     func hexString(separator: String = "") -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(count * (2 + separator.utf8.count))
-        for (index, byte) in enumerated() {
-            if index > 0 { out.append(contentsOf: separator.utf8) }
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0f)])
+        let digits: StaticString = "0123456789abcdef"
+        guard separator.isEmpty else {
+            var out: [UInt8] = []
+            out.reserveCapacity(count * (2 + separator.utf8.count))
+            for (index, byte) in enumerated() {
+                if index > 0 { out.append(contentsOf: separator.utf8) }
+                out.append(digits.utf8Start[Int(byte >> 4)])
+                out.append(digits.utf8Start[Int(byte & 0x0f)])
+            }
+            return String(decoding: out, as: UTF8.self)
         }
-        return String(decoding: out, as: UTF8.self)
+        // Without a separator (every receipt field shown in hex): written straight into the String.
+        return String(unsafeUninitializedCapacity: count * 2) { text in
+            for (index, byte) in enumerated() {
+                text[2 * index] = digits.utf8Start[Int(byte >> 4)]
+                text[2 * index + 1] = digits.utf8Start[Int(byte & 0x0f)]
+            }
+            return count * 2
+        }
     }
 }

@@ -153,6 +153,24 @@ public struct JSONStream {
     /// Text already serialized for this place (this mode, this depth: `OrderedJSON.preformatted`).
     public mutating func preformatted(_ text: [UInt8]) { text.withUnsafeBufferPointer { output.write($0) } }
 
+    /// A decoded value, written as `OrderedJSON(value)` is (an object's members sorted by name).
+    public mutating func value(_ value: JSONValue) {
+        switch value {
+        case .string(let text): string(text)
+        case .integer(let number): integer(number)
+        case .bool(let flag): bool(flag)
+        case .null: null()
+        case .array(let values):
+            openArray()
+            for item in values {
+                element()
+                self.value(item)
+            }
+            closeArray()
+        case .object, .double: self.value(OrderedJSON(value))
+        }
+    }
+
     /// A value built as `OrderedJSON`, written here as its writer writes it.
     public mutating func value(_ value: OrderedJSON) { value.write(to: &output, pretty: pretty, level: level) }
 }

@@ -54,14 +54,30 @@ extension ReceiptPayload {
         return ordered.own + [("in_app", .array(entries))]
     }
 
+    /// The compact text `OrderedJSON` writes of these members (in their order, an in-app
+    /// entry's too), written member by member: no tree of the receipt's hundreds of values is
+    /// built to be written once.
     private static func bytes(_ ordered: (own: [(String, JSONValue)], entries: [[(String, JSONValue)]])) -> [UInt8] {
-        func object(_ members: [(String, JSONValue)]) -> OrderedJSON.Object {
-            OrderedJSON.Object(distinct: members.map { ($0, OrderedJSON($1)) })
+        var stream = JSONStream(pretty: false, capacity: 4096)
+        func object(_ members: [(String, JSONValue)], inApp: [[(String, JSONValue)]]?) {
+            stream.openObject()
+            for (name, value) in members {
+                stream.key(data: name)
+                stream.value(value)
+            }
+            if let inApp {
+                stream.key("in_app")
+                stream.openArray()
+                for entry in inApp {
+                    stream.element()
+                    object(entry, inApp: nil)
+                }
+                stream.closeArray()
+            }
+            stream.closeObject()
         }
-        let entries = ordered.entries.map { OrderedJSON.object(object($0)) }
-        var own = object(ordered.own)
-        own.add("in_app", .array(entries))
-        return OrderedJSON.object(own).bytes
+        object(ordered.own, inApp: ordered.entries)
+        return stream.bytes
     }
 }
 
@@ -92,31 +108,43 @@ extension InAppPurchase {
 enum ReceiptJSON {
     /// One member per distinct type (an array when the type repeats): documented types in
     /// `order`, then the others by type number.
-    static func members(_ attributes: [ReceiptAttribute], order: [(type: Int, name: String)], base64: Set<Int>)
+    ///
+    /// Each attribute's place is found once (its type's place in `order`, else after them all
+    /// by number) and the attributes sorted by it, then by position, so that a type's values
+    /// stay in their order: no dictionary or set per entry (a receipt has hundreds of entries).
+    static func members(_ attributes: [ReceiptAttribute], order: [(type: Int, name: String)], base64: [Int])
         -> [(String, JSONValue)]
     {
-        var grouped: [Int: [JSONValue]] = [:]
-        for attribute in attributes {
-            grouped[attribute.type, default: []].append(value(attribute, known: order, base64: base64))
+        // (0, place in `order`) for a documented type, (1, its number) for any other.
+        var placed: [(group: Int, key: Int, index: Int)] = []
+        placed.reserveCapacity(attributes.count)
+        for (index, attribute) in attributes.enumerated() {
+            if let place = order.firstIndex(where: { $0.type == attribute.type }) {
+                placed.append((0, place, index))
+            } else {
+                placed.append((1, attribute.type, index))
+            }
         }
-        let documented = Set(order.map(\.type))
-        let types =
-            order.map(\.type).filter { grouped[$0] != nil } + grouped.keys.filter { !documented.contains($0) }.sorted()
-        let names = Dictionary(uniqueKeysWithValues: order.map { ($0.type, $0.name) })
-        return types.map { type in
-            let values = grouped[type] ?? []
-            return (names[type] ?? "unknown_\(type)", values.count == 1 ? values[0] : .array(values))
+        placed.sort { ($0.group, $0.key, $0.index) < ($1.group, $1.key, $1.index) }
+        var members: [(String, JSONValue)] = []
+        var start = 0
+        while start < placed.count {
+            let (group, key, _) = placed[start]
+            var end = start + 1
+            while end < placed.count, placed[end].group == group, placed[end].key == key { end += 1 }
+            let documented = group == 0
+            let values = placed[start..<end].map { value(attributes[$0.index], documented: documented, base64: base64) }
+            let name = documented ? order[key].name : "unknown_" + String(key)
+            members.append((name, values.count == 1 ? values[0] : .array(values)))
+            start = end
         }
+        return members
     }
 
     /// An attribute's value: hex for unknown types and for values that are neither a string
     /// nor an integer, base64 for `base64` types.
-    static func value(_ attribute: ReceiptAttribute, known: [(type: Int, name: String)], base64: Set<Int>)
-        -> JSONValue
-    {
-        guard known.contains(where: { $0.type == attribute.type }) else {
-            return .string(attribute.bytes.hexString())
-        }
+    private static func value(_ attribute: ReceiptAttribute, documented: Bool, base64: [Int]) -> JSONValue {
+        guard documented else { return .string(attribute.bytes.hexString()) }
         if base64.contains(attribute.type) { return .string(Data(attribute.bytes).base64EncodedString()) }
         switch attribute.value {
         case .utf8String(let text), .ia5String(let text): return .string(text)
