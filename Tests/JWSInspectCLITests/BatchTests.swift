@@ -40,6 +40,32 @@ import Testing
         #expect(strip(single.stdout) == strip(parallel.stdout))
     }
 
+    /// Several batches: with more than one job, a batch is verified while the one before is
+    /// shown and the next read (`InspectCommand.Run.flush(overlapping:)`). Results stay in input
+    /// order, every one is counted, and the exit status is the first failure's in input order,
+    /// whichever batch verified first.
+    @Test func batchesVerifiedWhileOthersAreShownKeepOrderCountsAndFirstFailure() throws {
+        let valid = Self.mixed[0]
+        let count = 2_600
+        #expect(count > 2 * 1024, "more batches than one in flight and one shown")
+        var lines = Array(repeating: valid, count: count)
+        lines[1_100] = Self.mixed[2]  // wrong environment (exit 3), in the second batch
+        lines[2_300] = Self.mixed[1]  // tampered (exit 1), in the third
+        let input = lines.joined(separator: "\n") + "\n"
+        for jobs in ["2", "3"] {
+            let result = try CLI.run(
+                ["--format", "jsonl", "--summary", "--environment", "Sandbox", "--jobs", jobs, "--root", Self.root],
+                stdin: input)
+            #expect(result.status == 3, "the first failure in input order decides")
+            let objects = try result.jsonObjects()
+            #expect(objects.map { $0["source"] as? String } == (1...count).map { "<stdin>:\($0)" })
+            let statuses = objects.map { $0["status"] as? String }
+            #expect(statuses.filter { $0 == "valid" }.count == count - 2)
+            #expect(statuses[1_100] == "wrong-environment" && statuses[2_300] == "invalid-signature")
+            #expect(result.stderr.contains("\"total\":\(count)"), "\(result.stderr)")
+        }
+    }
+
     @Test func summaryCountsResultsByStatus() throws {
         let input = Self.mixed.prefix(6).joined(separator: "\n")
         let table = try CLI.run(["-q", "--summary", "--environment", "Sandbox", "--root", Self.root], stdin: input)

@@ -1,3 +1,4 @@
+internal import Dispatch
 internal import JWSInspectCore
 
 /// `jwsinspect [inspect] [options] [INPUT…]`: reads the inputs, verifies every JWS found,
@@ -68,6 +69,15 @@ enum InspectCommand {
         /// Results of the input being read, and why a JSON-looking record of it was not JSON.
         private var found = 0
         private var jsonProblem: String?
+        /// The batch being verified on the workers while the next one is read (more than one
+        /// job): its outcomes are shown once it is done, before the next batch's.
+        private var inFlight: (done: DispatchGroup, results: BatchResults)?
+
+        /// What a batch verified in the background made, read once it is done.
+        private final class BatchResults: @unchecked Sendable {
+            var outcomes: [Renderer.Outcome] = []
+            var problem: String?
+        }
 
         init(engine: BatchEngine, render: Renderer, output: Output, io: CommandIO, firstLine: Int) {
             self.engine = engine
@@ -96,7 +106,9 @@ enum InspectCommand {
                 while !output.failed, let record = stream.nextRecord() {
                     batch.append(.record(record))
                     batchBytes += record.size
-                    if batch.count >= engine.batchSize || batchBytes >= BatchEngine.batchBytes { flush() }
+                    if batch.count >= engine.batchSize || batchBytes >= BatchEngine.batchBytes {
+                        flush(overlapping: true)
+                    }
                 }
                 flush()
                 stream.noteJSONProblem(jsonProblem)
@@ -110,20 +122,54 @@ enum InspectCommand {
             }
         }
 
-        /// Verifies the batch and shows its results, in input order.
-        func flush() {
-            guard !batch.isEmpty, !output.failed else { return }
+        /// Verifies the batch and shows its results, in input order, with every result before
+        /// them shown first.
+        ///
+        /// - Parameter overlapping: with more than one job, the batch is verified on the workers
+        ///   while this thread shows the results of the one before and reads the next, instead
+        ///   of in turn (one batch in flight at most: memory stays two batches'). Results are
+        ///   shown in input order all the same; the end of an input, or a stalled one, waits for
+        ///   everything (`flush()`).
+        func flush(overlapping: Bool = false) {
+            let previous = inFlight
+            inFlight = nil
+            previous?.done.wait()
+            guard !batch.isEmpty, !output.failed else { return show(previous?.results) }
             let work = batch
             batch.removeAll(keepingCapacity: true)
             batchBytes = 0
-            let problem = engine.run(work, outcome: render.outcome) { outcome in
-                found += 1
-                if let error = outcome.error { io.error(error) }
-                if let text = outcome.output { output.writeResult(text, separator: render.output.separator) }
-                counts[outcome.status.rawValue, default: 0] += 1
-                if exitStatus == .success { exitStatus = ExitStatus(outcome.status) }
+            guard overlapping, engine.jobs > 1 else {
+                show(previous?.results)
+                let problem = engine.run(work, outcome: render.outcome, deliver: show)
+                if jsonProblem == nil { jsonProblem = problem }
+                return
             }
-            if jsonProblem == nil { jsonProblem = problem }
+            let (engine, render) = (self.engine, self.render)
+            let results = BatchResults()
+            let done = DispatchGroup()
+            done.enter()
+            DispatchQueue.global().async {
+                results.problem = engine.run(work, outcome: render.outcome) { results.outcomes.append($0) }
+                done.leave()
+            }
+            inFlight = (done, results)
+            show(previous?.results)
+        }
+
+        /// Shows a batch verified in the background.
+        private func show(_ results: BatchResults?) {
+            guard let results else { return }
+            results.outcomes.forEach(show)
+            if jsonProblem == nil { jsonProblem = results.problem }
+        }
+
+        /// Shows one result, counts it, and keeps the first failure's exit status.
+        private func show(_ outcome: Renderer.Outcome) {
+            found += 1
+            if let error = outcome.error { io.error(error) }
+            if let text = outcome.output { output.writeResult(text, separator: render.output.separator) }
+            counts[outcome.status.rawValue, default: 0] += 1
+            if exitStatus == .success { exitStatus = ExitStatus(outcome.status) }
         }
 
         /// An input that cannot be read: one line on standard error, and in JSON modes a record

@@ -28,11 +28,11 @@ public final class BatchEngine: Sendable {
     /// Records gathered before a batch is scanned and verified: enough to keep every core
     /// busy, few enough that memory stays small. One worker takes small batches, so a record
     /// is still in the CPU's caches when its tokens are verified.
-    public var batchSize: Int { jobs == 1 ? 16 : 2048 }
+    public var batchSize: Int { jobs == 1 ? 16 : 1024 }
 
     /// Bytes of records gathered before a batch is verified, whatever their number (one
     /// record over it makes a batch of its own): memory follows the input's bytes, not its lines.
-    public static let batchBytes = 8 << 20
+    public static let batchBytes = 4 << 20
 
     /// Tokens verified, and their outcomes held, before those outcomes are handed over: a
     /// 64 MiB API dump holds thousands.
