@@ -31,7 +31,10 @@ import Testing
         for kind in PayloadKind.allCases {
             let fields = kind.schema.documentedFields
             #expect(Set(fields).count == fields.count, "\(kind): \(fields)")
-            #expect(kind.schema.documentedIndex.count == fields.count)
+            #expect(PayloadDisplay.documentedIndex(kind).count == fields.count)
+            #expect(
+                PayloadDisplay.documentedIndex(kind).allSatisfy { fields[$0.value.place] == $0.key },
+                "\(kind): each name at its place")
         }
         for body in NotificationBody.all {
             #expect(Set(body.fields).count == body.fields.count, "\(body.name): \(body.fields)")

@@ -11,8 +11,6 @@ public struct NotificationBody: Sendable {
     public let fields: [String]
     /// The JWS nested in it, in documentation order.
     public let nestedTokens: [NestedToken]
-    /// Each field's place in `fields` (displays order a body's members by it).
-    let fieldPlaces: [String: PayloadDisplay.Documented]
 
     /// A JWS nested in a notification body, and the kind of payload it holds.
     public struct NestedToken: Sendable, Equatable {
@@ -36,7 +34,6 @@ public struct NotificationBody: Sendable {
     private init(_ name: String, fields: [String], nested: [(member: String, kind: PayloadKind)] = []) {
         self.name = name
         self.fields = fields + nested.map(\.member)
-        self.fieldPlaces = PayloadDisplay.places(self.fields)
         self.nestedTokens = nested.map { NestedToken(body: name, member: $0.member, kind: $0.kind) }
     }
 

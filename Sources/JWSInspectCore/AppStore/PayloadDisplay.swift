@@ -86,7 +86,7 @@ public struct PayloadDisplay: Sendable {
     public init(kind: PayloadKind, payload: [String: JSONValue], now: Date, style: DateStyle = .utc) {
         var collector = Collector(now: now)
         Self.walk(
-            payload, documented: kind.schema.documentedIndex, parent: [], flagUnknown: kind != .unknown, now: now,
+            payload, documented: Self.documentedIndex(kind), parent: [], flagUnknown: kind != .unknown, now: now,
             style: style, visitor: &collector)
         fields = collector.fields
     }
@@ -102,7 +102,7 @@ public struct PayloadDisplay: Sendable {
         var writer = StreamWriter(stream: stream)
         writer.stream.openObject()
         walk(
-            payload, documented: kind.schema.documentedIndex, parent: [], flagUnknown: kind != .unknown, now: now,
+            payload, documented: Self.documentedIndex(kind), parent: [], flagUnknown: kind != .unknown, now: now,
             style: .utc, visitor: &writer)
         writer.stream.closeObject()
         stream = writer.stream
@@ -193,7 +193,7 @@ public struct PayloadDisplay: Sendable {
         func add(_ key: String, _ name: FieldName, _ value: JSONValue, isKnown: Bool, visitor: inout V) {
             if case .object(let nested) = value, !nested.isEmpty {
                 // A notification's body is in its documented order; other objects by name.
-                let nestedOrder = parent.isEmpty ? NotificationBody.named(key)?.fieldPlaces ?? [:] : [:]
+                let nestedOrder = parent.isEmpty ? Self.bodyIndexes[key] ?? [:] : [:]
                 visitor.enter(parent: parent, key: key, flaggedUnknown: flagUnknown && !isKnown)
                 walk(
                     nested, documented: nestedOrder, parent: parent + [key],
@@ -216,6 +216,44 @@ public struct PayloadDisplay: Sendable {
         let place: Int
         let name: FieldName
     }
+
+    /// Each kind's documented fields, placed (`places`): each made when a payload of its kind is
+    /// first shown, never in a run that shows none (`--quiet`), and only its own kind's for one
+    /// token (a static constant each: lazily made, once, without a lock).
+    static func documentedIndex(_ kind: PayloadKind) -> [String: Documented] {
+        switch kind {
+        case .transaction: Indexes.transaction
+        case .renewalInfo: Indexes.renewalInfo
+        case .notification: Indexes.notification
+        case .appTransaction: Indexes.appTransaction
+        case .realtimeRequest: Indexes.realtimeRequest
+        case .apiToken: Indexes.apiToken
+        case .promotionalOffer: Indexes.promotionalOffer
+        case .introductoryOfferEligibility: Indexes.introductoryOfferEligibility
+        case .advancedCommerceRequest: Indexes.advancedCommerceRequest
+        case .receipt: Indexes.receipt
+        case .unknown: Indexes.unknown
+        }
+    }
+
+    private enum Indexes {
+        static let transaction = places(PayloadKind.transaction.schema.documentedFields)
+        static let renewalInfo = places(PayloadKind.renewalInfo.schema.documentedFields)
+        static let notification = places(PayloadKind.notification.schema.documentedFields)
+        static let appTransaction = places(PayloadKind.appTransaction.schema.documentedFields)
+        static let realtimeRequest = places(PayloadKind.realtimeRequest.schema.documentedFields)
+        static let apiToken = places(PayloadKind.apiToken.schema.documentedFields)
+        static let promotionalOffer = places(PayloadKind.promotionalOffer.schema.documentedFields)
+        static let introductoryOfferEligibility = places(
+            PayloadKind.introductoryOfferEligibility.schema.documentedFields)
+        static let advancedCommerceRequest = places(PayloadKind.advancedCommerceRequest.schema.documentedFields)
+        static let receipt = places(PayloadKind.receipt.schema.documentedFields)
+        static let unknown = places(PayloadKind.unknown.schema.documentedFields)
+    }
+
+    /// Each notification body's fields, placed: a body's members are shown in documented order.
+    private static let bodyIndexes: [String: [String: Documented]] = Dictionary(
+        NotificationBody.all.map { ($0.name, places($0.fields)) }, uniquingKeysWith: { first, _ in first })
 
     /// Each name's place in `documented`, the first place of a name listed twice.
     static func places(_ documented: [String]) -> [String: Documented] {
@@ -478,16 +516,9 @@ final class FieldName: Sendable {
             }
     }
 
-    /// The knowledge of `key`: the one made once for a name Apple documents, else made now.
+    /// The knowledge of `key`, a name no kind documents (or a header's): made now. A
+    /// documented name's is made once, with its place (`PayloadDisplay.documentedIndex`).
     static func of(_ key: String) -> FieldName {
-        known[key] ?? FieldName(key)
+        FieldName(key)
     }
-
-    /// Every name of every kind's documented fields and of the enumerations.
-    private static let known: [String: FieldName] = {
-        var names = Set(FieldMeanings.integerEnums.keys).union(FieldMeanings.stringEnums.keys)
-        for kind in PayloadKind.allCases { names.formUnion(kind.schema.documentedFields) }
-        for body in NotificationBody.all { names.formUnion(body.fieldPlaces.keys) }
-        return Dictionary(uniqueKeysWithValues: names.map { ($0, FieldName($0)) })
-    }()
 }

@@ -13,9 +13,6 @@ public final class PayloadSchema: Sendable {
     /// The fields Apple documents, in documentation order (tables list them so; others follow,
     /// flagged unknown).
     public let documentedFields: [String]
-    /// Each documented field's place in `documentedFields`: asked of every member of every
-    /// payload shown.
-    let documentedIndex: [String: PayloadDisplay.Documented]
     /// Where the fields compared against a verifier's configuration are read (`AppIdentity`).
     let identity: Identity
     /// The field whose time certificates are checked at when the payload has no `signedDate`
@@ -51,7 +48,6 @@ public final class PayloadSchema: Sendable {
         self.displayName = displayName
         self.recognition = recognition
         self.documentedFields = documented
-        self.documentedIndex = PayloadDisplay.places(documented)
         self.identity = identity
         self.signingTimeField = signingTimeField
     }
