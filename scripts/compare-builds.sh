@@ -9,7 +9,8 @@
 # receipt of 200 in-app entries, difftest's corpus (scripts/difftest/dump_corpus.py, in the
 # venv make difftest makes: one stream, and the first DIFFTEST_SINGLES tokens one run each),
 # and a `mint suite` (each case alone, with its root). Modes: tables, --brief, --format json,
-# --format jsonl, -q (the exit status), jsonl with --jobs 2 and --summary, tables with --time-zone.
+# --format jsonl, -q (the exit status), jsonl with --jobs 2 and --summary, tables with --time-zone,
+# and standard output and error merged (their order).
 # Exits 1 when a run differs (the first differences are shown), 0 when none does.
 # Both run at one frozen moment (faketime, Debian's faketime package: the clock is "now" in
 # validNow and the chain's "checked now"). Needs mint-test-tokens beside NEW_BINARY (make build-tools).
@@ -61,6 +62,10 @@ for f in Samples/*.jws Samples/*.der Tests/Vectors/receipts/*.der; do
     add "table-zone-$(basename "$f")" "--time-zone America/New_York $f"
 done
 add "table-zone-corpus" "--time-zone Asia/Kolkata --root $in/corpus/root.der $in/corpus/tokens.txt"
+# Standard output and standard error merged, as a terminal shows them: their order too.
+for mode in "" "--brief" "--jobs 2"; do
+    add "merged${mode//[- ]/}-corpus" "$mode --root $in/corpus/root.der $in/corpus/tokens.txt"
+done
 add "jsonl-jobs2-summary-corpus" "--format jsonl --jobs 2 --summary --root $in/corpus/root.der $in/corpus/tokens.txt"
 add "table-jobs2-summary-receipts" "--jobs 2 --summary $in/receipts.b64"
 n=0
@@ -74,8 +79,13 @@ run_all() {  # binary, out dir
     for entry in "${runs[@]}"; do
         name=${entry%%|*} args=${entry#*|}
         status=0
-        # shellcheck disable=SC2086
-        faketime -f "$frozen" "$bin" $args > "$out/$name.out" 2> "$out/$name.err" || status=$?
+        if [[ $name == merged* ]]; then
+            # shellcheck disable=SC2086
+            faketime -f "$frozen" "$bin" $args > "$out/$name.out" 2>&1 || status=$?
+        else
+            # shellcheck disable=SC2086
+            faketime -f "$frozen" "$bin" $args > "$out/$name.out" 2> "$out/$name.err" || status=$?
+        fi
         echo "$status" > "$out/$name.status"
     done
 }

@@ -6,7 +6,7 @@ internal import JWSInspectCore
 enum InspectCommand {
     static func run(_ options: InspectOptions, io: CommandIO) -> Int32 {
         if options.showHelp { return Output.print(HelpText.main, io: io) }
-        let output = Output(io)
+        let output = Output(io, buffered: true)
         let trustStore: TrustStore?
         switch RootFiles.trustStore(options.rootFiles) {
         case .success(let store): trustStore = store
@@ -131,6 +131,8 @@ enum InspectCommand {
         ///   shown in input order all the same; the end of an input, or a stalled one, waits for
         ///   everything (`flush()`).
         func flush(overlapping: Bool = false) {
+            // What is shown is written before anything waits (a stalled input, the next batch).
+            defer { output.flush() }
             let previous = inFlight
             inFlight = nil
             previous?.done.wait()
@@ -166,7 +168,10 @@ enum InspectCommand {
         /// Shows one result, counts it, and keeps the first failure's exit status.
         private func show(_ outcome: Renderer.Outcome) {
             found += 1
-            if let error = outcome.error { io.error(error) }
+            if let error = outcome.error {
+                output.flush()
+                io.error(error)
+            }
             if let text = outcome.output { output.writeResult(text, separator: render.output.separator) }
             counts[outcome.status.rawValue, default: 0] += 1
             if exitStatus == .success { exitStatus = ExitStatus(outcome.status) }
@@ -175,6 +180,7 @@ enum InspectCommand {
         /// An input that cannot be read: one line on standard error, and in JSON modes a record
         /// in its place, so that every input has its result there (exit 66).
         private func unreadable(source: String, message: String) {
+            output.flush()
             io.error(message)
             if let record = render.output.unreadable(source: source, reason: message) { output.write(record) }
             counts[Renderer.unreadableStatus, default: 0] += 1
@@ -191,24 +197,44 @@ enum InspectCommand {
 
 /// Standard output for one run, every write checked. The first failure ends the output: a
 /// closed pipe quietly (as `| head` expects), anything else with one line and exit 74.
+///
+/// Buffered (`inspect`), results given as bytes are gathered and written a few dozen kilobytes
+/// at a time instead of one write each; whatever else is written, and `flush()` (the caller's,
+/// before a wait, before standard error, at the end), writes them first, so that nothing is
+/// reordered and nothing waits in the buffer while the input stalls.
 final class Output {
     private let sink: (String) -> Int32?
     private let byteSink: ([UInt8]) -> Int32?
     private(set) var failure: Int32?
     /// Results written so far (`writeResult`).
     private var resultsWritten = 0
+    /// Results gathered and not written yet (buffered output only).
+    private var pending: [UInt8] = []
+    private let buffered: Bool
+    /// Bytes gathered before they are written.
+    static let bufferSize = 64 << 10
 
-    init(_ io: CommandIO) {
+    init(_ io: CommandIO, buffered: Bool = false) {
         let sink = io.writeOut
         self.sink = sink
         self.byteSink = io.writeOutBytes ?? { sink(String(decoding: $0, as: UTF8.self)) }
+        self.buffered = buffered
+        if buffered { pending.reserveCapacity(Self.bufferSize) }
     }
 
     var failed: Bool { failure != nil }
 
     func write(_ text: String) {
+        flush()
         guard failure == nil else { return }
         failure = sink(text)
+    }
+
+    /// Writes the results gathered (buffered output), if any.
+    func flush() {
+        guard !pending.isEmpty else { return }
+        if failure == nil { failure = byteSink(pending) }
+        pending.removeAll(keepingCapacity: true)
     }
 
     /// Writes one result, after the renderer's separator when it is not the first.
@@ -223,7 +249,13 @@ final class Output {
         case .text(let text): writeResult(text, separator: separator)
         case .bytes(let bytes):
             if resultsWritten > 0, !separator.isEmpty { write(separator) }
-            if failure == nil { failure = byteSink(bytes) }
+            if buffered, bytes.count < Self.bufferSize {
+                if pending.count + bytes.count > Self.bufferSize { flush() }
+                pending.append(contentsOf: bytes)
+            } else {
+                flush()
+                if failure == nil { failure = byteSink(bytes) }
+            }
             resultsWritten += 1
         }
     }
@@ -237,6 +269,7 @@ final class Output {
 
     /// The exit status a failed write ends the run with, after saying why; nil when all went out.
     func finish(_ io: CommandIO) -> Int32? {
+        flush()
         guard let failure else { return nil }
         // A reader that has gone needs no message: end as the default SIGPIPE would have.
         if failure == System.brokenPipe { return 128 + 13 }
