@@ -10,18 +10,6 @@ import Testing
 /// `d2i_ASN1_SET_ANY`, `d2i_ASN1_SEQUENCE_ANY` and `d2i_ASN1_TYPE`), and step aside, never
 /// differ, where it does not.
 @Suite struct ReceiptReadingTests {
-    /// A seeded generator (SplitMix64), so that a failure repeats.
-    struct Seeded: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     // MARK: Base64
 
     /// What `ReceiptBase64.decode` did before its one pass: whitespace dropped, padding
@@ -56,7 +44,7 @@ import Testing
     }
 
     @Test func base64OfEveryLengthAndWrappingDecodesAsFoundationDoes() throws {
-        var random = Seeded(state: 1)
+        var random = SplitMix(seed: 1)
         for length in 0..<200 {
             let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &random) }
             let data = Data(bytes)
@@ -78,7 +66,7 @@ import Testing
     /// somewhere RFC 4648 does not put it (Foundation reads `====` as one zero byte and `QU=D`
     /// as two bytes: the one pass refuses both, as not base64).
     @Test func randomTextsDecodeAsFoundationDoesOrHaveMisplacedPadding() {
-        var random = Seeded(state: 2)
+        var random = SplitMix(seed: 2)
         let alphabet = Array("AQgw+/9z=  \n\t*-_".utf8)
         var onlyFoundation = 0
         for _ in 0..<20_000 {
@@ -122,7 +110,7 @@ import Testing
     }
 
     @Test func aLineCensusCountsAsItsPredicatesDo() {
-        var random = Seeded(state: 3)
+        var random = SplitMix(seed: 3)
         for _ in 0..<5_000 {
             let line = (0..<Int.random(in: 0...20, using: &random)).map { _ in UInt8.random(in: 0...127, using: &random)
             }
@@ -177,7 +165,7 @@ import Testing
     /// A small SET of attributes spoiled at random, byte by byte and by truncation: the reading
     /// (attributes, or the error and its words) is OpenSSL's, walked or not.
     @Test func spoiledSetsReadAsOpenSSLReadsThem() {
-        var random = Seeded(state: 4)
+        var random = SplitMix(seed: 4)
         let set = TestReceiptAttribute.setDER([
             TestReceiptAttribute(type: 2, value: .utf8String("com.example.app")),
             TestReceiptAttribute(type: 12, value: .ia5String("2024-01-01T00:00:00Z")),
@@ -226,7 +214,7 @@ import Testing
 
     /// Values of every tag and shape, spoiled at random: read in place or not, the same value.
     @Test func valuesReadAsD2IASN1TypeReadsThem() {
-        var random = Seeded(state: 5)
+        var random = SplitMix(seed: 5)
         let values: [[UInt8]] = [
             [0x0C, 0x03] + Array("abc".utf8), [0x16, 0x02] + Array("4+".utf8), [0x0C, 0x02, 0xC3, 0x28],
             [0x16, 0x01, 0xE9], [0x02, 0x02, 0x06, 0xA6], [0x0C, 0x00], [0x16, 0x00], [0x04, 0x01, 0x00],
