@@ -149,11 +149,6 @@ extension OrderedJSON {
 
     /// Re-indents a valid JSON text without touching any token: strings and numbers
     /// are copied byte for byte; only whitespace between tokens changes.
-    static func reformat(_ bytes: [UInt8], into out: inout [UInt8], pretty: Bool, level: Int) {
-        reformat(bytes, to: &out, pretty: pretty, level: level)
-    }
-
-    /// `reformat` into any sink.
     static func reformat<Sink: ByteSink>(_ text: [UInt8], to out: inout Sink, pretty: Bool, level: Int) {
         text.withUnsafeBufferPointer { reformat($0, to: &out, pretty: pretty, level: level) }
     }
