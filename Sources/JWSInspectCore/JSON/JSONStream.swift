@@ -52,9 +52,7 @@ public struct JSONStream {
     /// or backslash: `FieldName.isPlain`), copied as it is.
     public mutating func key(plain name: String) {
         separate()
-        output.write(UInt8(ascii: "\""))
-        output.write(utf8: name)
-        output.write(UInt8(ascii: "\""))
+        plain(name)
         colon()
     }
 
