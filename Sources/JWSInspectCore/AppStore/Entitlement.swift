@@ -174,6 +174,12 @@ public enum Entitlement {
 
     // MARK: Summary
 
+    /// A transaction's `type` as a summary's sentence starts.
+    private static let transactionTypes = [
+        "Auto-Renewable Subscription": "Auto-renewable subscription", "Non-Consumable": "Non-consumable",
+        "Consumable": "Consumable", "Non-Renewing Subscription": "Non-renewing subscription",
+    ]
+
     /// One plain-language line for support staff, e.g. "Auto-renewable subscription com.example.pro,
     /// purchased 2026-03-01; grants no access: revoked 2026-03-04 (refunded: issue in the app)."
     ///
@@ -184,12 +190,6 @@ public enum Entitlement {
     ///   - nested: for a notification, the kind and access of the nested token that decides
     ///     access (its transaction), as `--require-active` decides it.
     ///   - style: how its dates read (UTC by default).
-    /// A transaction's `type` as a summary's sentence starts.
-    private static let transactionTypes = [
-        "Auto-Renewable Subscription": "Auto-renewable subscription", "Non-Consumable": "Non-consumable",
-        "Consumable": "Consumable", "Non-Renewing Subscription": "Non-renewing subscription",
-    ]
-
     public static func summary(
         kind: PayloadKind,
         payload: [String: JSONValue],
