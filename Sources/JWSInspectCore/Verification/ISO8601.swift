@@ -13,14 +13,9 @@ public enum ISO8601 {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// Appends `string(date)`'s text to `out`, without making a String: this runs for every
+    /// Writes `string(date)`'s text to `out`, without making a String: this runs for every
     /// date of every result. The calendar date comes from the day number by integer arithmetic
     /// (the proleptic Gregorian calendar, as `gmtime_r` has it), no formatter, no call.
-    public static func write(_ date: Date?, into out: inout [UInt8]) {
-        write(date, to: &out)
-    }
-
-    /// `write(_:into:)` into any sink.
     static func write<Sink: ByteSink>(_ date: Date?, to out: inout Sink) {
         guard let date else { return out.write(UInt8(ascii: "?")) }
         let rounded = (date.timeIntervalSince1970 * 1000).rounded()
