@@ -85,13 +85,7 @@ public enum ReceiptValue: Sendable, Equatable {
             case V_ASN1_UTF8STRING: return .utf8String(String(decoding: bytes, as: UTF8.self))
             case V_ASN1_IA5STRING: return .ia5String(String(decoding: bytes, as: UTF8.self))
             case V_ASN1_INTEGER:
-                let first = length > 0 ? content[0] : 0x80
-                guard first < 0x80, first != 0 || length == 1 else { return nil }
-                var inPlace = asn1_string_st(
-                    length: Int32(length), type: V_ASN1_INTEGER, data: UnsafeMutablePointer(mutating: content),
-                    flags: 0)
-                var number: Int64 = 0
-                guard ASN1_INTEGER_get_int64(&number, &inPlace) == 1 else {
+                guard let number = magnitude(bytes) else {
                     OpenSSLError.drain()
                     return nil
                 }
@@ -99,6 +93,20 @@ public enum ReceiptValue: Sendable, Equatable {
             default: return nil
             }
         }
+    }
+
+    /// The INTEGER whose content is `content`, when that content is its magnitude (it starts
+    /// 01–7F, or is one 00 byte: a non-negative INTEGER as OpenSSL keeps an ASN1_INTEGER), read
+    /// in place by `ASN1_INTEGER_get_int64` (no copy, no allocation); nil for any other content,
+    /// or a number beyond 64 bits (OpenSSL's error left queued).
+    static func magnitude(_ content: UnsafeBufferPointer<UInt8>) -> Int64? {
+        guard let start = content.baseAddress, content.count > 0,
+            content[0] < 0x80, content[0] != 0 || content.count == 1
+        else { return nil }
+        var inPlace = asn1_string_st(
+            length: Int32(content.count), type: V_ASN1_INTEGER, data: UnsafeMutablePointer(mutating: start), flags: 0)
+        var number: Int64 = 0
+        return ASN1_INTEGER_get_int64(&number, &inPlace) == 1 ? number : nil
     }
 
     /// The value of a DER value given in lowercase or uppercase hex (as JSON output shows an
@@ -255,18 +263,12 @@ enum ReceiptAttributeSet {
             )
                 -> Int64?
             {
+                // A content that is its magnitude (every receipt's): read in place.
+                let magnitude = UnsafeBufferPointer(start: content.start, count: content.length)
+                if let value = ReceiptValue.magnitude(magnitude) { return value }
+                // Any other (negative, padded, empty, beyond 64 bits): decoded whole by
+                // d2i_ASN1_INTEGER, which reads or refuses it as d2i_ASN1_SET_ANY would.
                 var value: Int64 = 0
-                // A content that starts 01–7F, or is one 00 byte, is a non-negative INTEGER whose
-                // content is its magnitude, as OpenSSL keeps an ASN1_INTEGER: one read in place
-                // (no copy, no allocation) by ASN1_INTEGER_get_int64.
-                let first = content.length > 0 ? content.start[0] : 0x80
-                if first < 0x80, first != 0 || content.length == 1 {
-                    var inPlace = asn1_string_st(
-                        length: Int32(content.length), type: V_ASN1_INTEGER,
-                        data: UnsafeMutablePointer(mutating: content.start), flags: 0)
-                    return ASN1_INTEGER_get_int64(&value, &inPlace) == 1 ? value : nil
-                }
-                // Any other (negative, padded, empty): decoded whole by d2i_ASN1_INTEGER.
                 var read: UnsafePointer<UInt8>? = cursor
                 guard let decoded = d2i_ASN1_INTEGER(&integer, &read, length), read == cursor + length else {
                     return nil
