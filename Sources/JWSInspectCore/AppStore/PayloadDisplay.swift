@@ -207,7 +207,7 @@ public struct PayloadDisplay: Sendable {
                 flag: flagUnknown && !isKnown ? unknownFieldFlag : rendering.flag)
         }
         for (_, key, name, value) in known { add(key, name, value, isKnown: true, visitor: &visitor) }
-        for (key, _, value) in unknown { add(key, FieldName.of(key), value, isKnown: false, visitor: &visitor) }
+        for (key, _, value) in unknown { add(key, FieldName(key), value, isKnown: false, visitor: &visitor) }
     }
 
     /// A documented field's place in its kind's order, with what its name means for rendering:
@@ -270,7 +270,7 @@ public struct PayloadDisplay: Sendable {
     public static func text(
         _ key: String, _ value: JSONValue, in object: [String: JSONValue], now: Date, style: DateStyle = .utc
     ) -> String {
-        let rendering = render(key, value, name: FieldName.of(key), in: object, style: style)
+        let rendering = render(key, value, name: FieldName(key), in: object, style: style)
         return rendering.rendered ?? rendering.raw
     }
 
@@ -487,6 +487,8 @@ final class FieldName: Sendable {
     let enumeration: Enumeration
     let special: Special
 
+    /// The knowledge of `key`. A documented name's is made once, with its place
+    /// (`PayloadDisplay.documentedIndex`); any other's (a name no kind documents) when met.
     init(_ key: String) {
         isTimestamp = PayloadFields.isTimestamp(key)
         isPlain = key.utf8.allSatisfy {
@@ -514,11 +516,5 @@ final class FieldName: Sendable {
             case "offerPeriod": .offerPeriod
             default: .none
             }
-    }
-
-    /// The knowledge of `key`, a name no kind documents (or a header's): made now. A
-    /// documented name's is made once, with its place (`PayloadDisplay.documentedIndex`).
-    static func of(_ key: String) -> FieldName {
-        FieldName(key)
     }
 }
