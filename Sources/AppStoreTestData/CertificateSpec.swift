@@ -23,6 +23,12 @@ public struct CertificateSpec: Sendable {
     /// The digest the issuer signs the certificate with (default SHA-256): with an RSA issuer key
     /// `sha256WithRSAEncryption` or `sha1WithRSAEncryption`, with an EC key `ecdsa-with-SHA256` or `ecdsa-with-SHA1`.
     public var signatureDigest: DigestAlgorithm = .sha256
+    /// An OCSP responder URL written into the Authority Information Access extension
+    /// (`OCSP;URI:…`), or nil for none; `CertificateIssuer.checkOCSPURL` says which are taken.
+    public var ocspURL: String?
+    /// The extendedKeyUsage extension as OpenSSL's configuration writes it ("OCSPSigning"), or nil
+    /// for none.
+    public var extendedKeyUsage: String?
 
     /// Creates a specification; see the properties for the meaning of each value.
     public init(
@@ -34,7 +40,9 @@ public struct CertificateSpec: Sendable {
         markerOIDs: [String] = [],
         keyIdentifiers: Bool = true,
         keyUsage: String? = nil,
-        signatureDigest: DigestAlgorithm = .sha256
+        signatureDigest: DigestAlgorithm = .sha256,
+        ocspURL: String? = nil,
+        extendedKeyUsage: String? = nil
     ) {
         self.commonName = commonName
         self.serial = serial
@@ -45,5 +53,7 @@ public struct CertificateSpec: Sendable {
         self.keyIdentifiers = keyIdentifiers
         self.keyUsage = keyUsage
         self.signatureDigest = signatureDigest
+        self.ocspURL = ocspURL
+        self.extendedKeyUsage = extendedKeyUsage
     }
 }

@@ -114,6 +114,13 @@ public enum CertificateIssuer {
             try addExtension(x509, &context, NID_subject_key_identifier, "hash")
             try addExtension(x509, &context, NID_authority_key_identifier, "keyid:always")
         }
+        if let usage = spec.extendedKeyUsage {
+            try addExtension(x509, &context, NID_ext_key_usage, usage)
+        }
+        if let url = spec.ocspURL {
+            if let problem = checkOCSPURL(url) { throw MintError("the OCSP URL \(url) \(problem)") }
+            try addExtension(x509, &context, NID_info_access, "OCSP;URI:\(url)")
+        }
         for oid in spec.markerOIDs {
             try addMarker(x509, oid: oid)
         }
@@ -122,6 +129,23 @@ public enum CertificateIssuer {
         guard X509_sign(x509, signingKeyPointer, spec.signatureDigest.md) > 0 else {
             throw OpenSSLCall.failure("X509_sign")
         }
+    }
+
+    /// Nil when `url` can be an OCSP responder URL in a certificate: `http://` (or `https://`)
+    /// and a host, at most 2,048 characters, printable ASCII without spaces, quotes or commas
+    /// (OpenSSL's configuration syntax would read a comma as the start of another entry); else
+    /// what is wrong with it.
+    public static func checkOCSPURL(_ url: String) -> String? {
+        let lowercased = url.lowercased()
+        guard let scheme = ["http://", "https://"].first(where: lowercased.hasPrefix) else {
+            return "is not an http:// URL"
+        }
+        guard url.utf8.count > scheme.utf8.count, url.utf8.count <= 2_048 else {
+            return "needs a host and at most 2,048 characters"
+        }
+        guard url.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: ",") && $0 != UInt8(ascii: "\"") })
+        else { return "may hold printable ASCII only, without spaces, commas or quotes" }
+        return nil
     }
 
     /// A self-signed root CA (serial 1), without marker OIDs.

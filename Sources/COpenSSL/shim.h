@@ -3,6 +3,7 @@
 #ifndef COPENSSL_SHIM_H
 #define COPENSSL_SHIM_H
 
+#include <string.h>
 #include <openssl/asn1.h>
 #include <openssl/asn1t.h>
 #include <openssl/bio.h>
@@ -13,7 +14,9 @@
 #include <openssl/ec.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
+#include <openssl/http.h>
 #include <openssl/objects.h>
+#include <openssl/ocsp.h>
 #include <openssl/opensslv.h>
 #include <openssl/pem.h>
 #include <openssl/x509.h>
@@ -289,6 +292,25 @@ static inline CMS_ContentInfo *COpenSSL_ReceiptContentInfo_without_certificates(
     }
     OPENSSL_free(encoded);
     return cms;
+}
+
+// OCSP (revocation checks): the certificate's responder URL from its Authority Information Access.
+
+/// The number of OCSP responder URLs in `certificate`'s Authority Information Access, and the
+/// first of them copied into `buffer` (NUL-terminated) when it fits in `capacity` bytes; -1 when
+/// it does not fit. The stack X509_get1_ocsp returns is freed here.
+static inline int COpenSSL_X509_first_ocsp_url(X509 *certificate, char *buffer, size_t capacity) {
+    STACK_OF(OPENSSL_STRING) *urls = X509_get1_ocsp(certificate);
+    if (urls == NULL) return 0;
+    int count = sk_OPENSSL_STRING_num(urls);
+    if (count > 0) {
+        const char *first = sk_OPENSSL_STRING_value(urls, 0);
+        size_t length = strlen(first);
+        if (length + 1 > capacity) count = -1;
+        else memcpy(buffer, first, length + 1);
+    }
+    X509_email_free(urls);
+    return count;
 }
 
 #endif

@@ -31,6 +31,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .malformed: self = .malformed
         case .inactive: self = .inactive
         case .invalidClaims: self = .invalidClaims
+        case .revocationUnavailable: self = .tryAgainLater
         }
     }
 
@@ -63,8 +64,9 @@ enum ExitStatus: Int32, CaseIterable {
             "OpenSSL did not make a key, a certificate or a signature: mint's test data, sign's token or signature, "
                 + "fetch's bearer token (the message names the call; a broken OpenSSL installation)"
         case .tryAgainLater:
-            "fetch: try again later: the API is unreachable, timed out (--timeout bounds the whole request), or "
-                + "answered 429 or 5xx after every retry"
+            "try again later: fetch: the API is unreachable, timed out (--timeout bounds the whole request), or "
+                + "answered 429 or 5xx after every retry; --check-revocation: revocation could not be checked (an "
+                + "OCSP responder unreachable or over --timeout, or answering unsigned, stale or unknown)"
         case .unauthorized:
             "fetch: 401, the API refused the bearer token (the message says why it may be; Production answers 401 "
                 + "until the app has a Production release)"

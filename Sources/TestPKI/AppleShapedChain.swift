@@ -78,6 +78,13 @@ public struct AppleShapedChain: Sendable {
         self.leaf = leaf
     }
 
+    /// A chain of certificates made elsewhere (`OCSPTestPKI`'s, which name OCSP responders).
+    public init(root: TestCertificate, intermediate: TestCertificate, leaf: TestCertificate) {
+        self.root = root
+        self.intermediate = intermediate
+        self.leaf = leaf
+    }
+
     /// x5c array [leaf, intermediate, root] as standard base64.
     public var x5c: [String] {
         [leaf.base64, intermediate.base64, root.base64]

@@ -235,7 +235,8 @@ public final class Certificate: @unchecked Sendable {
         entries(of: name).map { "\($0.0)=\($0.1)" }.joined(separator: ", ")
     }
 
-    private static func date(_ time: UnsafePointer<ASN1_TIME>?) -> Date? {
+    /// An ASN.1 time (UTCTime or GeneralizedTime) as a date, nil when it does not read.
+    static func date(_ time: UnsafePointer<ASN1_TIME>?) -> Date? {
         guard let time else { return nil }
         var parts = tm()
         guard ASN1_TIME_to_tm(time, &parts) == 1 else {

@@ -101,7 +101,7 @@ extension Inspection {
         else { return false }
         return checks.allSatisfy { check in
             let status = check.name.failureStatus
-            return check.passed || (status != .invalidSignature && status != .invalidChain)
+            return check.passed || !Self.unproven.contains(status)
         }
             && nested.allSatisfy { $0.inspection.isAuthentic }
     }
@@ -112,9 +112,12 @@ extension Inspection {
         guard envelope != nil, checks.contains(where: { $0.name == .signature && ($0.passed || $0.isPending) }),
             checks.contains(where: { ($0.name == .chain || $0.name == .key) && $0.passed })
         else { return false }
-        let cryptographic: Set<Status> = [.invalidSignature, .invalidChain]
-        return checks.allSatisfy { !$0.failed || !cryptographic.contains($0.name.failureStatus) }
+        return checks.allSatisfy { !$0.failed || !Self.unproven.contains($0.name.failureStatus) }
     }
+
+    /// The statuses of a check that leaves the data unproven: its signature, its chain, or a
+    /// revocation check that could not be made.
+    private static let unproven: Set<Status> = [.invalidSignature, .invalidChain, .revocationUnavailable]
 
     /// The path of the nested token whose failure decided the status, when one did.
     public var failedNestedPath: String? {

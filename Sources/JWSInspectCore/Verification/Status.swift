@@ -14,6 +14,9 @@ public enum Status: String, Sendable, CaseIterable {
     case invalidClaims = "invalid-claims"
     /// Decoded with `--no-verify`: nothing cryptographic was checked.
     case unverified
+    /// A revocation check was asked for and no answer could be had (the responder unreachable,
+    /// slow, or answering unsigned, stale or unknown): not proven valid, and worth asking again.
+    case revocationUnavailable = "revocation-unavailable"
 
     /// True for the statuses that are failures.
     public var isFailure: Bool { self != .valid && self != .unverified }

@@ -44,6 +44,9 @@ public struct VerificationOptions: Sendable {
     /// Asks whether certificates are revoked (an online check); nil: nothing is asked, no
     /// `revocation` check is made, and verification never leaves the machine.
     public var revocation: (any RevocationRequester)?
+    /// With `revocation`: a certificate that names no responder fails the chain instead of
+    /// being noted.
+    public var requireRevocationCheck = false
     /// How messages word a `Hint` (what to give or ask for); the command line names its options.
     public var hints: any HintWording = PlainHints()
 

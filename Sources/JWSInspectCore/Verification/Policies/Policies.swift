@@ -37,7 +37,10 @@ final class Policies: Sendable {
                 SignaturePolicy(),
             ]
             if let requester = options.revocation {
-                steps.append(RevocationPolicy(requester: requester, now: options.now, nowText: nowText))
+                steps.append(
+                    RevocationPolicy(
+                        requester: requester, requireCheck: options.requireRevocationCheck, now: options.now,
+                        nowText: nowText))
             }
             steps += [
                 // Developer-signed tokens only (each returns at once for App Store data).

@@ -9,14 +9,19 @@ internal import FoundationEssentials
 /// verdict says so ("revocation checked now") and nothing keeps it beyond the token it was made
 /// for (`VerificationCache` keeps only what depends on the certificates and the check time).
 ///
-/// Fails closed: a revoked certificate fails the chain (exit 2), and so does an unavailable
-/// answer (issue 28 gives that its own, retryable, status); a certificate naming no responder
-/// is noted.
+/// Fails closed: a revoked certificate fails the chain (`invalid-chain`, exit 2); an answer that
+/// cannot be had fails with its own, retryable status (`revocation-unavailable`, exit 75), never
+/// taken as good; a certificate naming no responder is noted, or fails the chain when a check is
+/// required (`requireCheck`).
 struct RevocationPolicy: VerifierPolicy, TokenStep {
     static let name = Check.Name("revocation", failing: .invalidChain, timeSensitive: true)
+    /// The same check failing because no answer could be had: asking again later may succeed.
+    static let unavailable = Check.Name("revocation", failing: .revocationUnavailable, timeSensitive: true)
     static let payloadMembers: [String] = []
 
     let requester: any RevocationRequester
+    /// A certificate that names no responder fails the chain instead of being noted.
+    let requireCheck: Bool
     /// The moment revocation is decided at: the time of inspection, whatever the check time.
     let now: Date
     /// "now (2026-…)".
@@ -55,7 +60,15 @@ struct RevocationPolicy: VerifierPolicy, TokenStep {
                 )
             case .unavailable(let why):
                 return (
-                    Check(Self.name, passed: false, "could not check revocation of \(role): \(why); try again"), notes
+                    Check(Self.unavailable, passed: false, "could not check revocation of \(role): \(why); try again"),
+                    notes
+                )
+            case .noResponder where requireCheck:
+                return (
+                    Check(
+                        Self.name, passed: false,
+                        "\(role) names no OCSP responder, and a revocation check is required"),
+                    notes
                 )
             case .noResponder:
                 notes.append("\(role) names no OCSP responder: its revocation was not checked")

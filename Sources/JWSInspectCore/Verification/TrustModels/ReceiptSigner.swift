@@ -20,7 +20,9 @@ struct ReceiptSigner: Sendable {
         trustStore = isDefault ? ReceiptChain.appleIncRoot : options.trustStore
         verifiesSignatures = options.verifySignatures
         revocation = options.revocation.map {
-            RevocationPolicy(requester: $0, now: validityNow.now, nowText: validityNow.nowText)
+            RevocationPolicy(
+                requester: $0, requireCheck: options.requireRevocationCheck, now: validityNow.now,
+                nowText: validityNow.nowText)
         }
         hints = options.hints
         self.validityNow = validityNow

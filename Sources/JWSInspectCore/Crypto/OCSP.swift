@@ -1,0 +1,264 @@
+internal import COpenSSL
+internal import FoundationEssentials
+
+/// OCSP (RFC 6960) through OpenSSL's own client, the one `openssl ocsp -url` uses: the
+/// responder a certificate names, the request for it, the HTTP exchange
+/// (`OSSL_HTTP_transfer`, in libcrypto: no network library is linked) and the verification of
+/// the answer. Nothing here keeps anything; `OCSPRequester` decides what to ask and keeps answers.
+enum OCSP {
+    /// The longest responder URL taken from a certificate.
+    static let maximumURLLength = 2_048
+    /// The largest answer read from a responder or a cache file (Apple's are about 2 KB).
+    static let maximumResponseBytes = 64 * 1024
+    /// The clock skew allowed either side of `thisUpdate` and `nextUpdate` (five minutes).
+    static let clockSkew: TimeInterval = 300
+
+    /// What a certificate's Authority Information Access says of its OCSP responder.
+    enum Responder: Equatable {
+        case url(String)
+        /// No OCSP entry in the certificate.
+        case none
+        /// An entry jwsinspect does not ask: not `http://`, too long, or not printable ASCII.
+        case unusable(String)
+    }
+
+    /// The first OCSP responder of `certificate`'s Authority Information Access.
+    static func responder(of certificate: Certificate) -> Responder {
+        var buffer = [CChar](repeating: 0, count: maximumURLLength + 1)
+        let count = certificate.withUnsafeX509Pointer { COpenSSL_X509_first_ocsp_url($0, &buffer, buffer.count) }
+        OpenSSLError.drain()
+        if count == 0 { return .none }
+        if count < 0 { return .unusable("its OCSP URL is longer than \(maximumURLLength) characters") }
+        let url = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard url.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+            return .unusable("its OCSP URL is not printable ASCII")
+        }
+        guard url.lowercased().hasPrefix("http://") else {
+            return .unusable("its OCSP URL \(url) is not http:// (RFC 6960's transport; jwsinspect sends no TLS)")
+        }
+        return .url(url)
+    }
+
+    /// The request for `certificate` by `issuer` (a SHA-256 CertID, as Apple's libraries send;
+    /// no nonce, so answers can be kept) and the name its answer is kept under: the hex SHA-256 of
+    /// the CertID's DER.
+    static func request(for certificate: Certificate, issuedBy issuer: Certificate) -> (
+        der: [UInt8], key: String
+    )? {
+        guard let id = certificateID(certificate, issuer, EVP_sha256()) else { return nil }
+        defer { OCSP_CERTID_free(id) }
+        guard let idDER = der({ i2d_OCSP_CERTID(id, $0) }), let request = OCSP_REQUEST_new() else {
+            OpenSSLError.drain()
+            return nil
+        }
+        defer { OCSP_REQUEST_free(request) }
+        // add0 takes the CertID: give it a copy, so `id` stays ours to free.
+        guard let copy = OCSP_CERTID_dup(id) else { return nil }
+        guard OCSP_request_add0_id(request, copy) != nil else {
+            OCSP_CERTID_free(copy)
+            OpenSSLError.drain()
+            return nil
+        }
+        guard let requestDER = der({ i2d_OCSP_REQUEST(request, $0) }) else { return nil }
+        return (requestDER, Digest.sha256(idDER).hexString())
+    }
+
+    /// A verified answer about one certificate.
+    struct Finding: Equatable {
+        enum Status: Equatable {
+            case good
+            case revoked(date: Date, reason: String?)
+        }
+        let status: Status
+        let thisUpdate: Date
+        /// When newer information will be there; nil when the responder does not say.
+        let nextUpdate: Date?
+    }
+
+    /// Verifies an OCSP response (DER) about `certificate`, issued by `issuer`, at `now`: a
+    /// successful response, signed by the issuer or by a responder the issuer delegated
+    /// (`id-kp-OCSPSigning`, issued by it, valid at `now`), about this certificate, current
+    /// (`thisUpdate` not after `now`, `nextUpdate` not before it, five minutes of skew either
+    /// way), and good or revoked.
+    ///
+    /// - Returns: the finding, or why the answer is not one (never a guess: unknown, unsigned,
+    ///   stale and foreign answers are all failures).
+    static func verify(response bytes: [UInt8], certificate: Certificate, issuer: Certificate, now: Date) -> Result<
+        Finding, Failure
+    > {
+        defer { OpenSSLError.drain() }
+        guard bytes.count <= maximumResponseBytes else { return .failure(.unusable("the answer is over 64 KiB")) }
+        let parsed: OpaquePointer? = bytes.withUnsafeBufferPointer { buffer in
+            var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
+            let response = d2i_OCSP_RESPONSE(nil, &cursor, buffer.count)
+            guard let response, cursor == buffer.baseAddress.map({ $0 + buffer.count }) else {
+                if let response { OCSP_RESPONSE_free(response) }
+                return nil
+            }
+            return response
+        }
+        guard let response = parsed else { return .failure(.unusable("the answer is not a DER OCSP response")) }
+        defer { OCSP_RESPONSE_free(response) }
+        let responseStatus = OCSP_response_status(response)
+        guard responseStatus == OCSP_RESPONSE_STATUS_SUCCESSFUL else {
+            let text = String(cString: OCSP_response_status_str(Int(responseStatus)))
+            return .failure(.unusable("the responder refused to answer (\(text))"))
+        }
+        guard let basic = OCSP_response_get1_basic(response) else {
+            return .failure(.unusable("the answer is not a basic OCSP response"))
+        }
+        defer { OCSP_BASICRESP_free(basic) }
+        if let problem = verifySigner(basic, issuer: issuer, now: now) { return .failure(.unusable(problem)) }
+        var status: Int32 = -1
+        var reason: Int32 = -1
+        var revoked: UnsafeMutablePointer<ASN1_GENERALIZEDTIME>?
+        var thisUpdate: UnsafeMutablePointer<ASN1_GENERALIZEDTIME>?
+        var nextUpdate: UnsafeMutablePointer<ASN1_GENERALIZEDTIME>?
+        // The CertID the request used (SHA-256), or the SHA-1 one a responder may answer with.
+        var found = false
+        for md in [EVP_sha256(), EVP_sha1()] {
+            guard let id = certificateID(certificate, issuer, md) else { continue }
+            defer { OCSP_CERTID_free(id) }
+            if OCSP_resp_find_status(basic, id, &status, &reason, &revoked, &thisUpdate, &nextUpdate) == 1 {
+                found = true
+                break
+            }
+        }
+        guard found else { return .failure(.unusable("the answer is about another certificate")) }
+        guard let thisDate = Certificate.date(thisUpdate) else {
+            return .failure(.unusable("the answer's thisUpdate does not read"))
+        }
+        let nextDate = Certificate.date(nextUpdate)
+        if nextUpdate != nil, nextDate == nil { return .failure(.unusable("the answer's nextUpdate does not read")) }
+        if thisDate > now.addingTimeInterval(clockSkew) {
+            return .failure(.unusable("the answer is from the future (thisUpdate \(ISO8601.string(thisDate)))"))
+        }
+        if let nextDate, nextDate < now.addingTimeInterval(-clockSkew) {
+            return .failure(.stale("the answer is stale (nextUpdate \(ISO8601.string(nextDate)) has passed)"))
+        }
+        switch status {
+        case V_OCSP_CERTSTATUS_GOOD:
+            return .success(Finding(status: .good, thisUpdate: thisDate, nextUpdate: nextDate))
+        case V_OCSP_CERTSTATUS_REVOKED:
+            guard let date = Certificate.date(revoked) else {
+                return .failure(.unusable("the answer says revoked, with a revocation time that does not read"))
+            }
+            let reasonText = reason >= 0 ? String(cString: OCSP_crl_reason_str(Int(reason))) : nil
+            return .success(
+                Finding(status: .revoked(date: date, reason: reasonText), thisUpdate: thisDate, nextUpdate: nextDate))
+        default:
+            return .failure(.unusable("the responder does not know the certificate (status unknown)"))
+        }
+    }
+
+    /// Why an answer is not a finding.
+    enum Failure: Error, Equatable {
+        /// Past its `nextUpdate`: a newer one may be had.
+        case stale(String)
+        /// Anything else: unsigned, signed by another key, unknown, not about the certificate.
+        case unusable(String)
+
+        var text: String {
+            switch self {
+            case .stale(let text), .unusable(let text): text
+            }
+        }
+    }
+
+    /// Nil when `basic` is signed by `issuer`, or by a responder `issuer` issued with
+    /// `id-kp-OCSPSigning` and valid at `now`; else why not. The issuer is the only trust
+    /// anchor (a partial chain): no other certificate, however trusted elsewhere, may answer.
+    private static func verifySigner(_ basic: OpaquePointer, issuer: Certificate, now: Date) -> String? {
+        guard let store = X509_STORE_new() else { return "OpenSSL could not make a store (X509_STORE_new)" }
+        defer { X509_STORE_free(store) }
+        guard let stack = COpenSSL_sk_X509_new_null() else { return "OpenSSL could not make a stack" }
+        defer { COpenSSL_sk_X509_free(stack) }
+        let verified: Int32 = issuer.withUnsafeX509Pointer { x509 in
+            guard X509_STORE_add_cert(store, x509) == 1, COpenSSL_sk_X509_push(stack, x509) > 0,
+                let parameters = X509_STORE_get0_param(store)
+            else { return -1 }
+            X509_VERIFY_PARAM_set_flags(parameters, UInt(X509_V_FLAG_PARTIAL_CHAIN))
+            X509_VERIFY_PARAM_set_time(parameters, time_t(now.timeIntervalSince1970.rounded(.down)))
+            // OCSP_NOEXPLICIT: a signer the issuer did not delegate is refused, never let through
+            // by an explicit trust setting.
+            return OCSP_basic_verify(basic, stack, store, UInt(OCSP_NOEXPLICIT))
+        }
+        guard verified == 1 else {
+            let why = OpenSSLError.describe(or: "OCSP_basic_verify failed")
+            return "the answer is not signed by the issuer or a responder it delegated (\(why))"
+        }
+        return nil
+    }
+
+    private static func certificateID(_ certificate: Certificate, _ issuer: Certificate, _ md: OpaquePointer?)
+        -> OpaquePointer?
+    {
+        certificate.withUnsafeX509Pointer { subject in
+            issuer.withUnsafeX509Pointer { issuerX509 in OCSP_cert_to_id(md, subject, issuerX509) }
+        }
+    }
+
+    /// The bytes an `i2d_*` call writes, or nil when it fails.
+    private static func der(_ encode: (UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?) -> Int32) -> [UInt8]? {
+        let length = encode(nil)
+        guard length > 0 else { return nil }
+        var bytes = [UInt8](repeating: 0, count: Int(length))
+        let written = bytes.withUnsafeMutableBufferPointer { buffer -> Int32 in
+            var cursor: UnsafeMutablePointer<UInt8>? = buffer.baseAddress
+            return encode(&cursor)
+        }
+        return written == length ? bytes : nil
+    }
+
+    /// POSTs `request` to `url` (`application/ocsp-request`) with OpenSSL's HTTP client and
+    /// returns the body of a 200 `application/ocsp-response` answer: no redirect followed, at
+    /// most `maximumResponseBytes` read, the whole exchange within `timeout` seconds. The proxy
+    /// named by `http_proxy` (and `no_proxy`) is used as `openssl ocsp` uses it.
+    static func post(_ request: [UInt8], to url: String, timeout: Int) -> Result<[UInt8], Failure> {
+        defer { OpenSSLError.drain() }
+        var host: UnsafeMutablePointer<CChar>?
+        var port: UnsafeMutablePointer<CChar>?
+        var path: UnsafeMutablePointer<CChar>?
+        var query: UnsafeMutablePointer<CChar>?
+        var ssl: Int32 = 0
+        defer {
+            for pointer in [host, port, path, query] { COpenSSL_free(pointer) }
+        }
+        guard OSSL_HTTP_parse_url(url, &ssl, nil, &host, &port, nil, &path, &query, nil) == 1, ssl == 0,
+            let host, let port, let path
+        else { return .failure(.unusable("\(url) is not an http:// URL OpenSSL reads")) }
+        var target = String(cString: path)
+        if let query { target += "?" + String(cString: query) }
+        let body = request.withUnsafeBytes { BIO_new_mem_buf($0.baseAddress, Int32(clamping: $0.count)) }
+        guard let body else { return .failure(.unusable("OpenSSL could not make a buffer (BIO_new_mem_buf)")) }
+        defer { BIO_free(body) }
+        let answer = OSSL_HTTP_transfer(
+            nil, host, port, target, 0, nil, nil, nil, nil, nil, nil, 0, nil, "application/ocsp-request", body,
+            "application/ocsp-response", 1, maximumResponseBytes, Int32(timeout), 0)
+        guard let answer else {
+            return .failure(.unusable(describeHTTPFailure(OpenSSLError.drainEntries(), timeout: timeout)))
+        }
+        defer { BIO_free_all(answer) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4_096)
+        while bytes.count <= maximumResponseBytes {
+            let count = chunk.withUnsafeMutableBytes { BIO_read(answer, $0.baseAddress, Int32($0.count)) }
+            guard count > 0 else { break }
+            bytes += chunk[0..<Int(count)]
+        }
+        guard bytes.count <= maximumResponseBytes else { return .failure(.unusable("the answer is over 64 KiB")) }
+        return .success(bytes)
+    }
+
+    /// OpenSSL's HTTP errors, worded: a timeout and a refused connection are said plainly.
+    private static func describeHTTPFailure(_ entries: [OpenSSLError.Entry], timeout: Int) -> String {
+        let text = OpenSSLError.describe(entries, or: "OSSL_HTTP_transfer failed")
+        // OpenSSL retries a refused connection until the timeout, so "down" and "unreachable" read alike.
+        if text.contains("connect timeout") {
+            return "no connection within \(timeout) s (the responder is down or unreachable)"
+        }
+        if text.contains("timeout") || text.contains("timed out") { return "no answer within \(timeout) s" }
+        if text.contains("connect") { return "it could not be reached (\(text))" }
+        return text
+    }
+}
