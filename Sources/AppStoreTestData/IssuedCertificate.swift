@@ -166,17 +166,17 @@ public enum CertificateIssuer {
         under root: IssuedCertificate, intermediateCN: String, intermediateKey: PrivateKey, leafCN: String,
         leafKey: PrivateKey, leafHasOID: Bool, intermediateHasOID: Bool, leafNotBefore: Date, leafNotAfter: Date,
         caValidity: (notBefore: Date, notAfter: Date), keyIdentifiers: Bool = true, digest: DigestAlgorithm = .sha256,
-        leafDigest: DigestAlgorithm? = nil
+        leafDigest: DigestAlgorithm? = nil, ocspURLs: (intermediate: String?, leaf: String?) = (nil, nil)
     ) throws(MintError) -> (intermediate: IssuedCertificate, leaf: IssuedCertificate) {
         let intermediateSpec = CertificateSpec(
             commonName: intermediateCN, serial: 2, notBefore: caValidity.notBefore, notAfter: caValidity.notAfter,
             isCA: true, markerOIDs: intermediateHasOID ? [intermediateOID] : [], keyIdentifiers: keyIdentifiers,
-            signatureDigest: digest)
+            signatureDigest: digest, ocspURL: ocspURLs.intermediate)
         let intermediate = try issue(intermediateSpec, key: intermediateKey, issuer: root)
         let leafSpec = CertificateSpec(
             commonName: leafCN, serial: 3, notBefore: leafNotBefore, notAfter: leafNotAfter, isCA: false,
             markerOIDs: leafHasOID ? [leafOID] : [], keyIdentifiers: keyIdentifiers,
-            signatureDigest: leafDigest ?? digest)
+            signatureDigest: leafDigest ?? digest, ocspURL: ocspURLs.leaf)
         return (intermediate, try issue(leafSpec, key: leafKey, issuer: intermediate))
     }
 

@@ -26,7 +26,12 @@ public struct MintedCA: Sendable {
     /// - Parameters:
     ///   - validDays: how long the certificates stay valid (1 to 36,500).
     ///   - rootCurve: the root's key, P-384 (as Apple Root CA - G3) or P-256.
-    public init(validDays: Int, rootCurve: KeyKind.Curve = .p384, now: Date = Date()) throws(MintError) {
+    ///   - ocspURLs: the OCSP responders the intermediate and the leaf name (their Authority
+    ///     Information Access), or nil for none.
+    public init(
+        validDays: Int, rootCurve: KeyKind.Curve = .p384, now: Date = Date(),
+        ocspURLs: (intermediate: String?, leaf: String?) = (nil, nil)
+    ) throws(MintError) {
         let now = Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down))  // as certificates hold it
         let start = now.addingTimeInterval(-86_400)
         let end = now.addingTimeInterval(Double(max(1, min(validDays, 36_500))) * 86_400)
@@ -37,7 +42,7 @@ public struct MintedCA: Sendable {
         (intermediate, leaf) = try CertificateIssuer.chain(
             under: root, intermediateCN: Self.intermediateCN, intermediateKey: try .generate(.ec(.p384)),
             leafCN: Self.leafCN, leafKey: try .generate(.ec(.p256)), leafHasOID: true, intermediateHasOID: true,
-            leafNotBefore: start, leafNotAfter: end, caValidity: caValidity)
+            leafNotBefore: start, leafNotAfter: end, caValidity: caValidity, ocspURLs: ocspURLs)
     }
 
     /// One file of the CA folder.
@@ -60,7 +65,63 @@ public struct MintedCA: Sendable {
             File(name: "intermediate-key.p8", bytes: Array(try intermediate.key.privateKeyPEM().utf8), isSecret: true),
             File(name: "root-key.p8", bytes: Array(try root.key.privateKeyPEM().utf8), isSecret: true),
             File(name: "README.txt", bytes: Array(readme.utf8), isSecret: false),
-        ]
+        ] + ocspFiles
+    }
+
+    /// With OCSP URLs: `ocsp-leaf-index.txt` and `ocsp-intermediate-index.txt`, `openssl ocsp`'s
+    /// index of each responder (the certificate valid; a line turned from V to R revokes it).
+    private var ocspFiles: [File] {
+        var files: [File] = []
+        if leaf.spec.ocspURL != nil {
+            files.append(File(name: "ocsp-leaf-index.txt", bytes: Array(Self.indexLine(leaf).utf8), isSecret: false))
+        }
+        if intermediate.spec.ocspURL != nil {
+            files.append(
+                File(
+                    name: "ocsp-intermediate-index.txt", bytes: Array(Self.indexLine(intermediate).utf8),
+                    isSecret: false))
+        }
+        return files
+    }
+
+    /// One valid certificate in `openssl ca`'s index format: status, expiry, revocation (none),
+    /// serial in hex, file name, subject.
+    private static func indexLine(_ certificate: IssuedCertificate) -> String {
+        var serial = String(certificate.spec.serial, radix: 16, uppercase: true)
+        if serial.count % 2 == 1 { serial = "0" + serial }
+        return "V\t391231235959Z\t\t\(serial)\tunknown\t/CN=\(certificate.spec.commonName)\n"
+    }
+
+    /// The README's part on revocation, when the certificates name OCSP responders.
+    private var ocspReadme: String {
+        guard let leafURL = leaf.spec.ocspURL else {
+            guard let url = intermediate.spec.ocspURL else { return "" }
+            return "\nThe intermediate names the OCSP responder \(url) (ocsp-intermediate-index.txt).\n"
+        }
+        let intermediateURL = intermediate.spec.ocspURL ?? leafURL
+        return """
+
+            Revocation (jwsinspect --check-revocation): the leaf names the OCSP responder \(leafURL), the
+            intermediate \(intermediateURL). Run them with openssl from this folder (a responder answers for
+            one issuer, so the intermediate's needs a second one unless you only test the leaf):
+              openssl ocsp -index ocsp-leaf-index.txt -port \(Self.port(of: leafURL)) -CA intermediate.der \\
+                  -rsigner intermediate.der -rkey intermediate-key.p8 -ndays 1 &
+              openssl ocsp -index ocsp-intermediate-index.txt -port \(Self.port(of: intermediateURL)) -CA root.der \\
+                  -rsigner root.der -rkey root-key.p8 -ndays 1 &
+            To revoke a certificate, change its index line's V to R and put the time in the third field
+            (R<TAB>391231235959Z<TAB>261201000000Z,keyCompromise<TAB>03<TAB>...), then restart its responder.
+
+            """
+    }
+
+    /// The port of an http:// URL (80 when it names none), as openssl ocsp -port takes it.
+    private static func port(of url: String) -> String {
+        let rest = url.drop { $0 != "/" }.dropFirst(2)
+        let authority = rest.prefix { $0 != "/" && $0 != "?" }
+        guard let colon = authority.lastIndex(of: ":"), !authority.hasSuffix("]") else {
+            return url.lowercased().hasPrefix("https") ? "443" : "80"
+        }
+        return String(authority[authority.index(after: colon)...])
     }
 
     /// What the folder is and how to trust it.
@@ -86,7 +147,7 @@ public struct MintedCA: Sendable {
                              SignedDataVerifier([open("root.der","rb").read()], True, Environment.SANDBOX,
                                                 "com.example.app", 1234567890)
         Never trust root.der in production: anyone holding leaf-key.p8 can sign anything.
-
+        \(ocspReadme)
         """
     }
 

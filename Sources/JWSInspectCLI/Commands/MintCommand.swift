@@ -47,7 +47,9 @@ enum MintCommand {
         let ca: MintedCA
         let files: [MintedCA.File]
         do {
-            ca = try MintedCA(validDays: options.validDays, rootCurve: options.rootCurve, now: io.now)
+            ca = try MintedCA(
+                validDays: options.validDays, rootCurve: options.rootCurve, now: io.now,
+                ocspURLs: (options.intermediateOCSPURL ?? options.ocspURL, options.ocspURL))
             files = try ca.files()
         } catch {
             io.error("mint ca: \(error)")

@@ -18,6 +18,9 @@ struct MintOptions: SubcommandOptions {
     var out: String?
     var validDays = 3650
     var rootCurve: KeyKind.Curve = .p384
+    /// `--ocsp-url`, `--intermediate-ocsp-url`: the responders `mint ca` writes into the AIA.
+    var ocspURL: String?
+    var intermediateOCSPURL: String?
     var force = false
     var ca: String?
     var bundleID: String?
@@ -56,11 +59,33 @@ struct MintOptions: SubcommandOptions {
             help: "The root's key: P-384 as Apple Root CA - G3 (default), or P-256."
         ) { options, value in options.rootCurve = value == "P-256" ? .p256 : .p384 },
         OptionSpec(
+            ["--ocsp-url"], .value("URL"), group: "mint ca",
+            help: "Name this OCSP responder in the intermediate's and the leaf's Authority Information Access, and "
+                + "write index files for openssl ocsp (README.txt says how to run it): test revocation checks."
+        ) { options, value throws(UsageError) in
+            options.ocspURL = try ocspURL(value, option: "--ocsp-url")
+        },
+        OptionSpec(
+            ["--intermediate-ocsp-url"], .value("URL"), group: "mint ca",
+            help: "The intermediate's responder instead (its issuer is the root, so openssl ocsp answers for it "
+                + "with another -CA: a second responder)."
+        ) { options, value throws(UsageError) in
+            options.intermediateOCSPURL = try ocspURL(value, option: "--intermediate-ocsp-url")
+        },
+        OptionSpec(
             ["--force"], group: "mint ca",
             help: "Write into a folder that is not empty (its files of the same names are replaced; a symbolic link "
                 + "in their place is refused)."
         ) { options, _ in options.force = true },
     ]
+
+    /// A URL `CertificateIssuer` can write into a certificate, or the usage error it is.
+    private static func ocspURL(_ value: String, option: String) throws(UsageError) -> String {
+        if let problem = CertificateIssuer.checkOCSPURL(value) {
+            throw UsageError("\(option) '\(Excerpt.of(value))' \(problem)")
+        }
+        return value
+    }
 
     static let tokenOptions: [OptionSpec<MintOptions>] =
         [
