@@ -3,7 +3,10 @@
 #ifndef COPENSSL_SHIM_H
 #define COPENSSL_SHIM_H
 
+#include <pthread.h>
+#include <signal.h>
 #include <string.h>
+#include <time.h>
 #include <openssl/asn1.h>
 #include <openssl/asn1t.h>
 #include <openssl/bio.h>
@@ -292,6 +295,35 @@ static inline CMS_ContentInfo *COpenSSL_ReceiptContentInfo_without_certificates(
     }
     OPENSSL_free(encoded);
     return cms;
+}
+
+// OCSP's HTTP exchange writes to a socket: a write after the responder reset the connection
+// raises SIGPIPE, whose default ends the process. The request is small and written at once, so
+// a hang-up is nearly always seen on reading instead (tests see exit 75 either way); so that it
+// never ends the process, the calling thread blocks SIGPIPE for the exchange, then takes back a
+// SIGPIPE the exchange raised (sigtimedwait, not waiting).
+
+/// Blocks SIGPIPE for the calling thread; `previous` receives the mask to restore.
+static inline void COpenSSL_block_sigpipe(sigset_t *previous) {
+    sigset_t pipe;
+    sigemptyset(&pipe);
+    sigaddset(&pipe, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe, previous);
+}
+
+/// Discards a SIGPIPE pending for the calling thread (when it was not blocked before) and
+/// restores `previous`.
+static inline void COpenSSL_restore_sigpipe(const sigset_t *previous) {
+    sigset_t pending;
+    sigemptyset(&pending);
+    if (!sigismember(previous, SIGPIPE) && sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE)) {
+        sigset_t pipe;
+        sigemptyset(&pipe);
+        sigaddset(&pipe, SIGPIPE);
+        struct timespec now = {0, 0};
+        sigtimedwait(&pipe, NULL, &now);
+    }
+    pthread_sigmask(SIG_SETMASK, previous, NULL);
 }
 
 // OCSP (revocation checks): the certificate's responder URL from its Authority Information Access.

@@ -38,7 +38,7 @@ public final class OCSPResponder: Sendable {
     ///     responder `ca` delegated, or any other, for tests of answers that must be refused.
     ///   - entries: the certificates it knows; any other is "unknown".
     ///   - days: `nextUpdate` this many days after each answer's `thisUpdate`.
-    public init(
+    public convenience init(
         folder: URL, name: String, ca: TestCertificate, signer: TestCertificate, entries: [Entry], days: Int = 1
     ) throws {
         let file = { (suffix: String) in folder.appendingPathComponent("\(name)-\(suffix)") }
@@ -50,6 +50,12 @@ public final class OCSPResponder: Sendable {
             "ocsp", "-index", file("index.txt").path, "-port", "0", "-rsigner", file("signer.pem").path,
             "-rkey", file("signer-key.pem").path, "-CA", file("ca.pem").path, "-ndays", String(days),
         ]
+        try self.init(openssl: arguments)
+    }
+
+    /// Starts `openssl ARGUMENTS` (an `ocsp` responder: `-port 0` or a port of its own) and
+    /// waits until it listens.
+    public init(openssl arguments: [String]) throws {
         // The shell starts openssl and stops it when this process has gone (checked every
         // second) or when `stop()` terminates the shell.
         let script =
@@ -169,6 +175,27 @@ public final class LoopbackPort: Sendable {
 
     /// A port that accepts connections (the kernel completes them) and never answers.
     public static func hanging() -> LoopbackPort { LoopbackPort(listening: true) }
+    /// A port that accepts each connection and resets it at once (SO_LINGER 0): a responder
+    /// that hangs up.
+    public static func resetting() -> LoopbackPort {
+        let port = LoopbackPort(listening: true)
+        let socket = port.socket
+        Thread.detachNewThread {
+            while true {
+                let connection = accept(socket, nil, nil)
+                guard connection >= 0 else { return }
+                var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+                _ = setsockopt(connection, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+                close(connection)
+            }
+        }
+        return port
+    }
+
+    /// A loopback port no one listens on now (bound, read and released: a responder told to
+    /// listen there is very likely to get it).
+    public static func freePort() -> Int { LoopbackPort(listening: false).port }
+
     /// A port bound but not listening: connections are refused.
     public static func refusing() -> LoopbackPort { LoopbackPort(listening: false) }
 
@@ -192,5 +219,8 @@ public final class LoopbackPort: Sendable {
         port = Int(UInt16(bigEndian: address.sin_port))
     }
 
-    deinit { close(socket) }
+    deinit {
+        shutdown(socket, Int32(SHUT_RDWR))
+        close(socket)
+    }
 }

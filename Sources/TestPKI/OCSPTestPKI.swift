@@ -11,11 +11,16 @@ public import Foundation
 /// `id-kp-OCSPSigning`; and two ports that never answer (one hangs, one refuses).
 public final class OCSPTestPKI: Sendable {
     public enum Case: String, CaseIterable, Sendable {
-        case good, revokedLeaf, revokedIntermediate, unknown, wrongKey, undelegated, hanging, down, noResponder
+        case good, revokedLeaf, revokedIntermediate, unknown, wrongKey, undelegated, hanging, down, hangingUp
+        case noResponder
     }
 
     public let root: TestCertificate
     public let chains: [Case: AppleShapedChain]
+    /// Receipt chains (RSA, as Apple's): the leaf good, or revoked, by a responder the RSA
+    /// intermediate signs for itself; the intermediate valid, by the intermediates' responder.
+    public let goodReceiptChain: TestReceiptChain
+    public let revokedReceiptChain: TestReceiptChain
     /// The leaves' responder and the intermediates' (the others are not stopped by tests).
     public let leafResponder: OCSPResponder
     public let intermediateResponder: OCSPResponder
@@ -46,7 +51,9 @@ public final class OCSPTestPKI: Sendable {
         // The intermediates' responder answers for serials 2 (valid) and 5 (revoked) under the root.
         let intermediates = try OCSPResponder(
             folder: folder, name: "intermediates", ca: root, signer: root,
-            entries: [.init(serial: 2), .init(serial: 5, revoked: (revocationDate, "cACompromise"))])
+            entries: [
+                .init(serial: 2), .init(serial: 5, revoked: (revocationDate, "cACompromise")), .init(serial: 20),
+            ])
         let intermediate = TestPKI.issue(
             spec("jwsinspect OCSP test intermediate", serial: 2, isCA: true, url: intermediates.url), key: .p384(),
             issuer: root)
@@ -69,8 +76,24 @@ public final class OCSPTestPKI: Sendable {
         let undelegated = try OCSPResponder(
             folder: folder, name: "undelegated", ca: intermediate, signer: undelegatedSigner,
             entries: [.init(serial: 9)])
+        let receiptIntermediate = TestPKI.issue(
+            spec("jwsinspect OCSP test receipt intermediate", serial: 20, isCA: true, url: intermediates.url),
+            key: .rsa(), issuer: root)
+        let receiptLeaves = try OCSPResponder(
+            folder: folder, name: "receipt-leaves", ca: receiptIntermediate, signer: receiptIntermediate,
+            entries: [.init(serial: 21), .init(serial: 22, revoked: (revocationDate, "superseded"))])
+        func receiptChain(_ serial: UInt64) -> TestReceiptChain {
+            let leaf = TestPKI.issue(
+                spec(
+                    "jwsinspect OCSP test receipt leaf \(serial)", serial: serial, isCA: false, url: receiptLeaves.url),
+                key: .rsa(), issuer: receiptIntermediate)
+            return TestReceiptChain(root: root, intermediate: receiptIntermediate, leaf: leaf)
+        }
+        goodReceiptChain = receiptChain(21)
+        revokedReceiptChain = receiptChain(22)
         let hanging = LoopbackPort.hanging()
         let down = LoopbackPort.refusing()
+        let hangingUp = LoopbackPort.resetting()
 
         func leaf(_ serial: UInt64, _ url: String?, under issuer: TestCertificate = intermediate) -> AppleShapedChain {
             let leaf = TestPKI.issue(
@@ -86,12 +109,18 @@ public final class OCSPTestPKI: Sendable {
             .undelegated: leaf(9, undelegated.url),
             .hanging: leaf(10, hanging.url),
             .down: leaf(11, down.url),
+            .hangingUp: leaf(13, hangingUp.url),
             .noResponder: leaf(12, nil),
         ]
         leafResponder = leaves
         intermediateResponder = intermediates
-        others = [strangers, undelegated]
-        ports = [hanging, down]
+        others = [strangers, undelegated, receiptLeaves]
+        ports = [hanging, down, hangingUp]
+    }
+
+    /// A receipt signed an hour ago (its creation date: the chain's check time) by `chain`.
+    public func receipt(_ chain: TestReceiptChain) -> [UInt8] {
+        chain.sign(ReceiptBuilder(creationDate: Date().addingTimeInterval(-3_600)).der())
     }
 
     /// A token of `chain`, signed an hour ago (its `signedDate`: the chain's check time).

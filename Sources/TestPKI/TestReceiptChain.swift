@@ -77,6 +77,13 @@ public struct TestReceiptChain: Sendable {
         self.root = root
     }
 
+    /// A chain of certificates made elsewhere (`OCSPTestPKI`'s, which name OCSP responders).
+    public init(root: TestCertificate, intermediate: TestCertificate, leaf: TestCertificate) {
+        self.root = root
+        self.intermediate = intermediate
+        self.leaf = leaf
+    }
+
     /// An App Store-shaped receipt: `content` signed by the leaf with no signed attributes,
     /// the leaf, intermediate and root embedded.
     ///

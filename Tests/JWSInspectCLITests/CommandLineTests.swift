@@ -66,12 +66,19 @@ import Testing
         // `--color` alone before an input: the input stays an input.
         let colored = try Self.parse(["--color", "t.jws"])
         #expect(colored.color == .always && colored.inputs == ["t.jws"])
+        let checking = try Self.parse(["--check-revocation", "--revocation-cache", "c", "--timeout", "3"])
+        #expect(checking.checkRevocation && !checking.requireRevocationCheck)
+        #expect(checking.revocationCache == "c" && checking.revocationTimeout == 3)
+        let requiring = try Self.parse(["--require-revocation-check"])
+        #expect(requiring.checkRevocation && requiring.requireRevocationCheck)
+        #expect(try Self.parse([]).checkRevocation == false)
         // Every option of the table is exercised above.
         let exercised: Set = [
             "--at", "--root", "--x509-strict", "--no-verify", "--bundle-id", "--app-apple-id", "--environment",
             "--account-token", "--device-id", "--require-active", "--type", "--format", "--json", "--quiet",
             "--summary", "--brief", "--time-zone",
             "--jobs", "--first-line", "--color", "--no-color", "--help", "--version", "--key", "--key-id",
+            "--check-revocation", "--require-revocation-check", "--revocation-cache", "--timeout",
         ]
         #expect(Set(InspectOptions.table.map { $0.doc.names[0] }) == exercised)
     }

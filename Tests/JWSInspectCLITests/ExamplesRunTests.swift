@@ -326,11 +326,17 @@ import Testing
             return try #require(data[member] as? String)
         }
 
-        /// The shell a reader types into: bash in the workspace, `jwsinspect` on the PATH.
+        /// The shell a reader types into: bash in the workspace, `jwsinspect` on the PATH, and
+        /// no signal blocked (a test runner's threads block most, and a child would inherit
+        /// that: `kill` could not stop what the README starts in the background; Debian's
+        /// essential perl-base clears the mask before bash starts).
         func shell(_ script: String, environment extra: [String: String]) throws -> CLI.Result {
             let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/bin/bash")
-            process.arguments = ["-c", Self.prelude + script]
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/perl")
+            process.arguments = [
+                "-e", "use POSIX; sigprocmask(SIG_SETMASK, POSIX::SigSet->new) or die; exec @ARGV or die",
+                "/bin/bash", "-c", Self.prelude + script,
+            ]
             process.currentDirectoryURL = directory
             process.environment = environment(extra)
             return try Self.run(process, timeout: 120)

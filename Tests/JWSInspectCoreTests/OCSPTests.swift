@@ -87,6 +87,14 @@ import Testing
     }
 
     /// Asked two days from now, the responder's answer (nextUpdate a day after thisUpdate) is stale.
+    /// A responder that hangs up: the request meets a reset connection, many times over.
+    @Test func aResponderThatHangsUpIsRetryableAndEndsNothing() {
+        for _ in 0..<20 {
+            let result = Self.inspect(.hangingUp, requester: OCSPRequester(timeout: 2))
+            #expect(result.status == .revocationUnavailable, "\(result.reason)")
+        }
+    }
+
     @Test func aStaleAnswerIsRetryable() {
         let result = Self.inspect(.good, now: Date().addingTimeInterval(2 * 86_400))
         #expect(result.status == .revocationUnavailable)
@@ -159,6 +167,23 @@ import Testing
         let unsigned = MemoryStore()
         _ = Self.inspect(.wrongKey, requester: OCSPRequester(timeout: 2, store: unsigned))
         #expect(unsigned.files.withLock { $0.isEmpty })
+    }
+
+    /// Receipts' chains are asked about as JWS chains are, by the same policy.
+    @Test func aReceiptsChainIsAskedAboutToo() throws {
+        var options = VerificationOptions(trustStore: TrustStore(roots: [try Certificate(derBytes: Self.pki.root.der)]))
+        options.revocation = OCSPRequester(timeout: 2)
+        let verifier = Verifier(options: options)
+        let good = verifier.inspectReceipt(Self.pki.receipt(Self.pki.goodReceiptChain), source: "r")
+        #expect(good.status == .valid, "\(good.reason)")
+        #expect(good.check(.revocation)?.passed == true)
+        #expect(good.reason.hasSuffix("; revocation checked now)"), "\(good.reason)")
+        let revoked = verifier.inspectReceipt(Self.pki.receipt(Self.pki.revokedReceiptChain), source: "r")
+        #expect(revoked.status == .invalidChain)
+        #expect(
+            revoked.reason.hasPrefix(
+                "revocation: the leaf \"jwsinspect OCSP test receipt leaf 22\" was revoked "
+                    + "\(ISO8601.string(Self.pki.revocationDate)) (superseded)"), "\(revoked.reason)")
     }
 
     /// An answer about another certificate, though signed by the right responder, is refused.

@@ -45,9 +45,17 @@ enum FetchCommand {
             io.error("fetch: " + error.message)
             return ExitStatus.usage.rawValue
         }
+        let revocation: RevocationCheck?
+        let revocationTimeout = options.timeoutGiven ? Int(options.timeout) : InspectOptions.defaultRevocationTimeout
+        switch RevocationCheck.make(options.inspect, timeout: revocationTimeout) {
+        case .success(let made): revocation = made
+        case .failure(let failure):
+            io.error("fetch: " + failure.message)
+            return failure.status.rawValue
+        }
         let run = FetchRun(
-            options: options, credentials: credentials, trustStore: trustStore, transport: transport, zone: zone,
-            io: io)
+            options: options, credentials: credentials, trustStore: trustStore, revocation: revocation,
+            transport: transport, zone: zone, io: io)
         return run.start(request(kind, options, now: io.now))
     }
 
@@ -84,6 +92,8 @@ private final class FetchRun {
     let options: FetchOptions
     let credentials: Credentials
     let trustStore: TrustStore?
+    /// One for every engine: each certificate is asked about once per run.
+    let revocation: RevocationCheck?
     let transport: any HTTPTransport
     let io: CommandIO
     let output: Output
@@ -96,9 +106,10 @@ private final class FetchRun {
     private var counts: [String: Int] = [:]
 
     init(
-        options: FetchOptions, credentials: Credentials, trustStore: TrustStore?, transport: any HTTPTransport,
-        zone: DisplayZone, io: CommandIO
+        options: FetchOptions, credentials: Credentials, trustStore: TrustStore?, revocation: RevocationCheck?,
+        transport: any HTTPTransport, zone: DisplayZone, io: CommandIO
     ) {
+        self.revocation = revocation
         self.options = options
         self.credentials = credentials
         self.trustStore = trustStore
@@ -131,6 +142,7 @@ private final class FetchRun {
         progress.clear()
         finish(end)
         if let status = output.finish(io) { return status }
+        revocation?.warnings.forEach(io.error)
         if options.inspect.summary {
             let order =
                 Status.allCases.map(\.rawValue) + FetchStatus.allCases.filter { $0 != .answered }.map(\.rawValue)
@@ -213,7 +225,8 @@ private final class FetchRun {
     private func engine(for environment: ServerEnvironment, decidesAccess: Bool) -> BatchEngine {
         let key = EngineKey(environment: environment, decidesAccess: decidesAccess)
         if let engine = engines[key] { return engine }
-        var verification = options.inspect.verificationOptions(trustStore: trustStore, now: io.now)
+        var verification = options.inspect.verificationOptions(
+            trustStore: trustStore, now: io.now, revocation: revocation)
         verification.expectedBundleId = credentials.bundleID
         verification.expectedEnvironment = environment == .production ? .production : .sandbox
         if !decidesAccess { verification.requireActive = false }

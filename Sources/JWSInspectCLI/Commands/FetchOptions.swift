@@ -78,6 +78,8 @@ struct FetchOptions: HasKeyOptions, SubcommandOptions {
     var productionURL: BaseURL?
     var sandboxURL: BaseURL?
     var timeout: Double = 30
+    /// Whether `--timeout` was given: it then bounds OCSP requests too (else they get 10 s).
+    var timeoutGiven = false
     var retries = 3
     var save: String?
     var limit: Int?
@@ -139,9 +141,11 @@ struct FetchOptions: HasKeyOptions, SubcommandOptions {
         },
         OptionSpec(
             ["--timeout"], .value("SECONDS"), group: asking,
-            help: "How long one request may take (1 to 300). Default: 30."
+            help: "How long one request may take (1 to 300), to the API and to OCSP responders (--check-revocation). "
+                + "Default: 30 to the API, 10 to a responder."
         ) { options, value throws(UsageError) in
             options.timeout = Double(try ArgumentParser.wholeNumber(value, option: "--timeout", in: 1...300))
+            options.timeoutGiven = true
         },
         OptionSpec(
             ["--retries"], .value("N"), group: asking,

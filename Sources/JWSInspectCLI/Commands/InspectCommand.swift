@@ -22,7 +22,16 @@ enum InspectCommand {
             io.error(error.message)
             return ExitStatus.usage.rawValue
         }
-        var verification = options.verificationOptions(trustStore: trustStore, now: io.now)
+        let revocation: RevocationCheck?
+        switch RevocationCheck.make(
+            options, timeout: options.revocationTimeout ?? InspectOptions.defaultRevocationTimeout)
+        {
+        case .success(let made): revocation = made
+        case .failure(let failure):
+            io.error(failure.message)
+            return failure.status.rawValue
+        }
+        var verification = options.verificationOptions(trustStore: trustStore, now: io.now, revocation: revocation)
         do throws(KeyOptions.Failure) {
             let (keys, warnings) = try options.keyOptions.developerKeys(environment: io.environment)
             warnings.forEach(io.error)
@@ -50,6 +59,7 @@ enum InspectCommand {
             run.read(input, position: position + 1)
         }
         if let status = output.finish(io) { return status }
+        revocation?.warnings.forEach(io.error)
         if options.summary { run.reportSummary() }
         return run.exitStatus.rawValue
     }

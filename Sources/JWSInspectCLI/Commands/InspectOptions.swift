@@ -39,6 +39,15 @@ struct InspectOptions: HasKeyOptions, SubcommandOptions {
     var summary = false
     var verify = true
     var strictX509 = false
+    /// `--check-revocation` (or `--require-revocation-check`): ask OCSP responders.
+    var checkRevocation = false
+    var requireRevocationCheck = false
+    /// `--revocation-cache DIR`.
+    var revocationCache: String?
+    /// inspect's `--timeout`: seconds one OCSP request may take (fetch has its own).
+    var revocationTimeout: Int?
+    /// The default of `--timeout` for OCSP requests.
+    static let defaultRevocationTimeout = 10
     /// `--key`, `--key-id`: developer keys that developer-signed tokens are verified with.
     var keyOptions = KeyOptions()
     /// Inputs: tokens, file paths, or "-" for stdin; empty means stdin.
@@ -50,10 +59,19 @@ struct InspectOptions: HasKeyOptions, SubcommandOptions {
     static let verification = "Verification (the verdict)"
     static let expectations = "Expectations (each checked only when given)"
     static let output = "Output"
+    static let revocation = "Revocation (online: nothing leaves the machine without --check-revocation)"
     static let developerKeys = "Developer keys (tokens signed with your own In-App Purchase key: a kid, no x5c)"
 
     static let table: [OptionSpec<InspectOptions>] =
         mainTable
+        + [
+            OptionSpec(
+                ["--timeout"], .value("SECONDS"), group: revocation,
+                help: "How long one OCSP request may take (1 to 300). Default: 10."
+            ) { options, value throws(UsageError) in
+                options.revocationTimeout = try ArgumentParser.wholeNumber(value, option: "--timeout", in: 1...300)
+            }
+        ]
         + KeyOptions.specs(
             group: developerKeys, issuerID: false, bundleID: false)
 
@@ -96,6 +114,33 @@ struct InspectOptions: HasKeyOptions, SubcommandOptions {
                     + "(by default they are RFC 5280-valid with a note)."
             ) { options, _ in
                 options.strictX509 = true
+            },
+            OptionSpec(
+                ["--check-revocation"], group: revocation,
+                help:
+                    "Ask the OCSP responder each certificate below the root names (its Authority Information "
+                    + "Access) whether it is revoked, now: revoked fails the chain (exit 2); no usable answer exits 75 "
+                    + "(try again). Sends certificate serial numbers and issuer hashes, nothing of the data."
+            ) { options, _ in
+                options.checkRevocation = true
+            },
+            OptionSpec(
+                ["--require-revocation-check"], group: revocation,
+                help:
+                    "As --check-revocation, and a certificate naming no OCSP responder fails the chain (exit 2) "
+                    + "instead of being noted."
+            ) { options, _ in
+                options.checkRevocation = true
+                options.requireRevocationCheck = true
+            },
+            OptionSpec(
+                ["--revocation-cache"], .value("DIR"), group: revocation,
+                help:
+                    "Keep signed OCSP answers in DIR (files readable by you only) until their nextUpdate, for runs of one token "
+                    + "each; what is read is verified again. Created with its parents if missing.", completes: .files
+            ) { options, value throws(UsageError) in
+                guard !value.isEmpty else { throw UsageError("--revocation-cache needs a folder") }
+                options.revocationCache = value
             },
             OptionSpec(
                 ["--no-verify"], group: verification,
@@ -236,6 +281,13 @@ struct InspectOptions: HasKeyOptions, SubcommandOptions {
         if brief, format != .table {
             throw UsageError("--brief is for tables; --format \(format.rawValue) prints every member")
         }
+        if !checkRevocation, revocationCache != nil || revocationTimeout != nil {
+            let given = revocationCache != nil ? "--revocation-cache" : "--timeout"
+            throw UsageError("\(given) is for revocation checks: give --check-revocation too")
+        }
+        if checkRevocation, !verify {
+            throw UsageError("--check-revocation checks a signature's certificates; --no-verify checks nothing")
+        }
         if let timeZone, format != .table {
             warnings.append("warning: --time-zone \(timeZone) is for tables; --format \(format.rawValue) writes UTC")
         }
@@ -250,7 +302,9 @@ struct InspectOptions: HasKeyOptions, SubcommandOptions {
     }
 
     /// The verification these options ask for: the one place options become `VerificationOptions`.
-    func verificationOptions(trustStore: TrustStore?, now: Date) -> VerificationOptions {
+    func verificationOptions(trustStore: TrustStore?, now: Date, revocation: RevocationCheck? = nil)
+        -> VerificationOptions
+    {
         var verification = trustStore.map { VerificationOptions(trustStore: $0) } ?? VerificationOptions()
         verification.now = now
         verification.hints = OptionHints()
@@ -265,6 +319,8 @@ struct InspectOptions: HasKeyOptions, SubcommandOptions {
         verification.strictX509 = strictX509
         verification.verifySignatures = verify
         verification.reportsValidityNow = !quiet
+        verification.revocation = revocation?.requester
+        verification.requireRevocationCheck = requireRevocationCheck
         return verification
     }
 

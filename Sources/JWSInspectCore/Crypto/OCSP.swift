@@ -228,10 +228,13 @@ enum OCSP {
             let host, let port, let path
         else { return .failure(.unusable("\(url) is not an http:// URL OpenSSL reads")) }
         var target = String(cString: path)
-        if let query { target += "?" + String(cString: query) }
+        if let query, query.pointee != 0 { target += "?" + String(cString: query) }
         let body = request.withUnsafeBytes { BIO_new_mem_buf($0.baseAddress, Int32(clamping: $0.count)) }
         guard let body else { return .failure(.unusable("OpenSSL could not make a buffer (BIO_new_mem_buf)")) }
         defer { BIO_free(body) }
+        var signals = sigset_t()
+        COpenSSL_block_sigpipe(&signals)
+        defer { COpenSSL_restore_sigpipe(&signals) }
         let answer = OSSL_HTTP_transfer(
             nil, host, port, target, 0, nil, nil, nil, nil, nil, nil, 0, nil, "application/ocsp-request", body,
             "application/ocsp-response", 1, maximumResponseBytes, Int32(timeout), 0)

@@ -12,6 +12,7 @@ _jwsinspect() {
         case "$prev" in
         --at) return ;;
         --root) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --revocation-cache) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --bundle-id) return ;;
         --app-apple-id) return ;;
         --environment) COMPREPLY=($(compgen -W "Production Sandbox Xcode LocalTesting" -- "$cur")); return ;;
@@ -23,10 +24,11 @@ _jwsinspect() {
         --jobs|-j) return ;;
         --first-line) return ;;
         --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); [[ ${#COMPREPLY[@]} -gt 0 ]] && return ;;
+        --timeout) return ;;
         --key) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --key-id) return ;;
         esac
-        if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--at --root --x509-strict --no-verify --bundle-id --app-apple-id --environment --account-token --device-id --require-active --type --format --json --quiet -q --brief --time-zone --summary --jobs -j --first-line --color --no-color --help -h --version --key --key-id" -- "$cur")); return; fi
+        if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--at --root --x509-strict --check-revocation --require-revocation-check --revocation-cache --no-verify --bundle-id --app-apple-id --environment --account-token --device-id --require-active --type --format --json --quiet -q --brief --time-zone --summary --jobs -j --first-line --color --no-color --help -h --version --timeout --key --key-id" -- "$cur")); return; fi
         [[ $COMP_CWORD -eq 1 ]] && COMPREPLY=($(compgen -W "inspect fetch sign mint verify-offer-v1 completion help" -- "$cur"))
         compopt -o filenames 2>/dev/null; COMPREPLY+=($(compgen -f -- "$cur"))
         ;;
@@ -60,6 +62,7 @@ _jwsinspect() {
         --wait) return ;;
         --at) return ;;
         --root) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --revocation-cache) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --app-apple-id) return ;;
         --account-token) return ;;
         --device-id) return ;;
@@ -68,7 +71,7 @@ _jwsinspect() {
         --jobs|-j) return ;;
         --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); [[ ${#COMPREPLY[@]} -gt 0 ]] && return ;;
         esac
-        if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--key --key-id --issuer-id --bundle-id --environment --production-url --sandbox-url --timeout --retries --limit --save --start-date --end-date --product-id --product-type --sort --revoked --subscription-group-id --ownership-type --status --since --until --transaction-id --only-failures --notification-type --notification-subtype --wait --at --root --x509-strict --no-verify --app-apple-id --account-token --device-id --require-active --format --json --quiet -q --brief --time-zone --summary --jobs -j --color --no-color --help -h --version" -- "$cur")); return; fi
+        if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--key --key-id --issuer-id --bundle-id --environment --production-url --sandbox-url --timeout --retries --limit --save --start-date --end-date --product-id --product-type --sort --revoked --subscription-group-id --ownership-type --status --since --until --transaction-id --only-failures --notification-type --notification-subtype --wait --at --root --x509-strict --check-revocation --require-revocation-check --revocation-cache --no-verify --app-apple-id --account-token --device-id --require-active --format --json --quiet -q --brief --time-zone --summary --jobs -j --color --no-color --help -h --version" -- "$cur")); return; fi
         COMPREPLY=($(compgen -W "transaction history subscriptions order refunds app-transaction notifications test-notification" -- "$cur"))
         ;;
     sign)
@@ -96,6 +99,8 @@ _jwsinspect() {
         --out|-o) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --valid-days) return ;;
         --root-curve) COMPREPLY=($(compgen -W "P-384 P-256" -- "$cur")); return ;;
+        --ocsp-url) return ;;
+        --intermediate-ocsp-url) return ;;
         --ca) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --bundle-id) return ;;
         --environment) COMPREPLY=($(compgen -W "Production Sandbox Xcode LocalTesting" -- "$cur")); return ;;
@@ -105,7 +110,7 @@ _jwsinspect() {
         --notification-subtype|--subtype) return ;;
         --format) COMPREPLY=($(compgen -W "table json jsonl" -- "$cur")); return ;;
         esac
-        if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--out -o --valid-days --root-curve --force --ca --bundle-id --environment --set --from --notification-type --notification-subtype --subtype --allow-unknown-type --format --json --help -h --version" -- "$cur")); return; fi
+        if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--out -o --valid-days --root-curve --ocsp-url --intermediate-ocsp-url --force --ca --bundle-id --environment --set --from --notification-type --notification-subtype --subtype --allow-unknown-type --format --json --help -h --version" -- "$cur")); return; fi
         COMPREPLY=($(compgen -W "ca transaction renewalInfo notification appTransaction realtimeRequest suite" -- "$cur"))
         ;;
     verify-offer-v1)

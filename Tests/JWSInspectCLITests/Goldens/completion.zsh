@@ -26,6 +26,9 @@ _jwsinspect() {
             '--at=[Check certificate validity at this time instead of the payload'\''s signedDate (else receiptCreationDate, for app transactions)]:now|DATE: ' \
             '*--root=[Trust the root certificates of FILE (DER, or PEM with one or more) instead of the embedded Apple roots; repeatable]:file:_files' \
             '--x509-strict[Fail chains that OpenSSL'\''s X509_V_FLAG_X509_STRICT checks refuse, as Apple'\''s Python library does (by default they are RFC 5280-valid with a note)]' \
+            '--check-revocation[Ask the OCSP responder each certificate below the root names (its Authority Information Access) whether it is revoked, now\: revoked fails the chain (exit 2); no usable answer exits 75 (try again)]' \
+            '--require-revocation-check[As --check-revocation, and a certificate naming no OCSP responder fails the chain (exit 2) instead of being noted]' \
+            '--revocation-cache=[Keep signed OCSP answers in DIR (files readable by you only) until their nextUpdate, for runs of one token each; what is read is verified again]:file:_files' \
             '--no-verify[Decode only; check nothing cryptographic (and say so loudly)]' \
             '--bundle-id=[The app'\''s bundle ID]:ID: ' \
             '--app-apple-id=[The app'\''s Apple ID (where the payload carries one)]:N: ' \
@@ -49,6 +52,7 @@ _jwsinspect() {
             '(--help -h)--help[This help]' \
             '(--help -h)-h[This help]' \
             '--version[The version, and the OpenSSL in use]' \
+            '--timeout=[How long one OCSP request may take (1 to 300)]:SECONDS: ' \
             '--key=[An App Store Connect In-App Purchase key as downloaded (AuthKey_KEYID.p8, PKCS#8 PEM, EC P-256), or its public key PEM (openssl ec -pubout)]:file:_files' \
             '--key-id=[The key'\''s ID, when its file name (AuthKey_KEYID.p8, SubscriptionKey_KEYID.p8) does not say it; applies to the one --key]:ID: ' \
             '*:input:_files'
@@ -62,7 +66,7 @@ _jwsinspect() {
             '--environment=[Ask this environment only, and expect its JWS to say so]:value:(Production Sandbox)' \
             '--production-url=[Production'\''s base URL (default https\://api.storekit.apple.com)\: a proxy or a local test server; plain http\:// only to a loopback host]:URL: ' \
             '--sandbox-url=[Sandbox'\''s base URL (default https\://api.storekit-sandbox.apple.com); as --production-url]:URL: ' \
-            '--timeout=[How long one request may take (1 to 300)]:SECONDS: ' \
+            '--timeout=[How long one request may take (1 to 300), to the API and to OCSP responders (--check-revocation)]:SECONDS: ' \
             '--retries=[Retries of a request after 429 (waiting until Retry-After), 5xx, a timeout or a connection error (backing off exponentially with jitter); 0 to 10, default 3]:N: ' \
             '--limit=[Stop after N signed items (a history may have thousands)]:N: ' \
             '--save=[Also write each answer'\''s body as Apple sent it into DIR (created with its parents if missing; files readable by you only), named by request and page\: history-2000000000000010-Production-page-2.json]:file:_files' \
@@ -85,6 +89,9 @@ _jwsinspect() {
             '--at=[Check certificate validity at this time instead of the payload'\''s signedDate (else receiptCreationDate, for app transactions)]:now|DATE: ' \
             '*--root=[Trust the root certificates of FILE (DER, or PEM with one or more) instead of the embedded Apple roots; repeatable]:file:_files' \
             '--x509-strict[Fail chains that OpenSSL'\''s X509_V_FLAG_X509_STRICT checks refuse, as Apple'\''s Python library does (by default they are RFC 5280-valid with a note)]' \
+            '--check-revocation[Ask the OCSP responder each certificate below the root names (its Authority Information Access) whether it is revoked, now\: revoked fails the chain (exit 2); no usable answer exits 75 (try again)]' \
+            '--require-revocation-check[As --check-revocation, and a certificate naming no OCSP responder fails the chain (exit 2) instead of being noted]' \
+            '--revocation-cache=[Keep signed OCSP answers in DIR (files readable by you only) until their nextUpdate, for runs of one token each; what is read is verified again]:file:_files' \
             '--no-verify[Decode only; check nothing cryptographic (and say so loudly)]' \
             '--app-apple-id=[The app'\''s Apple ID (where the payload carries one)]:N: ' \
             '--account-token=[The transaction'\''s (or renewal info'\''s) appAccountToken]:UUID: ' \
@@ -134,6 +141,8 @@ _jwsinspect() {
             '(--out -o)-o+[The folder to write the CA to (created, mode 0700, with its parents)]:file:_files' \
             '--valid-days=[How long the leaf is valid, from a day ago (1 to 36500; default 3650); the root and intermediate from 30 days before to a year after it]:N: ' \
             '--root-curve=[The root'\''s key\: P-384 as Apple Root CA - G3 (default), or P-256]:value:(P-384 P-256)' \
+            '--ocsp-url=[Name this OCSP responder in the intermediate'\''s and the leaf'\''s Authority Information Access, and write index files for openssl ocsp (README.txt says how to run it)\: test revocation checks]:URL: ' \
+            '--intermediate-ocsp-url=[The intermediate'\''s responder instead (its issuer is the root, so openssl ocsp answers for it with another -CA\: a second responder)]:URL: ' \
             '--force[Write into a folder that is not empty (its files of the same names are replaced; a symbolic link in their place is refused)]' \
             '--ca=[The CA folder mint ca wrote\: its leaf key signs, its certificates are the x5c]:file:_files' \
             '--bundle-id=[The app'\''s bundle ID in the payload (default com.example.app)]:ID: ' \

@@ -1,0 +1,62 @@
+internal import FoundationEssentials
+internal import JWSInspectCore
+
+/// `--check-revocation` for inspect and fetch: the OCSP requester a run shares (one request per
+/// certificate per run, whichever engine asks) and its `--revocation-cache` folder.
+final class RevocationCheck: Sendable {
+    let requester: OCSPRequester
+    let cache: CacheFolder?
+
+    /// The check the options ask for: nil without `--check-revocation`; else the requester, or
+    /// the message and status of a cache folder that cannot be used.
+    static func make(_ options: InspectOptions, timeout: Int) -> Result<RevocationCheck?, RootFiles.Failure> {
+        guard options.checkRevocation else { return .success(nil) }
+        var cache: CacheFolder?
+        if let folder = options.revocationCache {
+            if let failure = System.prepareFolder(folder) {
+                return .failure(
+                    RootFiles.Failure(message: "--revocation-cache: \(failure.message(folder))", status: .ioError))
+            }
+            cache = CacheFolder(path: folder)
+        }
+        return .success(RevocationCheck(requester: OCSPRequester(timeout: timeout, store: cache), cache: cache))
+    }
+
+    private init(requester: OCSPRequester, cache: CacheFolder?) {
+        self.requester = requester
+        self.cache = cache
+    }
+
+    /// What the run says on standard error at its end: the first answer the cache could not keep.
+    var warnings: [String] {
+        guard let cache, let failure = cache.firstFailure else { return [] }
+        return ["warning: --revocation-cache \(cache.path): an answer was not kept: \(failure)"]
+    }
+
+    /// Verified OCSP answers as files `HEX.ocsp` of a folder, written as every file jwsinspect
+    /// writes (`System.writeFile`: a new file renamed into place, 0600, never through a symbolic
+    /// link). What is read is verified again before it is believed.
+    final class CacheFolder: RevocationResponseStore {
+        let path: String
+        private let failure = Locked<String?>(nil)
+
+        init(path: String) { self.path = path }
+
+        var firstFailure: String? { failure.withLock { $0 } }
+
+        func load(_ key: String) -> [UInt8]? {
+            guard case .success(let bytes) = System.readFile(file(key), limit: 64 * 1024)
+            else { return nil }
+            return bytes
+        }
+
+        func save(_ key: String, _ response: [UInt8]) {
+            guard let problem = System.writeFile(file(key), response) else { return }
+            failure.withLock { if $0 == nil { $0 = "\(file(key)): \(problem)" } }
+        }
+
+        private func file(_ key: String) -> String {
+            (path.hasSuffix("/") ? path : path + "/") + key + ".ocsp"
+        }
+    }
+}
