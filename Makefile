@@ -10,6 +10,7 @@
 #   make bench    throughput and single-token timing (release build), then receipts;
 #                 BENCH_BASELINE=old/jwsinspect compares with another build, alternately
 #   make bench-receipts  the receipt figures of make bench alone
+#   make bench-revocation  --check-revocation's cost in a batch (local openssl ocsp), alone
 #   make roots    regenerate the embedded roots from Certificates/
 
 SWIFT   ?= swift
@@ -25,7 +26,7 @@ SHELL   := /bin/bash
 QUIET_LINK := { grep -v "the use of \`mktemp' is dangerous" || true; }
 STRICT  := -Xswiftc -warnings-as-errors --explicit-target-dependency-import-check error
 
-.PHONY: all curl-deps test-deps build build-inspect build-fetch build-tools run test lint format install uninstall bench bench-receipts roots clean deps sanitize fuzz leakcheck difftest
+.PHONY: all curl-deps test-deps build build-inspect build-fetch build-tools run test lint format install uninstall bench bench-receipts bench-revocation roots clean deps sanitize fuzz leakcheck difftest
 
 all: build
 
@@ -124,6 +125,9 @@ bench: build build-tools
 
 bench-receipts: build build-tools
 	./scripts/bench-receipts.sh
+
+bench-revocation: build build-tools
+	./scripts/bench-revocation.sh
 
 roots:
 	./scripts/embed-roots.sh

@@ -44,7 +44,7 @@ let package = Package(
         .target(
             name: "TestPKI", dependencies: ["AppStoreTestData", "JWSInspectCore", "COpenSSL"],
             swiftSettings: strictSettings),
-        .executableTarget(name: "mint-test-tokens", dependencies: ["TestPKI"]),
+        .executableTarget(name: "mint-test-tokens", dependencies: ["TestPKI", "AppStoreTestData", "JWSInspectCore"]),
         // A strict JSON parser independent of the code under test: the judge of JSON output.
         .target(name: "StrictJSONParser", swiftSettings: strictSettings),
         // libFuzzer target (make fuzz); built normally, it replays a corpus (make test does).

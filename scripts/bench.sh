@@ -15,6 +15,8 @@
 #     in the same run on the same tokens, with the ratio: how a change is shown not slower
 #   - then legacy receipts (scripts/bench-receipts.sh): receipts/second on a real App Store
 #     receipt, and the milliseconds one receipt of 200 in-app entries and about 100 KB takes
+#   - then revocation (scripts/bench-revocation.sh): a batch with --check-revocation against
+#     local openssl ocsp responders beside the offline rate
 # Timings only: no test asserts on them. BENCH_TOKENS and BENCH_LINES change the sizes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -238,3 +240,4 @@ printf '\n| measured | figure | target | holds |\n|---|---|---|---|\n%s' "$repor
 printf '| tokens: targets held | %s of %s | | |\n' "$held" "$targets"
 
 ./scripts/bench-receipts.sh
+./scripts/bench-revocation.sh

@@ -42,42 +42,72 @@ struct RevocationPolicy: VerifierPolicy, TokenStep {
         guard path.count > 1 else {
             return (nil, ["revocation not checked: the one certificate is itself a trusted root, nothing issued it"])
         }
-        var good: [String] = []
+        var good: [NotRevoked.Answer] = []
         var notes: [String] = []
         for index in 0..<(path.count - 1) {
             let certificate = path[index]
-            let role = index == 0 ? "the leaf \(certificate.quotedName)" : "the intermediate \(certificate.quotedName)"
             switch requester.status(of: certificate, issuedBy: path[index + 1], now: now) {
             case .good(let responder, let thisUpdate):
-                good.append("\(role) (\(responder), thisUpdate \(ISO8601.string(thisUpdate)))")
+                good.append(
+                    .init(certificate: certificate, isLeaf: index == 0, responder: responder, thisUpdate: thisUpdate))
             case .revoked(let responder, let date, let reason):
                 return (
                     Check(
                         Self.name, passed: false,
-                        "\(role) was revoked \(ISO8601.string(date))\(reason.map { " (\($0))" } ?? ""), "
-                            + "says \(responder), asked \(nowText)"),
+                        "\(Self.role(certificate, isLeaf: index == 0)) was revoked \(ISO8601.string(date))"
+                            + "\(reason.map { " (\($0))" } ?? ""), says \(responder), asked \(nowText)"),
                     notes
                 )
             case .unavailable(let why):
                 return (
-                    Check(Self.unavailable, passed: false, "could not check revocation of \(role): \(why); try again"),
+                    Check(
+                        Self.unavailable, passed: false,
+                        "could not check revocation of \(Self.role(certificate, isLeaf: index == 0)): \(why); try again"
+                    ),
                     notes
                 )
             case .noResponder where requireCheck:
                 return (
                     Check(
                         Self.name, passed: false,
-                        "\(role) names no OCSP responder, and a revocation check is required"),
+                        "\(Self.role(certificate, isLeaf: index == 0)) names no OCSP responder, and a revocation check "
+                            + "is required"),
                     notes
                 )
             case .noResponder:
-                notes.append("\(role) names no OCSP responder: its revocation was not checked")
+                notes.append(
+                    "\(Self.role(certificate, isLeaf: index == 0)) names no OCSP responder: its revocation was not checked"
+                )
             }
         }
         guard !good.isEmpty else { return (nil, notes) }
-        return (
-            Check(Self.name, passed: true, "not revoked: " + good.joined(separator: ", ") + ", asked \(nowText)"), notes
-        )
+        return (Check(Self.name, passed: true, NotRevoked(answers: good, nowText: nowText)), notes)
+    }
+
+    /// "the leaf "…"", "the intermediate "…"".
+    static func role(_ certificate: Certificate, isLeaf: Bool) -> String {
+        (isLeaf ? "the leaf " : "the intermediate ") + certificate.quotedName
+    }
+
+    /// A passed check's detail, put into words only when read (a `-q` batch never formats it):
+    /// "not revoked: the leaf "…" (responder, thisUpdate …), …, asked now (…)".
+    struct NotRevoked: CheckDetail {
+        struct Answer: Sendable {
+            let certificate: Certificate
+            let isLeaf: Bool
+            let responder: String
+            let thisUpdate: Date
+        }
+        let answers: [Answer]
+        let nowText: String
+
+        var text: String {
+            let each = answers.map {
+                "\(RevocationPolicy.role($0.certificate, isLeaf: $0.isLeaf)) (\($0.responder), thisUpdate "
+                    + "\(ISO8601.string($0.thisUpdate)))"
+            }
+            return "not revoked: " + each.joined(separator: ", ") + ", asked \(nowText)"
+        }
     }
 }
 
