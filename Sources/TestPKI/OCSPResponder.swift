@@ -37,9 +37,10 @@ public final class OCSPResponder: Sendable {
     ///   - signer: the certificate (with its key) its answers are signed with: `ca` itself, a
     ///     responder `ca` delegated, or any other, for tests of answers that must be refused.
     ///   - entries: the certificates it knows; any other is "unknown".
-    ///   - days: `nextUpdate` this many days after each answer's `thisUpdate`.
+    ///   - days: `nextUpdate` this many days after each answer's `thisUpdate`; nil: answers
+    ///     without `nextUpdate`.
     public convenience init(
-        folder: URL, name: String, ca: TestCertificate, signer: TestCertificate, entries: [Entry], days: Int = 1
+        folder: URL, name: String, ca: TestCertificate, signer: TestCertificate, entries: [Entry], days: Int? = 1
     ) throws {
         let file = { (suffix: String) in folder.appendingPathComponent("\(name)-\(suffix)") }
         try Data(ca.pem.utf8).write(to: file("ca.pem"))
@@ -48,8 +49,8 @@ public final class OCSPResponder: Sendable {
         try Data(entries.map(Self.indexLine).joined().utf8).write(to: file("index.txt"))
         let arguments = [
             "ocsp", "-index", file("index.txt").path, "-port", "0", "-rsigner", file("signer.pem").path,
-            "-rkey", file("signer-key.pem").path, "-CA", file("ca.pem").path, "-ndays", String(days),
-        ]
+            "-rkey", file("signer-key.pem").path, "-CA", file("ca.pem").path,
+        ] + (days.map { ["-ndays", String($0)] } ?? [])
         try self.init(openssl: arguments)
     }
 

@@ -11,7 +11,8 @@ public import Foundation
 /// `id-kp-OCSPSigning`; and two ports that never answer (one hangs, one refuses).
 public final class OCSPTestPKI: Sendable {
     public enum Case: String, CaseIterable, Sendable {
-        case good, revokedLeaf, revokedIntermediate, unknown, wrongKey, undelegated, hanging, down, hangingUp
+        case good, revokedLeaf, revokedIntermediate, unknown, wrongKey, undelegated, noNextUpdate, hanging, down
+        case hangingUp
         case noResponder
     }
 
@@ -91,6 +92,10 @@ public final class OCSPTestPKI: Sendable {
         }
         goodReceiptChain = receiptChain(21)
         revokedReceiptChain = receiptChain(22)
+        // Answers without nextUpdate, signed by the intermediate itself.
+        let timeless = try OCSPResponder(
+            folder: folder, name: "timeless", ca: intermediate, signer: intermediate, entries: [.init(serial: 14)],
+            days: nil)
         let hanging = LoopbackPort.hanging()
         let down = LoopbackPort.refusing()
         let hangingUp = LoopbackPort.resetting()
@@ -110,11 +115,12 @@ public final class OCSPTestPKI: Sendable {
             .hanging: leaf(10, hanging.url),
             .down: leaf(11, down.url),
             .hangingUp: leaf(13, hangingUp.url),
+            .noNextUpdate: leaf(14, timeless.url),
             .noResponder: leaf(12, nil),
         ]
         leafResponder = leaves
         intermediateResponder = intermediates
-        others = [strangers, undelegated, receiptLeaves]
+        others = [strangers, undelegated, receiptLeaves, timeless]
         ports = [hanging, down, hangingUp]
     }
 

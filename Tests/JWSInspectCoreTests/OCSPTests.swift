@@ -72,6 +72,7 @@ import Testing
         (OCSPTestPKI.Case.unknown, "the responder does not know the certificate (status unknown)"),
         (.wrongKey, "the answer is not signed by the issuer or a responder it delegated"),
         (.undelegated, "the answer is not signed by the issuer or a responder it delegated"),
+        (.noNextUpdate, "the answer has no nextUpdate, so nothing bounds how long it holds"),
         (.hanging, "no answer within 1 s"),
         (.down, "no connection within 1 s (the responder is down or unreachable)"),
     ])

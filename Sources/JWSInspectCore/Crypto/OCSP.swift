@@ -71,15 +71,15 @@ enum OCSP {
         }
         let status: Status
         let thisUpdate: Date
-        /// When newer information will be there; nil when the responder does not say.
-        let nextUpdate: Date?
+        /// When newer information will be there (an answer without one is refused).
+        let nextUpdate: Date
     }
 
     /// Verifies an OCSP response (DER) about `certificate`, issued by `issuer`, at `now`: a
     /// successful response, signed by the issuer or by a responder the issuer delegated
     /// (`id-kp-OCSPSigning`, issued by it, valid at `now`), about this certificate, current
     /// (`thisUpdate` not after `now`, `nextUpdate` not before it, five minutes of skew either
-    /// way), and good or revoked.
+    /// way; an answer without `nextUpdate` is refused), and good or revoked.
     ///
     /// - Returns: the finding, or why the answer is not one (never a guess: unknown, unsigned,
     ///   stale and foreign answers are all failures).
@@ -128,12 +128,18 @@ enum OCSP {
         guard let thisDate = Certificate.date(thisUpdate) else {
             return .failure(.unusable("the answer's thisUpdate does not read"))
         }
-        let nextDate = Certificate.date(nextUpdate)
-        if nextUpdate != nil, nextDate == nil { return .failure(.unusable("the answer's nextUpdate does not read")) }
+        // No nextUpdate would make the answer good forever: with no nonce sent, anyone on the way
+        // could replay an old one. Apple's libraries refuse such answers too.
+        guard nextUpdate != nil else {
+            return .failure(.unusable("the answer has no nextUpdate, so nothing bounds how long it holds"))
+        }
+        guard let nextDate = Certificate.date(nextUpdate) else {
+            return .failure(.unusable("the answer's nextUpdate does not read"))
+        }
         if thisDate > now.addingTimeInterval(clockSkew) {
             return .failure(.unusable("the answer is from the future (thisUpdate \(ISO8601.string(thisDate)))"))
         }
-        if let nextDate, nextDate < now.addingTimeInterval(-clockSkew) {
+        if nextDate < now.addingTimeInterval(-clockSkew) {
             return .failure(.stale("the answer is stale (nextUpdate \(ISO8601.string(nextDate)) has passed)"))
         }
         switch status {
