@@ -19,7 +19,9 @@ import TestPKI
 
 func usage() -> Never {
     FileHandle.standardError.write(
-        Data("usage: mint-test-tokens COUNT OUT_DIR [CA_DIR]\n       mint-test-tokens receipt ENTRIES SIZE OUT_DIR\n".utf8))
+        Data(
+            "usage: mint-test-tokens COUNT OUT_DIR [CA_DIR]\n       mint-test-tokens receipt ENTRIES SIZE OUT_DIR\n"
+                .utf8))
     exit(64)
 }
 

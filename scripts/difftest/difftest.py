@@ -10,7 +10,8 @@ jwsinspect differs on purpose; any other disagreement fails the run.
 Then `jwsinspect sign` makes every developer token kind and the V1 offer signature, and PyJWT,
 `cryptography` and Apple's signature creators check them (developer.py). Legacy receipts go
 against python-asn1 and Apple's ReceiptUtility (receipts.py), and `jwsinspect mint`'s tokens and
-suite against Apple's SignedDataVerifier (mint.py).
+suite against Apple's SignedDataVerifier (mint.py), and `--check-revocation` against that verifier
+with online checks, on `openssl ocsp` responders on loopback (revocation.py).
 
 Usage: difftest.py JWSINSPECT_BINARY [--seed N] [--jobs N]
 """
@@ -25,6 +26,7 @@ from appstoreserverlibrary.models.Environment import Environment
 import developer
 import mint
 import receipts
+import revocation
 
 LEAF_OID, INTERMEDIATE_OID = "1.2.840.113635.100.6.11.1", "1.2.840.113635.100.6.2.1"
 BUNDLE = "com.example.app"
@@ -426,6 +428,12 @@ def main():
           f"{len(mint_failures)} failed")
     for failure in mint_failures:
         print(f"  mint: {failure}")
+    # Revocation: --check-revocation and Apple's verifier with online checks, on local openssl ocsp.
+    revocation_checks, revocation_failures = revocation.run(binary)
+    print(f"difftest: revocation: {revocation_checks} checks against Apple's SignedDataVerifier with online checks "
+          f"(openssl ocsp on loopback: good, a revoked leaf, no responder), {len(revocation_failures)} failed")
+    for failure in revocation_failures:
+        print(f"  revocation: {failure}")
     if unexpected:
         for cls in unexpected:
             e = by_class[cls]
@@ -441,6 +449,8 @@ def main():
         raise SystemExit(f"difftest: receipts: {len(receipt_failures)} checks failed")
     if mint_failures:
         raise SystemExit(f"difftest: mint: {len(mint_failures)} checks failed")
+    if revocation_failures:
+        raise SystemExit(f"difftest: revocation: {len(revocation_failures)} checks failed")
     print("difftest: every disagreement is a documented difference (scripts/difftest/DIFFERENCES.md)")
 
 
