@@ -47,10 +47,11 @@ public final class OCSPResponder: Sendable {
         try Data(signer.pem.utf8).write(to: file("signer.pem"))
         try Data(try signer.issued.key.privateKeyPEM().utf8).write(to: file("signer-key.pem"))
         try Data(entries.map(Self.indexLine).joined().utf8).write(to: file("index.txt"))
-        let arguments = [
-            "ocsp", "-index", file("index.txt").path, "-port", "0", "-rsigner", file("signer.pem").path,
-            "-rkey", file("signer-key.pem").path, "-CA", file("ca.pem").path,
-        ] + (days.map { ["-ndays", String($0)] } ?? [])
+        let arguments =
+            [
+                "ocsp", "-index", file("index.txt").path, "-port", "0", "-rsigner", file("signer.pem").path,
+                "-rkey", file("signer-key.pem").path, "-CA", file("ca.pem").path,
+            ] + (days.map { ["-ndays", String($0)] } ?? [])
         try self.init(openssl: arguments)
     }
 
