@@ -1,0 +1,219 @@
+public import FoundationEssentials
+
+extension Timeline {
+    /// Something wrong between items, with the items it concerns.
+    public struct Anomaly: Sendable, Equatable {
+        public enum Kind: String, Sendable, CaseIterable {
+            /// The same `notificationUUID` delivered more than once, the same signed payload.
+            case duplicate
+            /// The same `notificationUUID` with another signed payload, or one transaction
+            /// described differently (product, original transaction, purchase date, environment,
+            /// account token).
+            case conflict
+            /// An item that arrived after a later-signed item of the same subscription.
+            case outOfOrder = "out-of-order"
+            /// A REFUND or REVOKE (or a revoked transaction) for a transaction never seen granted.
+            case refundWithoutPurchase = "refund-without-purchase"
+            /// A renewal purchased after the previous period expired, by more than the grace
+            /// period, with no EXPIRED or DID_FAIL_TO_RENEW between.
+            case gap
+            /// In Apple's record (`reconcile(against:)`) and not among the inputs.
+            case missed
+        }
+
+        public let kind: Kind
+        /// The subscription it concerns, when one.
+        public let subscriptionID: String?
+        /// The arrival positions of the items it concerns (for `missed`: in Apple's record).
+        public let items: [Int]
+        /// For `missed`: the `notificationUUID` or `transactionId` a backfill must replay.
+        public let identifier: String?
+        /// What is wrong, in words.
+        public let detail: String
+    }
+
+    /// Every anomaly but `missed`, by the arrival of the first item each concerns.
+    ///
+    /// - Parameter gracePeriod: how long after a period expired its renewal may be purchased
+    ///   without an EXPIRED or DID_FAIL_TO_RENEW between (the app's billing grace period).
+    public func anomalies(gracePeriod: TimeInterval = 0) -> [Anomaly] {
+        var found: [Anomaly] = []
+        for (kept, arrivals) in repeats.sorted(by: { $0.key < $1.key }) {
+            let event = events[kept]
+            found.append(
+                Anomaly(
+                    kind: .duplicate, subscriptionID: event.subscriptionID, items: [event.arrival] + arrivals,
+                    identifier: event.notificationUUID,
+                    detail: "\(event.name) \(event.notificationUUID ?? "") delivered \(arrivals.count + 1) times"))
+        }
+        for (kept, delivery) in conflicts {
+            let event = events[kept]
+            found.append(
+                Anomaly(
+                    kind: .conflict, subscriptionID: event.subscriptionID ?? delivery.subscriptionID,
+                    items: [event.arrival, delivery.arrival], identifier: event.notificationUUID,
+                    detail: "notificationUUID \(event.notificationUUID ?? "") names two different signed payloads: "
+                        + "\(event.name) and \(delivery.name)"))
+        }
+        for (id, indices) in grouped() {
+            found += transactionConflicts(id, indices)
+            found += outOfOrder(id, indices)
+            found += refundsWithoutPurchase(id, indices)
+            found += gaps(id, indices, gracePeriod: gracePeriod)
+        }
+        return found.sorted { ($0.items.first ?? 0, $0.items.last ?? 0) < ($1.items.first ?? 0, $1.items.last ?? 0) }
+    }
+
+    /// One transaction described two ways: its identity members differ between items.
+    private func transactionConflicts(_ id: String, _ indices: [Int]) -> [Anomaly] {
+        var first: [String: Int] = [:]
+        var found: [Anomaly] = []
+        var reported: Set<String> = []
+        for index in indices {
+            guard let transaction = events[index].transaction, let transactionId = transaction.transactionId else {
+                continue
+            }
+            guard let earlier = first[transactionId] else {
+                first[transactionId] = index
+                continue
+            }
+            guard let seen = events[earlier].transaction, seen.identity != transaction.identity,
+                !reported.contains(transactionId)
+            else { continue }
+            reported.insert(transactionId)
+            found.append(
+                Anomaly(
+                    kind: .conflict, subscriptionID: id, items: [events[earlier].arrival, events[index].arrival],
+                    identifier: transactionId,
+                    detail: "transaction \(transactionId) is described differently by \(events[earlier].name) and "
+                        + "\(events[index].name) (product, original transaction, purchase date, environment or "
+                        + "account token)"))
+        }
+        return found
+    }
+
+    /// Items that arrived after a later-signed item of the same subscription: each names the
+    /// latest-signed item that arrived before it.
+    private func outOfOrder(_ id: String, _ indices: [Int]) -> [Anomaly] {
+        var latest: Int?
+        var found: [Anomaly] = []
+        for index in indices {  // in arrival order
+            let event = events[index]
+            guard let signed = event.signedDate else { continue }
+            if let latest, let latestSigned = events[latest].signedDate, signed < latestSigned {
+                let before = events[latest]
+                found.append(
+                    Anomaly(
+                        kind: .outOfOrder, subscriptionID: id, items: [before.arrival, event.arrival], identifier: nil,
+                        detail: "\(event.name) (signed \(Self.date(signed))) arrived after \(before.name) (signed "
+                            + "\(Self.date(latestSigned)))"))
+            } else {
+                latest = index
+            }
+        }
+        return found
+    }
+
+    /// REFUND and REVOKE notifications, and revoked transactions, for a transaction no item
+    /// showed granted (without a revocation).
+    private func refundsWithoutPurchase(_ id: String, _ indices: [Int]) -> [Anomaly] {
+        var granted: Set<String> = []
+        for index in indices {
+            if let transaction = events[index].transaction, transaction.revocationDate == nil,
+                let transactionId = transaction.transactionId
+            {
+                granted.insert(transactionId)
+            }
+        }
+        var found: [Anomaly] = []
+        var reported: Set<String> = []
+        for index in indices {
+            let event = events[index]
+            let isRefund = event.notificationType == "REFUND" || event.notificationType == "REVOKE"
+            guard let transaction = event.transaction, isRefund || transaction.revocationDate != nil,
+                let transactionId = transaction.transactionId, !granted.contains(transactionId),
+                !reported.contains(transactionId)
+            else { continue }
+            reported.insert(transactionId)
+            found.append(
+                Anomaly(
+                    kind: .refundWithoutPurchase, subscriptionID: id, items: [event.arrival], identifier: transactionId,
+                    detail: "\(event.name) revokes transaction \(transactionId), which no item showed granted"))
+        }
+        return found
+    }
+
+    /// Consecutive periods (distinct transactions by purchase date) with a lapse longer than
+    /// `gracePeriod` and no EXPIRED, DID_FAIL_TO_RENEW or GRACE_PERIOD_EXPIRED signed in it.
+    private func gaps(_ id: String, _ indices: [Int], gracePeriod: TimeInterval) -> [Anomaly] {
+        var periods: [String: (purchase: Int64, expires: Int64, index: Int)] = [:]
+        for index in indices {
+            guard let transaction = events[index].transaction, let transactionId = transaction.transactionId,
+                let purchase = transaction.purchaseDate, let expires = transaction.expiresDate,
+                periods[transactionId] == nil
+            else { continue }
+            periods[transactionId] = (purchase, expires, index)
+        }
+        let ordered = periods.values.sorted { ($0.purchase, $0.index) < ($1.purchase, $1.index) }
+        let lapseNotes: Set<String> = ["EXPIRED", "DID_FAIL_TO_RENEW", "GRACE_PERIOD_EXPIRED"]
+        let grace = Int64(gracePeriod * 1_000)
+        var found: [Anomaly] = []
+        for (previous, next) in zip(ordered, ordered.dropFirst()) where next.purchase > previous.expires + grace {
+            let told = indices.contains { index in
+                guard let type = events[index].notificationType, lapseNotes.contains(type),
+                    let signed = events[index].signedDate
+                else { return false }
+                return signed >= previous.purchase && signed <= next.purchase
+            }
+            guard !told else { continue }
+            let (before, after) = (events[previous.index], events[next.index])
+            found.append(
+                Anomaly(
+                    kind: .gap, subscriptionID: id, items: [before.arrival, after.arrival],
+                    identifier: after.transaction?.transactionId,
+                    detail: "transaction \(after.transaction?.transactionId ?? "?") was purchased "
+                        + "\(Self.date(next.purchase)), after transaction \(before.transaction?.transactionId ?? "?") "
+                        + "expired \(Self.date(previous.expires)), with no EXPIRED or DID_FAIL_TO_RENEW between"))
+        }
+        return found
+    }
+
+    /// What Apple's record (`record`: a fetched notification history or transaction history,
+    /// folded) holds and the inputs do not: every notification by `notificationUUID`, every
+    /// transaction by `transactionId`, in the record's order. A backfill must replay these.
+    public func reconcile(against record: Timeline) -> [Anomaly] {
+        var notifications: Set<String> = []
+        var transactions: Set<String> = []
+        for event in events {
+            if let uuid = event.notificationUUID { notifications.insert(uuid) }
+            if let transactionId = event.transaction?.transactionId { transactions.insert(transactionId) }
+        }
+        var found: [Anomaly] = []
+        var reported: Set<String> = []
+        for event in record.events {
+            if let uuid = event.notificationUUID {
+                guard !notifications.contains(uuid), reported.insert(uuid).inserted else { continue }
+                found.append(
+                    Anomaly(
+                        kind: .missed, subscriptionID: event.subscriptionID, items: [event.arrival], identifier: uuid,
+                        detail: "\(event.name) \(uuid) (signed \(event.signedDate.map(Self.date) ?? "?")) is in "
+                            + "Apple's record and not among the inputs"))
+            } else if let transactionId = event.transaction?.transactionId {
+                guard !transactions.contains(transactionId), reported.insert(transactionId).inserted else { continue }
+                found.append(
+                    Anomaly(
+                        kind: .missed, subscriptionID: event.subscriptionID, items: [event.arrival],
+                        identifier: transactionId,
+                        detail: "transaction \(transactionId) (purchased "
+                            + "\(event.transaction?.purchaseDate.map(Self.date) ?? "?")) is in Apple's record and no "
+                            + "input carries it"))
+            }
+        }
+        return found
+    }
+
+    /// Milliseconds since 1970 as ISO 8601.
+    static func date(_ milliseconds: Int64) -> String {
+        ISO8601.string(Date(timeIntervalSince1970: Double(milliseconds) / 1_000))
+    }
+}
