@@ -20,8 +20,9 @@ public struct MintedCA: Sendable {
         self.leaf = leaf
     }
 
-    /// A fresh CA whose leaf is valid from a day before `now` for `validDays` days, and whose root
-    /// and intermediate from 30 days before `now` to a year after the leaf.
+    /// A fresh CA whose leaf is valid from `backdateDays` days (default 1) before `now` for
+    /// `validDays` days, and whose root and intermediate from 30 days before `now` (or a day
+    /// before the leaf, when that is earlier) to a year after the leaf.
     ///
     /// - Parameters:
     ///   - validDays: how long the certificates stay valid (1 to 36,500).
@@ -30,13 +31,16 @@ public struct MintedCA: Sendable {
     ///     Information Access), or nil for none.
     public init(
         validDays: Int, rootCurve: KeyKind.Curve = .p384, now: Date = Date(),
-        ocspURLs: (intermediate: String?, leaf: String?) = (nil, nil)
+        ocspURLs: (intermediate: String?, leaf: String?) = (nil, nil), backdateDays: Int = 1
     ) throws(MintError) {
         let now = Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down))  // as certificates hold it
-        let start = now.addingTimeInterval(-86_400)
+        let backdate = Double(max(1, min(backdateDays, 36_500)))
+        let start = now.addingTimeInterval(-backdate * 86_400)
         let end = now.addingTimeInterval(Double(max(1, min(validDays, 36_500))) * 86_400)
         // The CAs outlast the leaf on both sides, so that a leaf out of date is the only defect.
-        let caValidity = (now.addingTimeInterval(-30 * 86_400), end.addingTimeInterval(365 * 86_400))
+        let caValidity = (
+            now.addingTimeInterval(-max(30, backdate + 1) * 86_400), end.addingTimeInterval(365 * 86_400)
+        )
         root = try CertificateIssuer.root(
             commonName: Self.rootCN, key: try .generate(.ec(rootCurve)), validity: caValidity)
         (intermediate, leaf) = try CertificateIssuer.chain(

@@ -12,6 +12,7 @@ enum ExitStatus: Int32, CaseIterable {
     case inactive = 6
     case invalidClaims = 7
     case notFound = 8
+    case anomaly = 9
     case usage = 64
     case unreadable = 66
     case unavailable = 69
@@ -72,6 +73,9 @@ enum ExitStatus: Int32, CaseIterable {
                 + "until the app has a Production release)"
         case .fetchMissing:
             "fetch: jwsinspect-fetch, the program that sends fetch's requests, is not installed beside jwsinspect"
+        case .anomaly:
+            "timeline --fail-on-anomaly: every item verified and the log has an anomaly (duplicate, conflict, "
+                + "out-of-order, refund-without-purchase, gap, missed)"
         case .usage:
             "usage: unknown option or bad option value (--at outside years 0001 to 9999), a --root file without a usable certificate"
         case .unreadable: "an input file, standard input (closed) or a --root file cannot be read"

@@ -170,7 +170,7 @@ import Testing
         #expect(
             InProcess.run(["help", "inspekt"]).stderr.hasPrefix(
                 "jwsinspect: help: no subcommand 'inspekt' (did you mean 'inspect'?); there are inspect, fetch, "
-                    + "sign, mint, verify-offer-v1, completion or help\n"))
+                    + "sign, mint, timeline, verify-offer-v1, completion or help\n"))
         #expect(
             InProcess.run(["help", "--man", "--mna"]).stderr.hasPrefix(
                 "jwsinspect: unknown option '--mna' (did you mean '--man'?)"))

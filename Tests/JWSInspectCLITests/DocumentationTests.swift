@@ -149,6 +149,7 @@ import Testing
                     case .fetch: _ = try FetchOptions.parse(rest)
                     case .sign: _ = try SignOptions.parse(rest)
                     case .mint: _ = try MintOptions.parse(rest)
+                    case .timeline: _ = try TimelineOptions.parse(rest)
                     case .verifyOfferV1: _ = try VerifyOfferV1Options.parse(rest)
                     case .completion: _ = try CompletionOptions.parse(rest)
                     case .help: _ = try HelpOptions.parse(rest)

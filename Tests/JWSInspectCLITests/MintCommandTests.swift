@@ -96,7 +96,7 @@ import Testing
 
     @Test(arguments: [
         (["mint", "ca"], "--out DIR is required"),
-        (["mint", "cert", "--out", "x"], "realtimeRequest or suite, not 'cert'"),
+        (["mint", "cert", "--out", "x"], "realtimeRequest, suite or timeline, not 'cert'"),
         (["mint", "ca", "--out", "x", "--valid-days", "0"], "--valid-days"),
         (["mint", "ca", "--out", "x", "--root-curve", "P-521"], "--root-curve"),
     ])

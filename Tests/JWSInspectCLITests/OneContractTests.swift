@@ -127,11 +127,13 @@ import Testing
         #expect(token.contains("usage: jwsinspect mint transaction|renewalInfo|"), "\(token)")
         let suite = InProcess.run(["mint", "suite"]).stderr
         #expect(suite.contains("usage: jwsinspect mint suite --ca DIR"), "\(suite)")
+        let timeline = InProcess.run(["mint", "timeline"]).stderr
+        #expect(timeline.contains("usage: jwsinspect mint timeline --ca DIR"), "\(timeline)")
         let ca = InProcess.run(["mint", "ca"]).stderr
         #expect(ca.contains("usage: jwsinspect mint ca --out DIR"), "\(ca)")
         // No kind, or an unknown one: every kind, not `mint ca`'s line as if ca were meant.
         let every =
-            "usage: jwsinspect mint ca|transaction|renewalInfo|notification|appTransaction|realtimeRequest|suite"
+            "usage: jwsinspect mint ca|transaction|renewalInfo|notification|appTransaction|realtimeRequest|suite|timeline"
         for arguments in [["mint"], ["mint", "bogus"], ["mint", "--ca", "x"]] {
             let stderr = InProcess.run(arguments).stderr
             #expect(stderr.contains(every + " [options] (see jwsinspect help mint)"), "\(arguments): \(stderr)")

@@ -33,7 +33,7 @@ enum Commands {
     /// The subcommands' names, known without building any documentation or option table: a
     /// run picks its subcommand by name, then builds that one's table alone.
     enum Name: String, CaseIterable {
-        case inspect, fetch, sign, mint
+        case inspect, fetch, sign, mint, timeline
         case verifyOfferV1 = "verify-offer-v1"
         case completion, help
     }
@@ -132,6 +132,7 @@ enum Commands {
             "mint ca --out DIR [--valid-days N] [--root-curve P-384|P-256] [--force]",
             "mint transaction|renewalInfo|notification|appTransaction|realtimeRequest --ca DIR [options]",
             "mint suite --ca DIR --out DIR2 [--bundle-id ID] [--environment ENV] [--force]",
+            "mint timeline --ca DIR [--clean] [--bundle-id ID] [--environment ENV]",
         ],
         discussion: [
             "mint ca writes an Apple-shaped test PKI to DIR: root.der and root.pem (self-signed, P-384 as Apple Root CA "
@@ -155,6 +156,11 @@ enum Commands {
                 + "or ES384, missing or one-certificate x5c, an untrusted root, an intermediate or leaf without "
                 + "Apple's OID, a leaf expired or not yet valid at signedDate, a DER signature, a crit header, wrong "
                 + "bundle ID or environment, a notification whose nested transaction's signature is bad).",
+            "mint timeline prints a webhook log, one {\"signedPayload\": …} body a line, of one monthly "
+                + "subscription's life from 65 days ago: a purchase, a renewal, a refund of the first month, a failed "
+                + "renewal in the billing grace period and its recovery. It is delivered as Apple delivers: the "
+                + "renewal twice and the recovery before the failure (--clean: each once, in signing order). The CA's "
+                + "leaf must be valid 65 days back: mint ca --backdate 70. jwsinspect timeline reads it.",
             "Exit status: 0, 64 for a usage error or an unusable CA folder or template, 66 when a file cannot be "
                 + "read, 74 when the folder cannot be created or a file or the output cannot be written.",
         ],
@@ -168,6 +174,11 @@ enum Commands {
                 "a notification, its nested transaction changed"
             ),
             ("mint suite --ca test-ca --bundle-id com.example.app --out suite", "a negative suite, with manifest.json"),
+            ("mint ca --out timeline-ca --backdate 70", "a test CA whose leaf signs data dated up to 70 days back"),
+            (
+                "mint timeline --ca timeline-ca > webhooks.jsonl",
+                "a subscription's webhook log as Apple delivers it (for jwsinspect timeline)"
+            ),
         ]
     )
 
@@ -208,6 +219,44 @@ enum Commands {
                 "a legacy offer signature with its nonce, timestamp and key ID"
             ),
         ])
+
+    static let timeline = CommandDoc(
+        name: Name.timeline.rawValue,
+        abstract:
+            "fold a webhook log into each subscription's state, and find what was duplicated, out of order or missed",
+        usage: ["timeline [options] [FILE | -]..."],
+        discussion: [
+            "Reads what inspect reads (webhook bodies, notification logs, transactions, renewal info, App Store Server "
+                + "API answers as fetch --save keeps them), verifies every item exactly as inspect does (the same "
+                + "roots, --at, expectations and exit statuses) and folds the verified ones, in input order; an item "
+                + "that fails verification is reported as skipped and never folded.",
+            "Each subscription (keyed by originalTransactionId; a one-time purchase by its transactionId) gets its "
+                + "state, decided by signing time, never by arrival: product, environment, appAccountTokens, the "
+                + "latest expiresDate, the revocation of the transaction that decides access, renewal intent from the "
+                + "latest-signed renewal info, and access at --at (else now) by inspect's rule; then its events by "
+                + "signedDate, with the items (input positions) that delivered each.",
+            "Anomalies, each with its items: duplicate (one notificationUUID delivered more than once), conflict (one "
+                + "notificationUUID with two signed payloads, or one transaction described two ways), out-of-order "
+                + "(an item that arrived after a later-signed one of its subscription), refund-without-purchase, gap "
+                + "(a renewal purchased after the previous period expired, beyond --grace-period, with no EXPIRED or "
+                + "DID_FAIL_TO_RENEW between) and, with --against Apple's record (the answers fetch notifications or "
+                + "fetch history keep with --save), missed: what a backfill must replay.",
+            "JSON records, in order: {\"type\":\"subscription\", originalTransactionId, productId, environment, "
+                + "grants, access, expiresDate, revoked, autoRenewStatus, appAccountTokens, events, anomalies} per "
+                + "subscription, {\"type\":\"anomaly\", kind, originalTransactionId, items, identifier, detail} per "
+                + "anomaly, {\"type\":\"skipped\", item, source, status} per item not folded, then "
+                + "{\"type\":\"summary\", …}.",
+            "Exit status: that of the first item that failed verification, as inspect's; else 9 with "
+                + "--fail-on-anomaly when there is an anomaly; else 0. 64 for a usage error, 66 when an input cannot "
+                + "be read.",
+        ],
+        options: TimelineOptions.table.map(\.doc),
+        positional: .files,
+        examples: [
+            ("timeline --root timeline-ca/root.der webhooks.jsonl", "each subscription's state, events and anomalies"),
+            ("timeline --root timeline-ca/root.der --brief webhooks.jsonl", "one line per subscription"),
+        ]
+    )
 
     static let verifyOfferV1 = CommandDoc(
         name: Name.verifyOfferV1.rawValue,

@@ -14,6 +14,7 @@ enum MintCommand {
         case .ca: return writeCA(to: options.out ?? ".", options, io: io)
         case .token(let kind): return mintToken(kind, options, io: io)
         case .suite: return writeSuite(options, io: io)
+        case .timeline: return mintTimeline(options, io: io)
         }
     }
 
@@ -49,7 +50,8 @@ enum MintCommand {
         do {
             ca = try MintedCA(
                 validDays: options.validDays, rootCurve: options.rootCurve, now: io.now,
-                ocspURLs: (options.intermediateOCSPURL ?? options.ocspURL, options.ocspURL))
+                ocspURLs: (options.intermediateOCSPURL ?? options.ocspURL, options.ocspURL),
+                backdateDays: options.backdateDays)
             files = try ca.files()
         } catch {
             io.error("mint ca: \(error)")

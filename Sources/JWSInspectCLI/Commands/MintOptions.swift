@@ -8,8 +8,9 @@ struct MintOptions: SubcommandOptions {
         case ca
         case token(MintKind)
         case suite
+        case timeline
 
-        static let names = ["ca"] + MintKind.allCases.map(\.rawValue) + ["suite"]
+        static let names = ["ca"] + MintKind.allCases.map(\.rawValue) + ["suite", "timeline"]
     }
 
     typealias Format = OutputFormat
@@ -17,6 +18,8 @@ struct MintOptions: SubcommandOptions {
     var kind: Kind?
     var out: String?
     var validDays = 3650
+    /// `mint ca --backdate N`: the leaf is valid from N days ago.
+    var backdateDays = 1
     var rootCurve: KeyKind.Curve = .p384
     /// `--ocsp-url`, `--intermediate-ocsp-url`: the responders `mint ca` writes into the AIA.
     var ocspURL: String?
@@ -30,6 +33,8 @@ struct MintOptions: SubcommandOptions {
     var notificationType = "SUBSCRIBED"
     /// `--allow-unknown-type`: a type or subtype Apple does not document is minted as given.
     var allowsUnknownType = false
+    /// `mint timeline --clean`: each notification once, in signing order.
+    var cleanTimeline = false
     var subtype: String?
     var format = Format.table
     var showHelp = false
@@ -53,6 +58,13 @@ struct MintOptions: SubcommandOptions {
                 + "from 30 days before to a year after it."
         ) { options, value throws(UsageError) in
             options.validDays = try ArgumentParser.wholeNumber(value, option: "--valid-days", in: 1...36_500)
+        },
+        OptionSpec(
+            ["--backdate"], .value("DAYS"), group: "mint ca",
+            help: "Make the leaf valid from DAYS days ago (1 to 36500; default 1), to sign data dated in the past: "
+                + "mint timeline's log starts 65 days ago."
+        ) { options, value throws(UsageError) in
+            options.backdateDays = try ArgumentParser.wholeNumber(value, option: "--backdate", in: 1...36_500)
         },
         OptionSpec(
             ["--root-curve"], .choice(["P-384", "P-256"]), group: "mint ca",
@@ -94,6 +106,11 @@ struct MintOptions: SubcommandOptions {
                 help: "The CA folder mint ca wrote: its leaf key signs, its certificates are the x5c.",
                 completes: .files
             ) { options, value in options.ca = value },
+            OptionSpec(
+                ["--clean"], group: "minting a token",
+                help: "mint timeline: each notification once, in signing order (by default the renewal is "
+                    + "delivered twice and the billing recovery before the failure, as deliveries really go)."
+            ) { options, _ in options.cleanTimeline = true },
             OptionSpec(
                 ["--bundle-id"], .value("ID"), group: "minting a token",
                 help: "The app's bundle ID in the payload (default com.example.app)."
@@ -152,6 +169,11 @@ struct MintOptions: SubcommandOptions {
             options.kind = .ca
             guard options.out != nil else {
                 throw UsageError("mint ca: --out DIR is required (the folder to write to)")
+            }
+        } else if given.lowercased() == "timeline" {
+            options.kind = .timeline
+            guard options.ca != nil else {
+                throw UsageError("mint timeline: --ca DIR is required (a folder mint ca wrote)")
             }
         } else if given.lowercased() == "suite" {
             options.kind = .suite

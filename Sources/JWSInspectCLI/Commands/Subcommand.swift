@@ -45,6 +45,14 @@ extension MintCommand: Subcommand {
     static func parse(_ arguments: [String]) throws(UsageError) -> MintOptions { try MintOptions.parse(arguments) }
 }
 
+extension TimelineCommand: Subcommand {
+    static let name = Commands.Name.timeline
+    static var doc: CommandDoc { Commands.timeline }
+    static func parse(_ arguments: [String]) throws(UsageError) -> TimelineOptions {
+        try TimelineOptions.parse(arguments)
+    }
+}
+
 extension VerifyOfferV1Command: Subcommand {
     static let name = Commands.Name.verifyOfferV1
     static var doc: CommandDoc { Commands.verifyOfferV1 }
@@ -71,8 +79,8 @@ extension Commands {
     /// Every subcommand, in the order help lists them: the one registry (a test holds `all` and
     /// `Name` to it).
     static let registry: [any Subcommand.Type] = [
-        InspectCommand.self, FetchCommand.self, SignCommand.self, MintCommand.self, VerifyOfferV1Command.self,
-        CompletionCommand.self, HelpCommand.self,
+        InspectCommand.self, FetchCommand.self, SignCommand.self, MintCommand.self, TimelineCommand.self,
+        VerifyOfferV1Command.self, CompletionCommand.self, HelpCommand.self,
     ]
 
     /// The subcommand of that name.

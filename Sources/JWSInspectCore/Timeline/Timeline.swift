@@ -101,6 +101,9 @@ public struct Timeline: Sendable {
     private var byUUID: [String: Int] = [:]
     private var arrivals = 0
 
+    /// The items added so far: folded, repeated, skipped or unrelated.
+    public var items: Int { arrivals }
+
     public init() {}
 
     /// Folds one inspection (an item of the input, in order). A failed one is skipped; a valid

@@ -5,7 +5,7 @@ _jwsinspect() {
     if [[ "$cur" == "=" ]]; then cur=""; elif [[ "$prev" == "=" && $COMP_CWORD -ge 2 ]]; then prev="${COMP_WORDS[COMP_CWORD-2]}"; fi
     local command=inspect
     if [[ $COMP_CWORD -gt 1 ]]; then
-        case "${COMP_WORDS[1]}" in inspect|fetch|sign|mint|verify-offer-v1|completion|help) command="${COMP_WORDS[1]}" ;; esac
+        case "${COMP_WORDS[1]}" in inspect|fetch|sign|mint|timeline|verify-offer-v1|completion|help) command="${COMP_WORDS[1]}" ;; esac
     fi
     case "$command" in
     inspect)
@@ -29,7 +29,7 @@ _jwsinspect() {
         --key-id) return ;;
         esac
         if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--at --root --x509-strict --check-revocation --require-revocation-check --revocation-cache --no-verify --bundle-id --app-apple-id --environment --account-token --device-id --require-active --type --format --json --quiet -q --brief --time-zone --summary --jobs -j --first-line --color --no-color --help -h --version --timeout --key --key-id" -- "$cur")); return; fi
-        [[ $COMP_CWORD -eq 1 ]] && COMPREPLY=($(compgen -W "inspect fetch sign mint verify-offer-v1 completion help" -- "$cur"))
+        [[ $COMP_CWORD -eq 1 ]] && COMPREPLY=($(compgen -W "inspect fetch sign mint timeline verify-offer-v1 completion help" -- "$cur"))
         compopt -o filenames 2>/dev/null; COMPREPLY+=($(compgen -f -- "$cur"))
         ;;
     fetch)
@@ -98,6 +98,7 @@ _jwsinspect() {
         case "$prev" in
         --out|-o) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --valid-days) return ;;
+        --backdate) return ;;
         --root-curve) COMPREPLY=($(compgen -W "P-384 P-256" -- "$cur")); return ;;
         --ocsp-url) return ;;
         --intermediate-ocsp-url) return ;;
@@ -110,8 +111,27 @@ _jwsinspect() {
         --notification-subtype|--subtype) return ;;
         --format) COMPREPLY=($(compgen -W "table json jsonl" -- "$cur")); return ;;
         esac
-        if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--out -o --valid-days --root-curve --ocsp-url --intermediate-ocsp-url --force --ca --bundle-id --environment --set --from --notification-type --notification-subtype --subtype --allow-unknown-type --format --json --help -h --version" -- "$cur")); return; fi
-        COMPREPLY=($(compgen -W "ca transaction renewalInfo notification appTransaction realtimeRequest suite" -- "$cur"))
+        if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--out -o --valid-days --backdate --root-curve --ocsp-url --intermediate-ocsp-url --force --ca --clean --bundle-id --environment --set --from --notification-type --notification-subtype --subtype --allow-unknown-type --format --json --help -h --version" -- "$cur")); return; fi
+        COMPREPLY=($(compgen -W "ca transaction renewalInfo notification appTransaction realtimeRequest suite timeline" -- "$cur"))
+        ;;
+    timeline)
+        case "$prev" in
+        --at) return ;;
+        --root) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --revocation-cache) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --bundle-id) return ;;
+        --app-apple-id) return ;;
+        --environment) COMPREPLY=($(compgen -W "Production Sandbox Xcode LocalTesting" -- "$cur")); return ;;
+        --account-token) return ;;
+        --device-id) return ;;
+        --against) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --customer) return ;;
+        --grace-period) return ;;
+        --jobs|-j) return ;;
+        --format) COMPREPLY=($(compgen -W "table json jsonl" -- "$cur")); return ;;
+        esac
+        if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--at --root --x509-strict --check-revocation --require-revocation-check --revocation-cache --bundle-id --app-apple-id --environment --account-token --device-id --against --customer --grace-period --fail-on-anomaly --brief --jobs -j --format --json --help -h --version" -- "$cur")); return; fi
+        compopt -o filenames 2>/dev/null; COMPREPLY+=($(compgen -f -- "$cur"))
         ;;
     verify-offer-v1)
         case "$prev" in
@@ -138,7 +158,7 @@ _jwsinspect() {
         case "$prev" in
         esac
         if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--man --help -h --version" -- "$cur")); return; fi
-        COMPREPLY=($(compgen -W "inspect fetch sign mint verify-offer-v1 completion help" -- "$cur"))
+        COMPREPLY=($(compgen -W "inspect fetch sign mint timeline verify-offer-v1 completion help" -- "$cur"))
         ;;
     esac
 }

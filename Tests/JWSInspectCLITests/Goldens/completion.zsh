@@ -8,6 +8,7 @@ _jwsinspect() {
         'fetch:ask the App Store Server API, then verify and show every JWS of its answer'
         'sign:make a developer-signed token or offer signature with an App Store Connect In-App Purchase key'
         'mint:make signed App Store test data of one'\''s own (NOT Apple'\''s)\: a test CA and tokens signed with it'
+        'timeline:fold a webhook log into each subscription'\''s state, and find what was duplicated, out of order or missed'
         'verify-offer-v1:verify a legacy (StoreKit 1) promotional offer signature with the developer'\''s key'
         'completion:print a shell completion script'
         'help:show help for jwsinspect or one subcommand, or its man page'
@@ -140,11 +141,13 @@ _jwsinspect() {
             '(--out -o)--out=[The folder to write the CA to (created, mode 0700, with its parents)]:file:_files' \
             '(--out -o)-o+[The folder to write the CA to (created, mode 0700, with its parents)]:file:_files' \
             '--valid-days=[How long the leaf is valid, from a day ago (1 to 36500; default 3650); the root and intermediate from 30 days before to a year after it]:N: ' \
+            '--backdate=[Make the leaf valid from DAYS days ago (1 to 36500; default 1), to sign data dated in the past\: mint timeline'\''s log starts 65 days ago]:DAYS: ' \
             '--root-curve=[The root'\''s key\: P-384 as Apple Root CA - G3 (default), or P-256]:value:(P-384 P-256)' \
             '--ocsp-url=[Name this OCSP responder in the intermediate'\''s and the leaf'\''s Authority Information Access, and write index files for openssl ocsp (README.txt says how to run it)\: test revocation checks]:URL: ' \
             '--intermediate-ocsp-url=[The intermediate'\''s responder instead (its issuer is the root, so openssl ocsp answers for it with another -CA\: a second responder)]:URL: ' \
             '--force[Write into a folder that is not empty (its files of the same names are replaced; a symbolic link in their place is refused)]' \
             '--ca=[The CA folder mint ca wrote\: its leaf key signs, its certificates are the x5c]:file:_files' \
+            '--clean[mint timeline\: each notification once, in signing order (by default the renewal is delivered twice and the billing recovery before the failure, as deliveries really go)]' \
             '--bundle-id=[The app'\''s bundle ID in the payload (default com.example.app)]:ID: ' \
             '--environment=[The environment in the payload (default Sandbox)]:value:(Production Sandbox Xcode LocalTesting)' \
             '--set=[Set a payload member, dotted for nested ones (data.status=1; at most 64 levels); VALUE is JSON when it parses as JSON, else a string]:PATH=VALUE: ' \
@@ -158,7 +161,34 @@ _jwsinspect() {
             '(--help -h)--help[This help]' \
             '(--help -h)-h[This help]' \
             '--version[The version, and the OpenSSL in use]' \
-            '1:value:(ca transaction renewalInfo notification appTransaction realtimeRequest suite)'
+            '1:value:(ca transaction renewalInfo notification appTransaction realtimeRequest suite timeline)'
+        ;;
+    timeline)
+        _arguments -s \
+            '--at=[Check certificate validity at this time instead of the payload'\''s signedDate (else receiptCreationDate, for app transactions)]:now|DATE: ' \
+            '*--root=[Trust the root certificates of FILE (DER, or PEM with one or more) instead of the embedded Apple roots; repeatable]:file:_files' \
+            '--x509-strict[Fail chains that OpenSSL'\''s X509_V_FLAG_X509_STRICT checks refuse, as Apple'\''s Python library does (by default they are RFC 5280-valid with a note)]' \
+            '--check-revocation[Ask the OCSP responder each certificate below the root names (its Authority Information Access) whether it is revoked, now\: revoked fails the chain (exit 2); no usable answer exits 75 (try again)]' \
+            '--require-revocation-check[As --check-revocation, and a certificate naming no OCSP responder fails the chain (exit 2) instead of being noted]' \
+            '--revocation-cache=[Keep signed OCSP answers in DIR (files readable by you only) until their nextUpdate, for runs of one token each; what is read is verified again]:file:_files' \
+            '--bundle-id=[The app'\''s bundle ID]:ID: ' \
+            '--app-apple-id=[The app'\''s Apple ID (where the payload carries one)]:N: ' \
+            '--environment=[The environment the data must come from]:value:(Production Sandbox Xcode LocalTesting)' \
+            '--account-token=[The transaction'\''s (or renewal info'\''s) appAccountToken]:UUID: ' \
+            '--device-id=[The device'\''s AppStore.deviceVerificationID, checked against deviceVerification and its nonce (SHA-384)]:UUID: ' \
+            '--against=[Apple'\''s record\: the answers fetch notifications or fetch history keep with --save (signed, so verified too; repeatable)]:file:_files' \
+            '--customer=[Keep only the subscriptions whose transactions carry this appAccountToken]:UUID: ' \
+            '--grace-period=[The app'\''s billing grace period (0 to 60 days; default 0)\: a renewal purchased within it after the previous period expired is no gap]:DAYS: ' \
+            '--fail-on-anomaly[Exit 9 when an anomaly is found (and every item verified)]' \
+            '--brief[One state line per subscription (tables only)]' \
+            '(--jobs -j)--jobs=[Verification threads (default\: one per core)]:N: ' \
+            '(--jobs -j)-j+[Verification threads (default\: one per core)]:N: ' \
+            '--format=[Readable timelines (the default); one pretty JSON object per record; or one compact JSON object per line]:value:(table json jsonl)' \
+            '--json[Short for --format json]' \
+            '(--help -h)--help[This help]' \
+            '(--help -h)-h[This help]' \
+            '--version[The version, and the OpenSSL in use]' \
+            '*:input:_files'
         ;;
     verify-offer-v1)
         _arguments -s \
@@ -192,7 +222,7 @@ _jwsinspect() {
             '(--help -h)--help[This help]' \
             '(--help -h)-h[This help]' \
             '--version[The version, and the OpenSSL in use]' \
-            '1:subcommand:(inspect fetch sign mint verify-offer-v1 completion help)'
+            '1:subcommand:(inspect fetch sign mint timeline verify-offer-v1 completion help)'
         ;;
     esac
 }

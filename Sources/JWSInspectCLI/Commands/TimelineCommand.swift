@@ -1,0 +1,113 @@
+internal import FoundationEssentials
+internal import JWSInspectCore
+
+/// `jwsinspect timeline [options] [INPUT…]`: reads what inspect reads, verifies every item as
+/// inspect does, folds the verified ones into each subscription's state (`Timeline`) and reports
+/// what is wrong between them: duplicated, conflicting, out of order, a refund without its
+/// purchase, a gap, and (with `--against`) what Apple's record holds and the log does not.
+enum TimelineCommand {
+    static func run(_ options: TimelineOptions, io: CommandIO) -> Int32 {
+        if options.showHelp { return Output.print(HelpText.of(Commands.timeline), io: io) }
+        let trustStore: TrustStore?
+        switch RootFiles.trustStore(options.inspect.rootFiles) {
+        case .success(let store): trustStore = store
+        case .failure(let failure):
+            io.error(failure.message)
+            return failure.status.rawValue
+        }
+        options.inspect.warnings.forEach(io.error)
+        let revocation: RevocationCheck?
+        switch RevocationCheck.make(
+            options.inspect, timeout: options.inspect.revocationTimeout ?? InspectOptions.defaultRevocationTimeout)
+        {
+        case .success(let made): revocation = made
+        case .failure(let failure):
+            io.error(failure.message)
+            return failure.status.rawValue
+        }
+        let verification = options.inspect.verificationOptions(
+            trustStore: trustStore, now: io.now, revocation: revocation)
+        let engine = BatchEngine(verifier: Verifier(options: verification), jobs: options.inspect.jobs)
+        var fold = Fold(engine: engine, io: io)
+        for input in options.inputs.isEmpty ? ["-"] : options.inputs { fold.read(input) }
+        var record = Fold(engine: engine, io: io)
+        for file in options.against { record.read(file) }
+        revocation?.warnings.forEach(io.error)
+
+        let timeline = fold.timeline
+        var subscriptions = timeline.subscriptions(at: verification.accessTime)
+        if let customer = options.customer?.uuidString.lowercased() {
+            subscriptions = subscriptions.filter { $0.appAccountTokens.contains(customer) }
+        }
+        let kept = Set(subscriptions.map(\.id))
+        var anomalies = timeline.anomalies(gracePeriod: options.gracePeriod)
+        if !options.against.isEmpty { anomalies += timeline.reconcile(against: record.timeline) }
+        if options.customer != nil { anomalies = anomalies.filter { $0.subscriptionID.map(kept.contains) ?? false } }
+
+        let report = TimelineReport(
+            timeline: timeline, record: options.against.isEmpty ? nil : record.timeline, subscriptions: subscriptions,
+            anomalies: anomalies)
+        let output = Output(io)
+        switch options.format {
+        case .table: output.write(options.brief ? report.brief() : report.tables())
+        case .json, .jsonl:
+            for object in report.records() {
+                output.write(OrderedJSON.object(object).serialized(pretty: options.format == .json) + "\n")
+            }
+        }
+        if let status = output.finish(io) { return status }
+        if let failure = fold.firstFailure ?? record.firstFailure { return failure.rawValue }
+        if options.failOnAnomaly, !anomalies.isEmpty { return ExitStatus.anomaly.rawValue }
+        return ExitStatus.success.rawValue
+    }
+
+    /// Inputs read, verified and folded, in input order; the first failure's exit status.
+    struct Fold {
+        let engine: BatchEngine
+        let io: CommandIO
+        var timeline = Timeline()
+        var firstFailure: ExitStatus?
+
+        init(engine: BatchEngine, io: CommandIO) {
+            self.engine = engine
+            self.io = io
+        }
+
+        mutating func read(_ input: String) {
+            switch InputReader.open(input, position: 1, io: io, onStall: {}) {
+            case .unreadable(let message):
+                io.error(message)
+                firstFailure = firstFailure ?? .unreadable
+            case .malformed(let origin, let reason):
+                verify([.item(.malformed(source: origin, reason: reason))])
+            case .stream(let origin, var stream):
+                var batch: [BatchEngine.Work] = []
+                let before = timeline.items
+                while let record = stream.nextRecord() {
+                    batch.append(.record(record))
+                    if batch.count >= engine.batchSize {
+                        verify(batch)
+                        batch.removeAll(keepingCapacity: true)
+                    }
+                }
+                verify(batch)
+                if timeline.items == before, stream.readError == nil {
+                    verify([.item(InputReader.nothingFound(in: stream, origin: origin))])
+                }
+                if let error = stream.readError {
+                    io.error(error)
+                    firstFailure = firstFailure ?? .unreadable
+                }
+            }
+        }
+
+        private mutating func verify(_ work: [BatchEngine.Work]) {
+            var inspections: [Inspection] = []
+            _ = engine.run(work, outcome: { $0 }) { inspections.append($0) }
+            for inspection in inspections {
+                if inspection.status.isFailure, firstFailure == nil { firstFailure = ExitStatus(inspection.status) }
+                timeline.add(inspection)
+            }
+        }
+    }
+}

@@ -1,0 +1,197 @@
+internal import FoundationEssentials
+internal import JWSInspectCore
+
+/// What `jwsinspect timeline` prints: per subscription its state and its events in signing
+/// order, then the anomalies, the items skipped and a summary; as tables or as JSON records
+/// (`{"type": "subscription" | "anomaly" | "skipped" | "summary", …}`, in that order).
+struct TimelineReport {
+    let timeline: Timeline
+    /// Apple's record (`--against`), when given.
+    let record: Timeline?
+    let subscriptions: [Timeline.Subscription]
+    let anomalies: [Timeline.Anomaly]
+
+    // MARK: - Tables
+
+    func tables() -> String {
+        var out = ""
+        for subscription in subscriptions {
+            out += stateLine(subscription) + "\n"
+            let renews = subscription.autoRenewStatus.map { $0 == 1 ? "on" : "off" } ?? "unknown"
+            let tokens =
+                subscription.appAccountTokens.isEmpty ? "none" : subscription.appAccountTokens.joined(separator: ", ")
+            out += "  \(subscription.access.explanation)\n"
+            out += "  auto-renew \(renews) · appAccountToken \(tokens)\n"
+            for index in subscription.events {
+                out += "  " + eventLine(timeline.events[index], repeats: timeline.repeats[index] ?? []) + "\n"
+            }
+            let own = anomalies.filter { $0.subscriptionID == subscription.id }
+            for anomaly in own { out += "  ! \(anomaly.kind.rawValue): \(anomaly.detail) (\(items(anomaly)))\n" }
+            out += "\n"
+        }
+        let others = anomalies.filter { anomaly in !subscriptions.contains { $0.id == anomaly.subscriptionID } }
+        if !others.isEmpty {
+            out += "OTHER ANOMALIES\n"
+            for anomaly in others { out += "  ! \(anomaly.kind.rawValue): \(anomaly.detail) (\(items(anomaly)))\n" }
+            out += "\n"
+        }
+        if !timeline.skipped.isEmpty {
+            out += "SKIPPED (failed verification: not folded)\n"
+            for item in timeline.skipped { out += "  item \(item.arrival)  \(item.status.rawValue)  \(item.source)\n" }
+            out += "\n"
+        }
+        return out + summaryLine() + "\n"
+    }
+
+    /// One line per subscription and the summary (`--brief`).
+    func brief() -> String {
+        subscriptions.map { stateLine($0) + "\n" }.joined() + summaryLine() + "\n"
+    }
+
+    /// "SUBSCRIPTION 2000… · com.example.pro · Sandbox · grants access until 2026-03-01 · 2 anomalies".
+    private func stateLine(_ subscription: Timeline.Subscription) -> String {
+        let count = anomalies.filter { $0.subscriptionID == subscription.id }.count
+        return "SUBSCRIPTION \(subscription.id) · \(subscription.productId ?? "(no productId)") · "
+            + "\(subscription.environment ?? "(no environment)") · \(subscription.access.briefPhrase)"
+            + (count == 0 ? "" : " · \(count) \(count == 1 ? "anomaly" : "anomalies")")
+    }
+
+    /// "2025-01-31T00:00:00.000Z  ↻ DID_RENEW  item 2 (and 3)  uuid  transaction 1001".
+    private func eventLine(_ event: Timeline.Event, repeats: [Int]) -> String {
+        let when = event.signedDate.map(Self.date) ?? "(no signedDate)"
+        let delivered = "item \(([event.arrival] + repeats).map(String.init).joined(separator: ", "))"
+        var line = "\(when)  \(Self.glyph(event)) \(event.name)  \(delivered)"
+        if let uuid = event.notificationUUID { line += "  \(uuid)" }
+        if let transaction = event.transaction?.transactionId { line += "  transaction \(transaction)" }
+        if let revoked = event.transaction?.revocationDate { line += " (revoked \(Self.date(revoked)))" }
+        return line
+    }
+
+    /// A glyph per kind of event: + purchase, ↻ renewal, ↩ refund or revocation, ✕ expiry,
+    /// ! billing retry, ~ grace period, $ a transaction, r renewal info, · anything else.
+    static func glyph(_ event: Timeline.Event) -> String {
+        switch event.kind {
+        case .transaction: return "$"
+        case .renewalInfo: return "r"
+        case .notification(let type, let subtype):
+            switch type {
+            case "SUBSCRIBED", "ONE_TIME_CHARGE": return "+"
+            case "DID_RENEW", "RENEWAL_EXTENDED": return "↻"
+            case "REFUND", "REVOKE": return "↩"
+            case "EXPIRED", "GRACE_PERIOD_EXPIRED": return "✕"
+            case "DID_FAIL_TO_RENEW": return subtype == "GRACE_PERIOD" ? "~" : "!"
+            default: return "·"
+            }
+        }
+    }
+
+    private func items(_ anomaly: Timeline.Anomaly) -> String {
+        let noun = anomaly.kind == .missed ? "record item" : "item"
+        return "\(noun)\(anomaly.items.count == 1 ? "" : "s") " + anomaly.items.map(String.init).joined(separator: ", ")
+    }
+
+    private func summaryLine() -> String {
+        let repeats = timeline.repeats.values.reduce(0) { $0 + $1.count }
+        var line = "\(timeline.items) items: \(timeline.events.count) folded"
+        if repeats > 0 { line += " (\(repeats) repeated deliver\(repeats == 1 ? "y" : "ies"))" }
+        line += ", \(timeline.skipped.count) skipped"
+        if timeline.unrelated > 0 { line += ", \(timeline.unrelated) of no subscription" }
+        line += "; \(subscriptions.count) subscription\(subscriptions.count == 1 ? "" : "s"); "
+        let counts = Timeline.Anomaly.Kind.allCases.compactMap { kind -> String? in
+            let count = anomalies.filter { $0.kind == kind }.count
+            return count == 0 ? nil : "\(count) \(kind.rawValue)"
+        }
+        line += counts.isEmpty ? "no anomaly" : "anomalies: " + counts.joined(separator: ", ")
+        if let record { line += "; Apple's record: \(record.items) items" }
+        return line
+    }
+
+    // MARK: - JSON records
+
+    func records() -> [OrderedJSON.Object] {
+        var records: [OrderedJSON.Object] = subscriptions.map(subscriptionRecord)
+        records += anomalies.map { anomalyRecord($0, type: true) }
+        records += timeline.skipped.map { item in
+            [
+                ("type", .string("skipped")), ("item", .integer(Int64(item.arrival))),
+                ("source", .string(item.source)), ("status", .string(item.status.rawValue)),
+            ]
+        }
+        var counts = OrderedJSON.Object()
+        for kind in Timeline.Anomaly.Kind.allCases {
+            counts.add(kind.rawValue, .integer(Int64(anomalies.filter { $0.kind == kind }.count)))
+        }
+        records.append([
+            ("type", .string("summary")), ("items", .integer(Int64(timeline.items))),
+            ("folded", .integer(Int64(timeline.events.count))),
+            ("repeatedDeliveries", .integer(Int64(timeline.repeats.values.reduce(0) { $0 + $1.count }))),
+            ("skipped", .integer(Int64(timeline.skipped.count))), ("unrelated", .integer(Int64(timeline.unrelated))),
+            ("subscriptions", .integer(Int64(subscriptions.count))), ("anomalies", .object(counts)),
+            ("recordItems", record.map { .integer(Int64($0.items)) } ?? .null),
+        ])
+        return records
+    }
+
+    private func subscriptionRecord(_ subscription: Timeline.Subscription) -> OrderedJSON.Object {
+        let revoked: OrderedJSON =
+            subscription.revocationDate.map { date in
+                .object([
+                    ("date", .string(Self.date(date))),
+                    ("reason", subscription.revocationReason.map(OrderedJSON.integer) ?? .null),
+                ])
+            } ?? .null
+        let events: [OrderedJSON] = subscription.events.map { index in
+            let event = timeline.events[index]
+            let subtype: String?
+            if case .notification(_, let found) = event.kind { subtype = found } else { subtype = nil }
+            let kind: String
+            switch event.kind {
+            case .notification(let type, _): kind = type
+            case .transaction: kind = "transaction"
+            case .renewalInfo: kind = "renewalInfo"
+            }
+            return .object([
+                ("item", .integer(Int64(event.arrival))), ("source", .string(event.source)),
+                ("signedDate", event.signedDate.map { .string(Self.date($0)) } ?? .null), ("type", .string(kind)),
+                ("subtype", subtype.map(OrderedJSON.string) ?? .null),
+                ("notificationUUID", event.notificationUUID.map(OrderedJSON.string) ?? .null),
+                ("transactionId", event.transaction?.transactionId.map(OrderedJSON.string) ?? .null),
+                ("deliveries", .array(([event.arrival] + (timeline.repeats[index] ?? [])).map { .integer(Int64($0)) })),
+            ])
+        }
+        return [
+            ("type", .string("subscription")), ("originalTransactionId", .string(subscription.id)),
+            ("productId", subscription.productId.map(OrderedJSON.string) ?? .null),
+            ("environment", subscription.environment.map(OrderedJSON.string) ?? .null),
+            ("grants", subscription.access.grantsAccess.map(OrderedJSON.bool) ?? .null),
+            ("access", .string(subscription.access.explanation)),
+            ("expiresDate", subscription.expiresDate.map { .string(Self.date($0)) } ?? .null),
+            ("revoked", revoked),
+            ("autoRenewStatus", subscription.autoRenewStatus.map(OrderedJSON.integer) ?? .null),
+            ("appAccountTokens", .array(subscription.appAccountTokens.map(OrderedJSON.string))),
+            ("events", .array(events)),
+            (
+                "anomalies",
+                .array(
+                    anomalies.filter { $0.subscriptionID == subscription.id }.map {
+                        .object(anomalyRecord($0, type: false))
+                    })
+            ),
+        ]
+    }
+
+    private func anomalyRecord(_ anomaly: Timeline.Anomaly, type: Bool) -> OrderedJSON.Object {
+        var object = OrderedJSON.Object()
+        if type { object.add("type", .string("anomaly")) }
+        object.add("kind", .string(anomaly.kind.rawValue))
+        object.add("originalTransactionId", anomaly.subscriptionID.map(OrderedJSON.string) ?? .null)
+        object.add("items", .array(anomaly.items.map { .integer(Int64($0)) }))
+        object.add("identifier", anomaly.identifier.map(OrderedJSON.string) ?? .null)
+        object.add("detail", .string(anomaly.detail))
+        return object
+    }
+
+    static func date(_ milliseconds: Int64) -> String {
+        ISO8601.string(Date(timeIntervalSince1970: Double(milliseconds) / 1_000))
+    }
+}
