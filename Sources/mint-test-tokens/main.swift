@@ -2,6 +2,7 @@
 //
 //   mint-test-tokens COUNT OUT_DIR [CA_DIR]
 //   mint-test-tokens receipt ENTRIES SIZE OUT_DIR
+//   mint-test-tokens timeline NOTIFICATIONS SUBSCRIPTIONS OUT_DIR
 //
 // The first writes OUT_DIR/root.pem (the test root to pass with --root) and
 // OUT_DIR/tokens.jws (COUNT tokens, one per line, all from one chain, every
@@ -40,6 +41,55 @@ if arguments.count == 5, arguments[1] == "receipt" {
     try Data(chain.root.pem.utf8).write(to: folder.appendingPathComponent("receipt-root.pem"))
     try Data(receipt).write(to: folder.appendingPathComponent("receipt.der"))
     print("minted a receipt of \(entries) in-app entries, \(receipt.count) bytes, into \(folder.path)")
+    exit(0)
+}
+
+if arguments.count == 5, arguments[1] == "timeline" {
+    // A webhook log for `jwsinspect timeline`'s memory figure: NOTIFICATIONS DID_RENEW bodies,
+    // round robin over SUBSCRIPTIONS subscriptions, each nesting its month's transaction, all
+    // signed in the last year by a leaf valid then (OUT_DIR/root.pem, OUT_DIR/log.jsonl).
+    guard let total = Int(arguments[2]), total > 0, let subscriptions = Int(arguments[3]), subscriptions > 0 else {
+        usage()
+    }
+    let folder = URL(fileURLWithPath: arguments[4])
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let chain = AppleShapedChain(
+        leafNotBefore: now.addingTimeInterval(-2 * year), leafNotAfter: now.addingTimeInterval(year))
+    try Data(chain.root.pem.utf8).write(to: folder.appendingPathComponent("root.pem"))
+    let start = Int64((now.timeIntervalSince1970 - year) * 1000)
+    let handle = try FileHandle(
+        forWritingTo: {
+            let url = folder.appendingPathComponent("log.jsonl")
+            _ = FileManager.default.createFile(atPath: url.path, contents: nil)
+            return url
+        }())
+    var buffer = ""
+    for index in 0..<total {
+        let subscription = index % subscriptions
+        let period = Int64(index / subscriptions)
+        let original = String(3_000_000_000_000_000 + subscription)
+        let purchase = start + period * 3_600_000
+        let transaction = """
+            {"transactionId":"\(4_000_000_000_000_000 + index)","originalTransactionId":"\(original)",\
+            "bundleId":"com.example.app","productId":"pro.monthly","purchaseDate":\(purchase),\
+            "originalPurchaseDate":\(start),"expiresDate":\(purchase + 3_600_000),"quantity":1,\
+            "type":"Auto-Renewable Subscription","inAppOwnershipType":"PURCHASED","signedDate":\(purchase),\
+            "environment":"Sandbox"}
+            """
+        let notification = """
+            {"notificationType":"DID_RENEW","notificationUUID":"\(UUID().uuidString.lowercased())","data":{\
+            "bundleId":"com.example.app","environment":"Sandbox","signedTransactionInfo":\
+            "\(chain.sign(payloadJSON: transaction))"},"version":"2.0","signedDate":\(purchase)}
+            """
+        buffer += "{\"signedPayload\":\"\(chain.sign(payloadJSON: notification))\"}\n"
+        if buffer.utf8.count > 1 << 20 {
+            handle.write(Data(buffer.utf8))
+            buffer = ""
+        }
+    }
+    handle.write(Data(buffer.utf8))
+    try handle.close()
+    print("minted a log of \(total) notifications of \(subscriptions) subscriptions into \(folder.path)")
     exit(0)
 }
 

@@ -57,31 +57,22 @@ extension Timeline {
     private func subscription(_ id: String, _ indices: [Int], at date: Date) -> Subscription {
         let ordered = bySigningTime(indices)
         let transactions = ordered.compactMap { events[$0].transaction }
-        let renewals = ordered.compactMap { events[$0].renewal }
         // The transaction that decides access: the latest period (greatest expiresDate, else
         // purchaseDate), the later-signed of equals; revoked if any item says so.
-        func period(_ transaction: Transaction) -> Int64 { transaction.expiresDate ?? transaction.purchaseDate ?? 0 }
-        var decider = transactions.last
-        for transaction in transactions where decider.map({ period(transaction) >= period($0) }) ?? true {
-            decider = transaction
-        }
-        if let current = decider, current.revocationDate == nil,
-            let revoked = transactions.last(where: {
-                $0.transactionId == current.transactionId && $0.revocationDate != nil
-            })
-        {
-            decider = revoked
-        }
+        var decider = deciders[id]
+        if let transactionId = decider?.transactionId, let revocation = revoked[transactionId] { decider = revocation }
         let access =
-            decider.map { Entitlement.access(kind: .transaction, payload: $0.accessMembers, at: date) }
+            decider.map { Entitlement.access(kind: .transaction, payload: $0.access, at: date) }
             ?? .undecided("no transaction of it was seen", brief: "no transaction")
+        let deciding = transactions.last { $0.transactionId != nil && $0.transactionId == decider?.transactionId }
         return Subscription(
-            id: id, productId: transactions.last?.productId ?? decider?.productId,
+            id: id, productId: transactions.last?.productId ?? deciding?.productId,
             environment: transactions.last?.environment,
             appAccountTokens: Array(Set(transactions.compactMap(\.appAccountToken))).sorted(),
-            expiresDate: transactions.compactMap(\.expiresDate).max(), revocationDate: decider?.revocationDate,
-            revocationReason: decider?.revocationReason,
-            autoRenewStatus: renewals.max { ($0.signedDate ?? .min) < ($1.signedDate ?? .min) }?.autoRenewStatus,
+            expiresDate: transactions.compactMap(\.expiresDate).max(),
+            revocationDate: decider.flatMap { Timeline.milliseconds($0.access["revocationDate"]) },
+            revocationReason: decider.flatMap { Timeline.milliseconds($0.access["revocationReason"]) },
+            autoRenewStatus: renewals[id]?.status ?? nil,
             access: access, events: ordered)
     }
 }

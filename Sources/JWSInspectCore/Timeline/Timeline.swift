@@ -27,18 +27,36 @@ public struct Timeline: Sendable {
         public let source: String
         /// The signing time of the item itself (a notification's own `signedDate`), ms since 1970.
         public let signedDate: Int64?
-        public let notificationUUID: String?
+        /// Its `notificationUUID`, kept as 16 bytes when it is a UUID (and shown in lowercase, as
+        /// Apple sends it), else as given.
+        private let uuid: UUID?
+        private let otherUUID: String?
         /// The transaction it carries (a notification's nested one), when it carries one.
         public let transaction: Transaction?
-        /// The renewal info it carries, when it carries one.
-        public let renewal: Renewal?
-        /// SHA-256 of the signed payload's bytes: two deliveries are the same when these are.
-        let digest: [UInt8]
+        /// The subscription it touches: `originalTransactionId`, else `transactionId` (also of
+        /// renewal info alone).
+        public let subscriptionID: String?
+        /// The first 128 bits of the SHA-256 of the signed payload's bytes: two deliveries are the
+        /// same when these are.
+        let digest: SIMD2<UInt64>
 
-        /// The subscription it touches: `originalTransactionId`, else `transactionId`.
-        public var subscriptionID: String? {
-            transaction?.originalTransactionId ?? transaction?.transactionId ?? renewal?.originalTransactionId
+        init(
+            kind: Kind, arrival: Int, source: String, signedDate: Int64?, notificationUUID: String?,
+            transaction: Transaction?, renewal: Renewal?, digest: SIMD2<UInt64>
+        ) {
+            self.kind = kind
+            self.arrival = arrival
+            self.source = source
+            self.signedDate = signedDate
+            uuid = notificationUUID.flatMap(UUID.init(uuidString:))
+            otherUUID = uuid == nil ? notificationUUID : nil
+            self.transaction = transaction
+            subscriptionID =
+                transaction?.originalTransactionId ?? transaction?.transactionId ?? renewal?.originalTransactionId
+            self.digest = digest
         }
+
+        public var notificationUUID: String? { uuid.map { $0.uuidString.lowercased() } ?? otherUUID }
 
         /// "DID_RENEW/BILLING_RECOVERY", "transaction", "renewal info".
         public var name: String {
@@ -68,8 +86,6 @@ public struct Timeline: Sendable {
         public let revocationDate: Int64?
         public let revocationReason: Int64?
         public let signedDate: Int64?
-        /// The members the access rule reads (`Entitlement.accessKeys`), as signed.
-        let accessMembers: [String: JSONValue]
 
         /// The members that never change for one transaction, whatever later notifications say
         /// of it (a refund adds `revocationDate`, an extension moves `expiresDate`).
@@ -100,6 +116,24 @@ public struct Timeline: Sendable {
     public private(set) var unrelated = 0
     private var byUUID: [String: Int] = [:]
     private var arrivals = 0
+    /// Per subscription, the transaction that decides access so far: the latest period, the
+    /// later-signed of equals, with the members the access rule reads (`Entitlement.accessKeys`).
+    private(set) var deciders: [String: Decider] = [:]
+    /// Those members of every transaction an item showed revoked, by transactionId (the
+    /// latest-signed such item's).
+    private(set) var revoked: [String: Decider] = [:]
+    /// Per subscription, the latest-signed renewal info's `autoRenewStatus`: (signedDate, status).
+    private(set) var renewals: [String: (signed: Int64, status: Int64?)] = [:]
+    /// Strings many events share (products, environments, subscription IDs, account tokens,
+    /// types), stored once.
+    private var strings: [String: String] = [:]
+
+    struct Decider: Sendable {
+        let transactionId: String?
+        let period: Int64
+        let signedDate: Int64
+        let access: [String: JSONValue]
+    }
 
     /// The items added so far: folded, repeated, skipped or unrelated.
     public var items: Int { arrivals }
@@ -110,7 +144,7 @@ public struct Timeline: Sendable {
     /// one is kept, or counted as a repeat of the delivery it repeats.
     public mutating func add(_ inspection: Inspection) {
         arrivals += 1
-        guard inspection.status == .valid, let event = Self.event(inspection, arrival: arrivals) else {
+        guard inspection.status == .valid, let (event, access, renewal) = event(inspection, arrival: arrivals) else {
             if inspection.status != .valid {
                 skipped.append((arrivals, inspection.source, inspection.status))
             } else {
@@ -132,67 +166,105 @@ public struct Timeline: Sendable {
         }
         if let uuid = event.notificationUUID { byUUID[uuid] = events.count }
         events.append(event)
+        if let renewal, let id = event.subscriptionID {
+            let signed = renewal.signedDate ?? event.signedDate ?? .min
+            if (renewals[id]?.signed ?? .min) <= signed { renewals[id] = (signed, renewal.autoRenewStatus) }
+        }
+        if let transaction = event.transaction, let access, let id = event.subscriptionID {
+            let decider = Decider(
+                transactionId: transaction.transactionId,
+                period: transaction.expiresDate ?? transaction.purchaseDate ?? 0,
+                signedDate: transaction.signedDate ?? event.signedDate ?? .min, access: access)
+            if deciders[id].map({ ($0.period, $0.signedDate) <= (decider.period, decider.signedDate) }) ?? true {
+                deciders[id] = decider
+            }
+            if let revocation = access["revocationDate"], revocation != .null,
+                let transactionId = transaction.transactionId,
+                (revoked[transactionId]?.signedDate ?? .min) <= decider.signedDate
+            {
+                revoked[transactionId] = decider
+            }
+        }
+    }
+
+    /// `text`, sharing the storage of an equal string seen before.
+    private mutating func intern(_ text: String?) -> String? {
+        guard let text else { return nil }
+        if let stored = strings[text] { return stored }
+        if strings.count < 1 << 16 { strings[text] = text }
+        return text
     }
 
     // MARK: - Reading an inspection
 
-    static func event(_ inspection: Inspection, arrival: Int) -> Event? {
+    mutating func event(_ inspection: Inspection, arrival: Int) -> (Event, [String: JSONValue]?, Renewal?)? {
         guard let jws = inspection.jws else { return nil }
         let payload = jws.payload.object
-        let digest = Digest.sha256(jws.payload.bytes)
+        let sha = Digest.sha256(jws.payload.bytes)
+        let digest = sha.withUnsafeBytes {
+            SIMD2($0.loadUnaligned(as: UInt64.self), $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+        }
         switch inspection.kind {
         case .notification:
             guard let type = payload["notificationType"]?.stringValue else { return nil }
-            var transaction: Transaction?
+            var transaction: (Transaction, [String: JSONValue])?
             var renewal: Renewal?
             for nested in inspection.nested where nested.inspection.status == .valid {
                 guard let object = nested.inspection.jws?.payload.object else { continue }
                 switch nested.inspection.kind {
-                case .transaction: transaction = Self.transaction(object)
-                case .renewalInfo: renewal = Self.renewal(object)
+                case .transaction: transaction = self.transaction(object)
+                case .renewalInfo: renewal = self.renewal(object)
                 default: break
                 }
             }
-            return Event(
-                kind: .notification(type: type, subtype: payload["subtype"]?.stringValue), arrival: arrival,
-                source: inspection.source, signedDate: Self.milliseconds(payload["signedDate"]),
-                notificationUUID: payload["notificationUUID"]?.stringValue, transaction: transaction,
+            let event = Event(
+                kind: .notification(type: intern(type) ?? type, subtype: intern(payload["subtype"]?.stringValue)),
+                arrival: arrival, source: inspection.source, signedDate: Self.milliseconds(payload["signedDate"]),
+                notificationUUID: payload["notificationUUID"]?.stringValue, transaction: transaction?.0,
                 renewal: renewal, digest: digest)
+            return (event, transaction?.1, renewal)
         case .transaction:
-            return Event(
+            let (transaction, access) = self.transaction(payload)
+            let event = Event(
                 kind: .transaction, arrival: arrival, source: inspection.source,
                 signedDate: Self.milliseconds(payload["signedDate"]), notificationUUID: nil,
-                transaction: Self.transaction(payload), renewal: nil, digest: digest)
+                transaction: transaction, renewal: nil, digest: digest)
+            return (event, access, nil)
         case .renewalInfo:
-            return Event(
+            let renewal = renewal(payload)
+            let event = Event(
                 kind: .renewalInfo, arrival: arrival, source: inspection.source,
                 signedDate: Self.milliseconds(payload["signedDate"]), notificationUUID: nil, transaction: nil,
-                renewal: Self.renewal(payload), digest: digest)
+                renewal: renewal, digest: digest)
+            return (event, nil, renewal)
         default:
             return nil
         }
     }
 
-    static func transaction(_ payload: [String: JSONValue]) -> Transaction {
+    mutating func transaction(_ payload: [String: JSONValue]) -> (Transaction, [String: JSONValue]) {
         var access: [String: JSONValue] = [:]
         for key in Entitlement.accessKeys { access[key] = payload[key] }
-        return Transaction(
+        let transaction = Transaction(
             transactionId: payload["transactionId"]?.stringValue,
-            originalTransactionId: payload["originalTransactionId"]?.stringValue,
-            productId: payload["productId"]?.stringValue, environment: payload["environment"]?.stringValue,
-            appAccountToken: payload["appAccountToken"]?.stringValue?.lowercased(),
-            purchaseDate: milliseconds(payload["purchaseDate"]), expiresDate: milliseconds(payload["expiresDate"]),
-            revocationDate: milliseconds(payload["revocationDate"]),
-            revocationReason: milliseconds(payload["revocationReason"]),
-            signedDate: milliseconds(payload["signedDate"]), accessMembers: access)
+            originalTransactionId: intern(payload["originalTransactionId"]?.stringValue),
+            productId: intern(payload["productId"]?.stringValue),
+            environment: intern(payload["environment"]?.stringValue),
+            appAccountToken: intern(payload["appAccountToken"]?.stringValue?.lowercased()),
+            purchaseDate: Self.milliseconds(payload["purchaseDate"]),
+            expiresDate: Self.milliseconds(payload["expiresDate"]),
+            revocationDate: Self.milliseconds(payload["revocationDate"]),
+            revocationReason: Self.milliseconds(payload["revocationReason"]),
+            signedDate: Self.milliseconds(payload["signedDate"]))
+        return (transaction, access)
     }
 
-    static func renewal(_ payload: [String: JSONValue]) -> Renewal {
+    mutating func renewal(_ payload: [String: JSONValue]) -> Renewal {
         Renewal(
-            originalTransactionId: payload["originalTransactionId"]?.stringValue,
-            autoRenewStatus: milliseconds(payload["autoRenewStatus"]),
-            autoRenewProductId: payload["autoRenewProductId"]?.stringValue,
-            signedDate: milliseconds(payload["signedDate"]))
+            originalTransactionId: intern(payload["originalTransactionId"]?.stringValue),
+            autoRenewStatus: Self.milliseconds(payload["autoRenewStatus"]),
+            autoRenewProductId: intern(payload["autoRenewProductId"]?.stringValue),
+            signedDate: Self.milliseconds(payload["signedDate"]))
     }
 
     /// A whole number of JSON (a date in milliseconds, a status), nil for anything else: a
