@@ -19,10 +19,10 @@ import JWSInspectCore
 import TestPKI
 
 func usage() -> Never {
-    FileHandle.standardError.write(
-        Data(
-            "usage: mint-test-tokens COUNT OUT_DIR [CA_DIR]\n       mint-test-tokens receipt ENTRIES SIZE OUT_DIR\n"
-                .utf8))
+    let text =
+        "usage: mint-test-tokens COUNT OUT_DIR [CA_DIR]\n       mint-test-tokens timeline N SUBSCRIPTIONS OUT_DIR\n"
+        + "       mint-test-tokens receipt ENTRIES SIZE OUT_DIR\n"
+    FileHandle.standardError.write(Data(text.utf8))
     exit(64)
 }
 
