@@ -10,6 +10,30 @@ struct TimelineReport {
     let record: Timeline?
     let subscriptions: [Timeline.Subscription]
     let anomalies: [Timeline.Anomaly]
+    /// The anomalies by subscription (nil: of none shown), found once.
+    private let bySubscription: [String: [Timeline.Anomaly]]
+    private let others: [Timeline.Anomaly]
+
+    init(
+        timeline: Timeline, record: Timeline?, subscriptions: [Timeline.Subscription], anomalies: [Timeline.Anomaly]
+    ) {
+        self.timeline = timeline
+        self.record = record
+        self.subscriptions = subscriptions
+        self.anomalies = anomalies
+        let shown = Set(subscriptions.map(\.id))
+        var bySubscription: [String: [Timeline.Anomaly]] = [:]
+        var others: [Timeline.Anomaly] = []
+        for anomaly in anomalies {
+            if let id = anomaly.subscriptionID, shown.contains(id) {
+                bySubscription[id, default: []].append(anomaly)
+            } else {
+                others.append(anomaly)
+            }
+        }
+        self.bySubscription = bySubscription
+        self.others = others
+    }
 
     // MARK: - Tables
 
@@ -25,11 +49,11 @@ struct TimelineReport {
             for index in subscription.events {
                 out += "  " + eventLine(timeline.events[index], repeats: timeline.repeats[index] ?? []) + "\n"
             }
-            let own = anomalies.filter { $0.subscriptionID == subscription.id }
-            for anomaly in own { out += "  ! \(anomaly.kind.rawValue): \(anomaly.detail) (\(items(anomaly)))\n" }
+            for anomaly in bySubscription[subscription.id] ?? [] {
+                out += "  ! \(anomaly.kind.rawValue): \(anomaly.detail) (\(items(anomaly)))\n"
+            }
             out += "\n"
         }
-        let others = anomalies.filter { anomaly in !subscriptions.contains { $0.id == anomaly.subscriptionID } }
         if !others.isEmpty {
             out += "OTHER ANOMALIES\n"
             for anomaly in others { out += "  ! \(anomaly.kind.rawValue): \(anomaly.detail) (\(items(anomaly)))\n" }
@@ -50,7 +74,7 @@ struct TimelineReport {
 
     /// "SUBSCRIPTION 2000… · com.example.pro · Sandbox · grants access until 2026-03-01 · 2 anomalies".
     private func stateLine(_ subscription: Timeline.Subscription) -> String {
-        let count = anomalies.filter { $0.subscriptionID == subscription.id }.count
+        let count = bySubscription[subscription.id]?.count ?? 0
         return "SUBSCRIPTION \(subscription.id) · \(subscription.productId ?? "(no productId)") · "
             + "\(subscription.environment ?? "(no environment)") · \(subscription.access.briefPhrase)"
             + (count == 0 ? "" : " · \(count) \(count == 1 ? "anomaly" : "anomalies")")
@@ -173,7 +197,7 @@ struct TimelineReport {
             (
                 "anomalies",
                 .array(
-                    anomalies.filter { $0.subscriptionID == subscription.id }.map {
+                    (bySubscription[subscription.id] ?? []).map {
                         .object(anomalyRecord($0, type: false))
                     })
             ),

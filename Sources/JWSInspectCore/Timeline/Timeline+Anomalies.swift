@@ -156,16 +156,21 @@ extension Timeline {
         }
         let ordered = periods.values.sorted { ($0.purchase, $0.index) < ($1.purchase, $1.index) }
         let lapseNotes: Set<String> = ["EXPIRED", "DID_FAIL_TO_RENEW", "GRACE_PERIOD_EXPIRED"]
+        // When each such notification was signed, sorted: a lapse is told when one falls in it.
+        let told = indices.compactMap { index -> Int64? in
+            guard let type = events[index].notificationType, lapseNotes.contains(type) else { return nil }
+            return events[index].signedDate
+        }.sorted()
         let grace = Int64(gracePeriod * 1_000)
         var found: [Anomaly] = []
         for (previous, next) in zip(ordered, ordered.dropFirst()) where next.purchase > previous.expires + grace {
-            let told = indices.contains { index in
-                guard let type = events[index].notificationType, lapseNotes.contains(type),
-                    let signed = events[index].signedDate
-                else { return false }
-                return signed >= previous.purchase && signed <= next.purchase
+            // The first notification signed at or after the previous period's purchase.
+            var (low, high) = (0, told.count)
+            while low < high {
+                let middle = (low + high) / 2
+                if told[middle] < previous.purchase { low = middle + 1 } else { high = middle }
             }
-            guard !told else { continue }
+            guard low == told.count || told[low] > next.purchase else { continue }
             let (before, after) = (events[previous.index], events[next.index])
             found.append(
                 Anomaly(
