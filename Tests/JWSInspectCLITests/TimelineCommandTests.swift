@@ -99,6 +99,22 @@ private typealias Seed = MockAppStoreServer.Seed
         #expect(events.count == 4 && !events.contains { $0["subtype"] as? String == "BILLING_RECOVERY" })
     }
 
+    /// A payload's control characters are escaped: no escape sequence, no line of its own.
+    @Test func hostileTextInAPayloadIsEscaped() throws {
+        let minted = InProcess.run([
+            "mint", "notification", "--ca", Self.path("ca"), "--notification-type", "DID_RENEW", "--set",
+            "transaction.productId=\"pro\\u001b[2J\\nSUBSCRIPTION fake\"",
+        ])
+        #expect(minted.status == 0, "\(minted.stderr)")
+        let path = Self.path("hostile-\(UUID().uuidString).jws")
+        try Data(minted.stdout.utf8).write(to: URL(fileURLWithPath: path))
+        let result = Self.timeline([path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(!result.stdout.contains("\u{1b}"))
+        #expect(result.stdout.contains("pro\\u{1b}[2J\\u{a}SUBSCRIPTION fake"), "\(result.stdout)")
+        #expect(result.stdout.split(separator: "\n").filter { $0.hasPrefix("SUBSCRIPTION") }.count == 1)
+    }
+
     @Test func customerKeepsOneAccountTokensSubscriptions() {
         let own = Self.timeline([
             "--brief", "--customer", "7E3FB20B-4CDB-47CC-936D-99D65F608138", Self.path("clean.jsonl"),

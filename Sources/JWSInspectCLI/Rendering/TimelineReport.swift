@@ -43,25 +43,30 @@ struct TimelineReport {
             out += stateLine(subscription) + "\n"
             let renews = subscription.autoRenewStatus.map { $0 == 1 ? "on" : "off" } ?? "unknown"
             let tokens =
-                subscription.appAccountTokens.isEmpty ? "none" : subscription.appAccountTokens.joined(separator: ", ")
-            out += "  \(subscription.access.explanation)\n"
+                subscription.appAccountTokens.isEmpty
+                ? "none" : safe(subscription.appAccountTokens.joined(separator: ", "))
+            out += "  \(safe(subscription.access.explanation))\n"
             out += "  auto-renew \(renews) · appAccountToken \(tokens)\n"
             for index in subscription.events {
                 out += "  " + eventLine(timeline.events[index], repeats: timeline.repeats[index] ?? []) + "\n"
             }
             for anomaly in bySubscription[subscription.id] ?? [] {
-                out += "  ! \(anomaly.kind.rawValue): \(anomaly.detail) (\(items(anomaly)))\n"
+                out += "  ! \(anomaly.kind.rawValue): \(safe(anomaly.detail)) (\(items(anomaly)))\n"
             }
             out += "\n"
         }
         if !others.isEmpty {
             out += "OTHER ANOMALIES\n"
-            for anomaly in others { out += "  ! \(anomaly.kind.rawValue): \(anomaly.detail) (\(items(anomaly)))\n" }
+            for anomaly in others {
+                out += "  ! \(anomaly.kind.rawValue): \(safe(anomaly.detail)) (\(items(anomaly)))\n"
+            }
             out += "\n"
         }
         if !timeline.skipped.isEmpty {
             out += "SKIPPED (failed verification: not folded)\n"
-            for item in timeline.skipped { out += "  item \(item.arrival)  \(item.status.rawValue)  \(item.source)\n" }
+            for item in timeline.skipped {
+                out += "  item \(item.arrival)  \(item.status.rawValue)  \(safe(item.source))\n"
+            }
             out += "\n"
         }
         return out + summaryLine() + "\n"
@@ -75,8 +80,8 @@ struct TimelineReport {
     /// "SUBSCRIPTION 2000… · com.example.pro · Sandbox · grants access until 2026-03-01 · 2 anomalies".
     private func stateLine(_ subscription: Timeline.Subscription) -> String {
         let count = bySubscription[subscription.id]?.count ?? 0
-        return "SUBSCRIPTION \(subscription.id) · \(subscription.productId ?? "(no productId)") · "
-            + "\(subscription.environment ?? "(no environment)") · \(subscription.access.briefPhrase)"
+        return "SUBSCRIPTION \(safe(subscription.id)) · \(safe(subscription.productId ?? "(no productId)")) · "
+            + "\(safe(subscription.environment ?? "(no environment)")) · \(safe(subscription.access.briefPhrase))"
             + (count == 0 ? "" : " · \(count) \(count == 1 ? "anomaly" : "anomalies")")
     }
 
@@ -84,9 +89,9 @@ struct TimelineReport {
     private func eventLine(_ event: Timeline.Event, repeats: [Int]) -> String {
         let when = event.signedDate.map(Self.date) ?? "(no signedDate)"
         let delivered = "item \(([event.arrival] + repeats).map(String.init).joined(separator: ", "))"
-        var line = "\(when)  \(Self.glyph(event)) \(event.name)  \(delivered)"
-        if let uuid = event.notificationUUID { line += "  \(uuid)" }
-        if let transaction = event.transaction?.transactionId { line += "  transaction \(transaction)" }
+        var line = "\(when)  \(Self.glyph(event)) \(safe(event.name))  \(delivered)"
+        if let uuid = event.notificationUUID { line += "  \(safe(uuid))" }
+        if let transaction = event.transaction?.transactionId { line += "  transaction \(safe(transaction))" }
         if let revoked = event.transaction?.revocationDate { line += " (revoked \(Self.date(revoked)))" }
         return line
     }
@@ -214,6 +219,10 @@ struct TimelineReport {
         object.add("detail", .string(anomaly.detail))
         return object
     }
+
+    /// Text from the input (signed payloads, sources), its control characters escaped: a line
+    /// break or an escape sequence in a payload never draws a line of its own.
+    private func safe(_ text: String) -> String { TerminalText.safe(text) }
 
     static func date(_ milliseconds: Int64) -> String {
         ISO8601.string(Date(timeIntervalSince1970: Double(milliseconds) / 1_000))
