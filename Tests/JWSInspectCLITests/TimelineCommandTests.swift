@@ -115,6 +115,14 @@ private typealias Seed = MockAppStoreServer.Seed
         #expect(result.stdout.split(separator: "\n").filter { $0.hasPrefix("SUBSCRIPTION") }.count == 1)
     }
 
+    /// Inputs are named as inspect names them: each argument by its own position.
+    @Test func eachInputIsNamedByItsPosition() throws {
+        let result = Self.timeline(["--format", "jsonl", "eyJ.e30.x", "eyJ.e30.y"])
+        #expect(result.status == 5)
+        let skipped = try Self.records(result.stdout).filter { $0["type"] as? String == "skipped" }
+        #expect(skipped.map { $0["source"] as? String } == ["argument 1", "argument 2"])
+    }
+
     @Test func customerKeepsOneAccountTokensSubscriptions() {
         let own = Self.timeline([
             "--brief", "--customer", "7E3FB20B-4CDB-47CC-936D-99D65F608138", Self.path("clean.jsonl"),

@@ -29,9 +29,11 @@ enum TimelineCommand {
             trustStore: trustStore, now: io.now, revocation: revocation)
         let engine = BatchEngine(verifier: Verifier(options: verification), jobs: options.inspect.jobs)
         var fold = Fold(engine: engine, io: io)
-        for input in options.inputs.isEmpty ? ["-"] : options.inputs { fold.read(input) }
+        for (index, input) in (options.inputs.isEmpty ? ["-"] : options.inputs).enumerated() {
+            fold.read(input, position: index + 1)
+        }
         var record = Fold(engine: engine, io: io)
-        for file in options.against { record.read(file) }
+        for (index, file) in options.against.enumerated() { record.read(file, position: index + 1) }
         revocation?.warnings.forEach(io.error)
 
         let timeline = fold.timeline
@@ -73,8 +75,11 @@ enum TimelineCommand {
             self.io = io
         }
 
-        mutating func read(_ input: String) {
-            switch InputReader.open(input, position: 1, io: io, onStall: {}) {
+        /// Reads one input (the `position`th: it names an inline token) as inspect reads it:
+        /// records in batches bounded by count and bytes, a JSON record that is not JSON named
+        /// when nothing is found.
+        mutating func read(_ input: String, position: Int) {
+            switch InputReader.open(input, position: position, io: io, onStall: {}) {
             case .unreadable(let message):
                 io.error(message)
                 firstFailure = firstFailure ?? .unreadable
@@ -82,15 +87,20 @@ enum TimelineCommand {
                 verify([.item(.malformed(source: origin, reason: reason))])
             case .stream(let origin, var stream):
                 var batch: [BatchEngine.Work] = []
+                var batchBytes = 0
+                var jsonProblem: String?
                 let before = timeline.items
                 while let record = stream.nextRecord() {
                     batch.append(.record(record))
-                    if batch.count >= engine.batchSize {
-                        verify(batch)
+                    batchBytes += record.size
+                    if batch.count >= engine.batchSize || batchBytes >= BatchEngine.batchBytes {
+                        jsonProblem = jsonProblem ?? verify(batch)
                         batch.removeAll(keepingCapacity: true)
+                        batchBytes = 0
                     }
                 }
-                verify(batch)
+                jsonProblem = jsonProblem ?? verify(batch)
+                stream.noteJSONProblem(jsonProblem)
                 if timeline.items == before, stream.readError == nil {
                     verify([.item(InputReader.nothingFound(in: stream, origin: origin))])
                 }
@@ -101,10 +111,11 @@ enum TimelineCommand {
             }
         }
 
-        private mutating func verify(_ work: [BatchEngine.Work]) {
-            var inspections: [Inspection] = []
-            _ = engine.run(work, outcome: { $0 }) { inspections.append($0) }
-            for inspection in inspections {
+        /// Verifies `work` and folds each result in order; why a JSON-looking record of it was
+        /// not JSON, when one was not.
+        @discardableResult
+        private mutating func verify(_ work: [BatchEngine.Work]) -> String? {
+            engine.run(work, outcome: { $0 }) { inspection in
                 if inspection.status.isFailure, firstFailure == nil { firstFailure = ExitStatus(inspection.status) }
                 timeline.add(inspection)
             }
