@@ -46,8 +46,7 @@ enum FetchCommand {
             return ExitStatus.usage.rawValue
         }
         let revocation: RevocationCheck?
-        let revocationTimeout = options.timeoutGiven ? Int(options.timeout) : InspectOptions.defaultRevocationTimeout
-        switch RevocationCheck.make(options.inspect, timeout: revocationTimeout) {
+        switch RevocationCheck.make(options.inspect, timeout: options.timeoutGiven ? Int(options.timeout) : nil) {
         case .success(let made): revocation = made
         case .failure(let failure):
             io.error("fetch: " + failure.message)

@@ -23,9 +23,7 @@ enum InspectCommand {
             return ExitStatus.usage.rawValue
         }
         let revocation: RevocationCheck?
-        switch RevocationCheck.make(
-            options, timeout: options.revocationTimeout ?? InspectOptions.defaultRevocationTimeout)
-        {
+        switch RevocationCheck.make(options) {
         case .success(let made): revocation = made
         case .failure(let failure):
             io.error(failure.message)

@@ -9,7 +9,11 @@ final class RevocationCheck: Sendable {
 
     /// The check the options ask for: nil without `--check-revocation`; else the requester, or
     /// the message and status of a cache folder that cannot be used.
-    static func make(_ options: InspectOptions, timeout: Int) -> Result<RevocationCheck?, RootFiles.Failure> {
+    ///
+    /// - Parameter timeout: seconds a request may take, when the command has a `--timeout` of
+    ///   its own (fetch's); else inspect's `--timeout`, or 10.
+    static func make(_ options: InspectOptions, timeout: Int? = nil) -> Result<RevocationCheck?, RootFiles.Failure> {
+        let timeout = timeout ?? options.revocationTimeout ?? InspectOptions.defaultRevocationTimeout
         guard options.checkRevocation else { return .success(nil) }
         var cache: CacheFolder?
         if let folder = options.revocationCache {

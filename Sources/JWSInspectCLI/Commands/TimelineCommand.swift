@@ -17,9 +17,7 @@ enum TimelineCommand {
         }
         options.inspect.warnings.forEach(io.error)
         let revocation: RevocationCheck?
-        switch RevocationCheck.make(
-            options.inspect, timeout: options.inspect.revocationTimeout ?? InspectOptions.defaultRevocationTimeout)
-        {
+        switch RevocationCheck.make(options.inspect) {
         case .success(let made): revocation = made
         case .failure(let failure):
             io.error(failure.message)
