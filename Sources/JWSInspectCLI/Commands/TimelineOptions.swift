@@ -29,50 +29,48 @@ struct TimelineOptions: SubcommandOptions {
 
     /// inspect's options that timeline takes, applied to its `inspect` options.
     private static let inspectOptions: [OptionSpec<TimelineOptions>] =
-        InspectOptions.mainTable.filter { lifted.contains($0.doc.group) && !notLifted.contains($0.doc.names[0]) }.map {
-            spec in
-            OptionSpec(doc: spec.doc) { options, value throws(UsageError) in try spec.apply(&options.inspect, value) }
-        }
+        InspectOptions.mainTable.filter { lifted.contains($0.doc.group) && !notLifted.contains($0.doc.names[0]) }.map(
+            lift)
 
-    private static let ownOptions: [OptionSpec<TimelineOptions>] = [
-        OptionSpec(
-            ["--against"], .value("FILE"), group: group,
-            help: "Apple's record: the answers fetch notifications or fetch history keep with --save (signed, so "
-                + "verified too; repeatable). Every notification or transaction in it and not among the inputs "
-                + "is reported as missed.",
-            completes: .files
-        ) { options, value in options.against.append(value) },
-        OptionSpec(
-            ["--customer"], .value("UUID"), group: group,
-            help: "Keep only the subscriptions whose transactions carry this appAccountToken."
-        ) { options, value throws(UsageError) in
-            guard let uuid = UUID(uuidString: value) else {
-                throw UsageError("--customer must be a UUID (an appAccountToken), not '\(Excerpt.of(value))'")
-            }
-            options.customer = uuid
-        },
-        OptionSpec(
-            ["--grace-period"], .value("DAYS"), group: group,
-            help: "The app's billing grace period (0 to 60 days; default 0): a renewal purchased within it after "
-                + "the previous period expired is no gap."
-        ) { options, value throws(UsageError) in
-            options.gracePeriod =
-                Double(try ArgumentParser.wholeNumber(value, option: "--grace-period", in: 0...60)) * 86_400
-        },
-        OptionSpec(
-            ["--fail-on-anomaly"], group: group,
-            help: "Exit 9 when an anomaly is found (and every item verified)."
-        ) { options, _ in options.failOnAnomaly = true },
-        OptionSpec(
-            ["--brief"], group: InspectOptions.output, help: "One state line per subscription (tables only)."
-        ) { options, _ in options.brief = true },
-        OptionSpec(
-            ["--jobs", "-j"], .value("N"), group: InspectOptions.output,
-            help: "Verification threads (default: one per core)."
-        ) { options, value throws(UsageError) in
-            options.inspect.jobs = try ArgumentParser.wholeNumber(value, option: "--jobs", in: 1...256)
-        },
-    ]
+    /// An inspect option as timeline's, applied to its `inspect` options.
+    private static func lift(_ spec: OptionSpec<InspectOptions>) -> OptionSpec<TimelineOptions> {
+        OptionSpec(doc: spec.doc) { options, value throws(UsageError) in try spec.apply(&options.inspect, value) }
+    }
+
+    private static let ownOptions: [OptionSpec<TimelineOptions>] =
+        [
+            OptionSpec(
+                ["--against"], .value("FILE"), group: group,
+                help: "Apple's record: the answers fetch notifications or fetch history keep with --save (signed, so "
+                    + "verified too; repeatable). Every notification or transaction in it and not among the inputs "
+                    + "is reported as missed.",
+                completes: .files
+            ) { options, value in options.against.append(value) },
+            OptionSpec(
+                ["--customer"], .value("UUID"), group: group,
+                help: "Keep only the subscriptions whose transactions carry this appAccountToken."
+            ) { options, value throws(UsageError) in
+                guard let uuid = UUID(uuidString: value) else {
+                    throw UsageError("--customer must be a UUID (an appAccountToken), not '\(Excerpt.of(value))'")
+                }
+                options.customer = uuid
+            },
+            OptionSpec(
+                ["--grace-period"], .value("DAYS"), group: group,
+                help: "The app's billing grace period (0 to 60 days; default 0): a renewal purchased within it after "
+                    + "the previous period expired is no gap."
+            ) { options, value throws(UsageError) in
+                options.gracePeriod =
+                    Double(try ArgumentParser.wholeNumber(value, option: "--grace-period", in: 0...60)) * 86_400
+            },
+            OptionSpec(
+                ["--fail-on-anomaly"], group: group,
+                help: "Exit 9 when an anomaly is found (and every item verified)."
+            ) { options, _ in options.failOnAnomaly = true },
+            OptionSpec(
+                ["--brief"], group: InspectOptions.output, help: "One state line per subscription (tables only)."
+            ) { options, _ in options.brief = true },
+        ] + InspectOptions.mainTable.filter { $0.doc.names[0] == "--jobs" }.map(lift)
 
     static let table: [OptionSpec<TimelineOptions>] =
         inspectOptions + ownOptions

@@ -135,7 +135,7 @@ complete -c jwsinspect -n '__fish_seen_subcommand_from timeline' -l customer -x 
 complete -c jwsinspect -n '__fish_seen_subcommand_from timeline' -l grace-period -x -d 'The app\'s billing grace period (0 to 60 days; default 0): a renewal purchased within it after the previous period expired is no gap'
 complete -c jwsinspect -n '__fish_seen_subcommand_from timeline' -l fail-on-anomaly -d 'Exit 9 when an anomaly is found (and every item verified)'
 complete -c jwsinspect -n '__fish_seen_subcommand_from timeline' -l brief -d 'One state line per subscription (tables only)'
-complete -c jwsinspect -n '__fish_seen_subcommand_from timeline' -l jobs -s j -x -d 'Verification threads (default: one per core)'
+complete -c jwsinspect -n '__fish_seen_subcommand_from timeline' -l jobs -s j -x -d 'Verification threads (default: one per core); output stays in input order'
 complete -c jwsinspect -n '__fish_seen_subcommand_from timeline' -l format -x -a 'table json jsonl' -d 'Readable timelines (the default); one pretty JSON object per record; or one compact JSON object per line'
 complete -c jwsinspect -n '__fish_seen_subcommand_from timeline' -l json -d 'Short for --format json'
 complete -c jwsinspect -n '__fish_seen_subcommand_from timeline' -l help -s h -d 'This help'

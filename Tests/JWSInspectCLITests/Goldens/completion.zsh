@@ -181,8 +181,8 @@ _jwsinspect() {
             '--grace-period=[The app'\''s billing grace period (0 to 60 days; default 0)\: a renewal purchased within it after the previous period expired is no gap]:DAYS: ' \
             '--fail-on-anomaly[Exit 9 when an anomaly is found (and every item verified)]' \
             '--brief[One state line per subscription (tables only)]' \
-            '(--jobs -j)--jobs=[Verification threads (default\: one per core)]:N: ' \
-            '(--jobs -j)-j+[Verification threads (default\: one per core)]:N: ' \
+            '(--jobs -j)--jobs=[Verification threads (default\: one per core); output stays in input order]:N: ' \
+            '(--jobs -j)-j+[Verification threads (default\: one per core); output stays in input order]:N: ' \
             '--format=[Readable timelines (the default); one pretty JSON object per record; or one compact JSON object per line]:value:(table json jsonl)' \
             '--json[Short for --format json]' \
             '(--help -h)--help[This help]' \
