@@ -104,14 +104,7 @@ public final class Certificate: @unchecked Sendable {
 
     /// The DER encoding of an OpenSSL certificate.
     private static func der(of x509: OpaquePointer) -> [UInt8]? {
-        let length = i2d_X509(x509, nil)
-        guard length > 0 else { return nil }
-        var der = [UInt8](repeating: 0, count: Int(length))
-        let written = der.withUnsafeMutableBufferPointer { buffer -> Int32 in
-            var cursor: UnsafeMutablePointer<UInt8>? = buffer.baseAddress
-            return i2d_X509(x509, &cursor)
-        }
-        return written == length ? der : nil
+        DER.encode { i2d_X509(x509, $0) }
     }
 
     // MARK: Fields

@@ -47,7 +47,7 @@ enum OCSP {
     )? {
         guard let id = certificateID(certificate, issuer, EVP_sha256()) else { return nil }
         defer { OCSP_CERTID_free(id) }
-        guard let idDER = der({ i2d_OCSP_CERTID(id, $0) }), let request = OCSP_REQUEST_new() else {
+        guard let idDER = DER.encode({ i2d_OCSP_CERTID(id, $0) }), let request = OCSP_REQUEST_new() else {
             OpenSSLError.drain()
             return nil
         }
@@ -59,7 +59,7 @@ enum OCSP {
             OpenSSLError.drain()
             return nil
         }
-        guard let requestDER = der({ i2d_OCSP_REQUEST(request, $0) }) else { return nil }
+        guard let requestDER = DER.encode({ i2d_OCSP_REQUEST(request, $0) }) else { return nil }
         return (requestDER, Digest.sha256(idDER).hexString())
     }
 
@@ -202,18 +202,6 @@ enum OCSP {
         certificate.withUnsafeX509Pointer { subject in
             issuer.withUnsafeX509Pointer { issuerX509 in OCSP_cert_to_id(md, subject, issuerX509) }
         }
-    }
-
-    /// The bytes an `i2d_*` call writes, or nil when it fails.
-    private static func der(_ encode: (UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?) -> Int32) -> [UInt8]? {
-        let length = encode(nil)
-        guard length > 0 else { return nil }
-        var bytes = [UInt8](repeating: 0, count: Int(length))
-        let written = bytes.withUnsafeMutableBufferPointer { buffer -> Int32 in
-            var cursor: UnsafeMutablePointer<UInt8>? = buffer.baseAddress
-            return encode(&cursor)
-        }
-        return written == length ? bytes : nil
     }
 
     /// POSTs `request` to `url` (`application/ocsp-request`) with OpenSSL's HTTP client and

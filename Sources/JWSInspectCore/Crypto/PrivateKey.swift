@@ -27,13 +27,8 @@ public final class PrivateKey: @unchecked Sendable, CustomStringConvertible, Cus
     /// public half cannot be encoded.
     package init?(taking pointer: OpaquePointer) {
         self.pointer = pointer
-        let length = i2d_PUBKEY(pointer, nil)
-        var der = [UInt8](repeating: 0, count: Int(max(length, 0)))
-        let written = der.withUnsafeMutableBufferPointer { buffer -> Int32 in
-            var cursor: UnsafeMutablePointer<UInt8>? = buffer.baseAddress
-            return i2d_PUBKEY(pointer, &cursor)
-        }
-        guard length > 0, written == length, let publicKey = PublicKey(subjectPublicKeyInfo: der) else {
+        guard let der = DER.encode({ i2d_PUBKEY(pointer, $0) }), let publicKey = PublicKey(subjectPublicKeyInfo: der)
+        else {
             OpenSSLError.drain()
             EVP_PKEY_free(pointer)
             return nil

@@ -200,15 +200,7 @@ extension PublicKey {
             BN_free(s)
             return nil
         }
-        let length = i2d_ECDSA_SIG(sig, nil)
-        guard length > 0 else { return nil }
-        var der = [UInt8](repeating: 0, count: Int(length))
-        let written = der.withUnsafeMutableBufferPointer { buffer -> Int32 in
-            var cursor: UnsafeMutablePointer<UInt8>? = buffer.baseAddress
-            return i2d_ECDSA_SIG(sig, &cursor)
-        }
-        guard written == length else { return nil }
-        return der
+        return DER.encode { i2d_ECDSA_SIG(sig, $0) }
     }
 }
 
