@@ -88,12 +88,9 @@ public struct MintedCA: Sendable {
         return files
     }
 
-    /// One valid certificate in `openssl ca`'s index format: status, expiry, revocation (none),
-    /// serial in hex, file name, subject.
+    /// One valid certificate's line of an `openssl ocsp` index.
     private static func indexLine(_ certificate: IssuedCertificate) -> String {
-        var serial = String(certificate.spec.serial, radix: 16, uppercase: true)
-        if serial.count % 2 == 1 { serial = "0" + serial }
-        return "V\t391231235959Z\t\t\(serial)\tunknown\t/CN=\(certificate.spec.commonName)\n"
+        OCSPIndex.line(serial: certificate.spec.serial, commonName: certificate.spec.commonName)
     }
 
     /// The README's part on revocation, when the certificates name OCSP responders.

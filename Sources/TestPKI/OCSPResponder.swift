@@ -146,23 +146,8 @@ public final class OCSPResponder: Sendable {
         var description: String { message }
     }
 
-    /// `V\t<expiry>\t\t<serial>\tunknown\t/CN=…` or `R\t<expiry>\t<revoked>,<reason>\t…`.
     private static func indexLine(_ entry: Entry) -> String {
-        var serial = String(entry.serial, radix: 16, uppercase: true)
-        if serial.count % 2 == 1 { serial = "0" + serial }
-        let revocation = entry.revoked.map { "\(utcTime($0.date)),\($0.reason)" } ?? ""
-        let status = entry.revoked == nil ? "V" : "R"
-        return "\(status)\t391231235959Z\t\(revocation)\t\(serial)\tunknown\t/CN=serial \(serial)\n"
-    }
-
-    /// "YYMMDDHHMMSSZ".
-    private static func utcTime(_ date: Date) -> String {
-        var time = time_t(date.timeIntervalSince1970)
-        var parts = tm()
-        gmtime_r(&time, &parts)
-        return String(
-            format: "%02d%02d%02d%02d%02d%02dZ", parts.tm_year % 100, parts.tm_mon + 1, parts.tm_mday, parts.tm_hour,
-            parts.tm_min, parts.tm_sec)
+        OCSPIndex.line(serial: entry.serial, commonName: "serial \(entry.serial)", revoked: entry.revoked)
     }
 }
 
