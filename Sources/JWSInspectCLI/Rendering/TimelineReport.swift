@@ -87,12 +87,12 @@ struct TimelineReport {
 
     /// "2025-01-31T00:00:00.000Z  ↻ DID_RENEW  item 2 (and 3)  uuid  transaction 1001".
     private func eventLine(_ event: Timeline.Event, repeats: [Int]) -> String {
-        let when = event.signedDate.map(Self.date) ?? "(no signedDate)"
+        let when = event.signedDate.map(Timeline.date) ?? "(no signedDate)"
         let delivered = "item \(([event.arrival] + repeats).map(String.init).joined(separator: ", "))"
         var line = "\(when)  \(Self.glyph(event)) \(safe(event.name))  \(delivered)"
         if let uuid = event.notificationUUID { line += "  \(safe(uuid))" }
         if let transaction = event.transaction?.transactionId { line += "  transaction \(safe(transaction))" }
-        if let revoked = event.transaction?.revocationDate { line += " (revoked \(Self.date(revoked)))" }
+        if let revoked = event.transaction?.revocationDate { line += " (revoked \(Timeline.date(revoked)))" }
         return line
     }
 
@@ -165,7 +165,7 @@ struct TimelineReport {
         let revoked: OrderedJSON =
             subscription.revocationDate.map { date in
                 .object([
-                    ("date", .string(Self.date(date))),
+                    ("date", .string(Timeline.date(date))),
                     ("reason", subscription.revocationReason.map(OrderedJSON.integer) ?? .null),
                 ])
             } ?? .null
@@ -181,7 +181,7 @@ struct TimelineReport {
             }
             return .object([
                 ("item", .integer(Int64(event.arrival))), ("source", .string(event.source)),
-                ("signedDate", event.signedDate.map { .string(Self.date($0)) } ?? .null), ("type", .string(kind)),
+                ("signedDate", event.signedDate.map { .string(Timeline.date($0)) } ?? .null), ("type", .string(kind)),
                 ("subtype", subtype.map(OrderedJSON.string) ?? .null),
                 ("notificationUUID", event.notificationUUID.map(OrderedJSON.string) ?? .null),
                 ("transactionId", event.transaction?.transactionId.map(OrderedJSON.string) ?? .null),
@@ -194,7 +194,7 @@ struct TimelineReport {
             ("environment", subscription.environment.map(OrderedJSON.string) ?? .null),
             ("grants", subscription.access.grantsAccess.map(OrderedJSON.bool) ?? .null),
             ("access", .string(subscription.access.explanation)),
-            ("expiresDate", subscription.expiresDate.map { .string(Self.date($0)) } ?? .null),
+            ("expiresDate", subscription.expiresDate.map { .string(Timeline.date($0)) } ?? .null),
             ("revoked", revoked),
             ("autoRenewStatus", subscription.autoRenewStatus.map(OrderedJSON.integer) ?? .null),
             ("appAccountTokens", .array(subscription.appAccountTokens.map(OrderedJSON.string))),
@@ -223,8 +223,4 @@ struct TimelineReport {
     /// Text from the input (signed payloads, sources), its control characters escaped: a line
     /// break or an escape sequence in a payload never draws a line of its own.
     private func safe(_ text: String) -> String { TerminalText.safe(text) }
-
-    static func date(_ milliseconds: Int64) -> String {
-        ISO8601.string(Date(timeIntervalSince1970: Double(milliseconds) / 1_000))
-    }
 }

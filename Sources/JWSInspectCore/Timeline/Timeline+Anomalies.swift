@@ -217,8 +217,8 @@ extension Timeline {
         return found
     }
 
-    /// Milliseconds since 1970 as ISO 8601.
-    static func date(_ milliseconds: Int64) -> String {
+    /// Milliseconds since 1970 as ISO 8601, as the fold's words and reports show its dates.
+    public static func date(_ milliseconds: Int64) -> String {
         ISO8601.string(Date(timeIntervalSince1970: Double(milliseconds) / 1_000))
     }
 }
