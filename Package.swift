@@ -44,6 +44,12 @@ let package = Package(
         .target(
             name: "TestPKI", dependencies: ["AppStoreTestData", "JWSInspectCore", "COpenSSL"],
             swiftSettings: strictSettings),
+        // The tests' one way of starting a process (`ChildProcess`) and what they start: the OCSP
+        // responders of `OCSPTestPKI`. Test code only; its one platform shim is CChildProcess.
+        .target(name: "CChildProcess", path: "Tests/CChildProcess"),
+        .target(
+            name: "TestSupport", dependencies: ["CChildProcess", "TestPKI", "AppStoreTestData", "JWSInspectCore"],
+            path: "Tests/TestSupport", swiftSettings: strictSettings),
         .executableTarget(name: "mint-test-tokens", dependencies: ["TestPKI", "AppStoreTestData", "JWSInspectCore"]),
         // A strict JSON parser independent of the code under test: the judge of JSON output.
         .target(name: "StrictJSONParser", swiftSettings: strictSettings),
@@ -51,7 +57,8 @@ let package = Package(
         .executableTarget(
             name: "fuzz-jwsinspect", dependencies: ["JWSInspectCore", "JWSInspectCLI", "StrictJSONParser"]),
         .testTarget(
-            name: "JWSInspectCoreTests", dependencies: ["COpenSSL", "JWSInspectCore", "AppStoreTestData", "TestPKI"]),
+            name: "JWSInspectCoreTests",
+            dependencies: ["COpenSSL", "JWSInspectCore", "AppStoreTestData", "TestPKI", "TestSupport"]),
         .testTarget(
             name: "AppStoreServerAPITests",
             dependencies: ["AppStoreServerAPI", "AppStoreServerHTTP", "AppStoreTestData", "JWSInspectCore", "TestPKI"]),
@@ -59,7 +66,7 @@ let package = Package(
             name: "JWSInspectCLITests",
             dependencies: [
                 "jwsinspect", "jwsinspect-fetch", "fuzz-jwsinspect", "JWSInspectCLI", "JWSInspectCore",
-                "AppStoreServerAPI", "AppStoreServerHTTP", "AppStoreTestData", "TestPKI",
+                "AppStoreServerAPI", "AppStoreServerHTTP", "AppStoreTestData", "TestPKI", "TestSupport",
                 "StrictJSONParser",
             ],
             exclude: ["Goldens"]
