@@ -148,6 +148,23 @@ import Testing
         #expect(failure?.reason == .cannotStart(ENOENT))
     }
 
+    /// The responders a suite with `.ocspResponders` starts, its PKI's and those its tests
+    /// start, are gone when it ends: their ports refuse connections.
+    @Test func respondersEndWithTheirSuite() async throws {
+        let test = try #require(Test.current)
+        let ports = Locked<[Int]>([])
+        try await OCSPResponders().provideScope(for: test, testCase: nil) {
+            let pki = OCSPResponders.pki
+            let own = try OCSPResponder(
+                folder: try CLI.temporaryDirectory(), name: "own", ca: pki.root, signer: pki.root, entries: [])
+            // Not probed here: `openssl ocsp` (3.0) spins forever on a connection closed before
+            // its request, serving no one after it. Each printed that it listens.
+            ports.set([pki.leafResponder.port, pki.intermediateResponder.port, own.port])
+        }
+        #expect(ports.value.count == 3)
+        #expect(!ports.value.contains(where: Self.accepts))
+    }
+
     /// Whether a process has gone (no such process, or a zombie no one has reaped yet), waiting
     /// up to 10 s for it.
     static func isGone(_ pid: Int32) -> Bool {
@@ -159,6 +176,21 @@ import Testing
             Thread.sleep(forTimeInterval: 0.1)
         }
         return false
+    }
+
+    /// Whether something listens on 127.0.0.1:`port`.
+    static func accepts(_ port: Int) -> Bool {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        } == 0
     }
 }
 

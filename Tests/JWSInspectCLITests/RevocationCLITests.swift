@@ -2,6 +2,7 @@ import AppStoreTestData
 import Foundation
 import JWSInspectCore
 import TestPKI
+import TestSupport
 import Testing
 
 private typealias Seed = MockAppStoreServer.Seed
@@ -9,19 +10,14 @@ private typealias Seed = MockAppStoreServer.Seed
 /// `--check-revocation` as users run it: the built executable against real `openssl ocsp`
 /// responders on loopback, exit statuses 0, 2 and 75, the cache folder, fetch, and the
 /// `mint ca --ocsp-url` recipe the README shows.
-@Suite struct RevocationCLITests {
+@Suite(.timeLimit(.minutes(10)), .ocspResponders) struct RevocationCLITests {
     static let folder: URL = {
         // swiftlint:disable:next force_try
         let folder = try! CLI.temporaryDirectory()
         return folder
     }()
-    // swiftlint:disable:next force_try
-    static let pki = try! OCSPTestPKI(folder: folder)
-    static let root: String = {
-        let path = folder.appendingPathComponent("root.der").path
-        _ = FileManager.default.createFile(atPath: path, contents: Data(pki.root.der))
-        return path
-    }()
+    static var pki: OCSPTestPKI { OCSPResponders.pki }
+    static var root: String { pki.rootPath }
 
     static func token(_ chain: OCSPTestPKI.Case, in folder: URL = folder, pki: OCSPTestPKI = pki) throws -> String {
         let path = folder.appendingPathComponent("\(chain.rawValue)-\(UUID().uuidString).txt").path

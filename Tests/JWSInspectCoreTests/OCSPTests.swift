@@ -1,5 +1,6 @@
 import Foundation
 import TestPKI
+import TestSupport
 import Testing
 
 @testable import JWSInspectCore
@@ -8,15 +9,8 @@ import Testing
 /// revoked (leaf and intermediate), unknown, signed by a stranger or by an undelegated
 /// certificate, stale, a responder that hangs and one that is down, one request per certificate
 /// however many tokens, and answers kept in a store.
-@Suite struct OCSPTests {
-    static let folder: URL = {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "jwsinspect-ocsp-\(UUID().uuidString)")
-        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        return folder
-    }()
-    // swiftlint:disable:next force_try
-    static let pki = try! OCSPTestPKI(folder: folder)
+@Suite(.timeLimit(.minutes(10)), .ocspResponders) struct OCSPTests {
+    static var pki: OCSPTestPKI { OCSPResponders.pki }
 
     static func inspect(
         _ chain: OCSPTestPKI.Case, requester: OCSPRequester = OCSPRequester(timeout: 2), now: Date = Date(),

@@ -1,5 +1,6 @@
 internal import AppStoreTestData
 public import Foundation
+public import TestPKI
 
 /// An Apple-shaped PKI whose certificates name real OCSP responders on loopback
 /// (`OCSPResponder`), one chain per case a revocation check must tell apart. Certificates are
@@ -17,6 +18,8 @@ public final class OCSPTestPKI: Sendable {
     }
 
     public let root: TestCertificate
+    /// `root.der` in the folder: the root as `--root` takes it.
+    public let rootPath: String
     public let chains: [Case: AppleShapedChain]
     /// Receipt chains (RSA, as Apple's): the leaf good, or revoked, by a responder the RSA
     /// intermediate signs for itself; the intermediate valid, by the intermediates' responder.
@@ -49,6 +52,8 @@ public final class OCSPTestPKI: Sendable {
                 commonName: "jwsinspect OCSP test Root CA", notBefore: start, notAfter: end, isCA: true),
             key: .p384(), issuer: nil)
         self.root = root
+        rootPath = folder.appendingPathComponent("root.der").path
+        try Data(root.der).write(to: URL(fileURLWithPath: rootPath))
         // The intermediates' responder answers for serials 2 (valid) and 5 (revoked) under the root.
         let intermediates = try OCSPResponder(
             folder: folder, name: "intermediates", ca: root, signer: root,
