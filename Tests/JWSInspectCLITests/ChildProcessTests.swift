@@ -86,6 +86,16 @@ import Testing
         #expect(result.stderr.count == 1_000_000)
     }
 
+    /// Input the child never reads is dropped when it exits: the write fails (EPIPE), and
+    /// neither the test process nor the run ends by SIGPIPE.
+    @Test func inputTheChildDoesNotReadIsDropped() throws {
+        let result = try ChildProcess.run(
+            "/bin/sh", ["-c", "exec 0<&-; echo closed"], input: .bytes([UInt8](repeating: 0x61, count: 4 << 20)),
+            timeout: .seconds(120))
+        #expect(result.status == 0)
+        #expect(result.stdoutText == "closed\n")
+    }
+
     /// More output than the test keeps fails it, rather than being cut silently.
     @Test func outputOverTheLimitFailsTheTest() throws {
         let failure = #expect(throws: ChildProcess.Failure.self) {
@@ -111,13 +121,18 @@ import Testing
         #expect(try sleeper.finish().status == 128 + SIGTERM)
     }
 
-    /// Every signal's action is the default in a child, though this process ignores SIGPIPE:
-    /// `yes | head -1` ends quietly, as in a terminal.
+    /// Every signal's action is the default in a child, whatever this process ignores: SIGUSR2
+    /// ignored here while it starts still ends it (as a signal this process ignores, SIGPIPE
+    /// say, would otherwise stay ignored in a child: `yes | head -1` would then complain).
     @Test func aChildsSignalsHaveTheirDefaultActions() throws {
-        let result = try ChildProcess.run("/bin/sh", ["-c", "yes | head -1"], timeout: .seconds(120))
-        #expect(result.status == 0)
-        #expect(result.stdoutText == "y\n")
-        #expect(result.stderrText == "")
+        let previous = signal(SIGUSR2, SIG_IGN)
+        let child = Result { try ChildProcess("sleep", ["3"], timeout: .seconds(120)) }
+        signal(SIGUSR2, previous)
+        let sleeper = try child.get()
+        kill(sleeper.pid, SIGUSR2)
+        #expect(try sleeper.finish().status == 128 + SIGUSR2)
+        let quiet = try ChildProcess.run("/bin/sh", ["-c", "yes | head -1"], timeout: .seconds(120))
+        #expect(quiet.stdoutText == "y\n" && quiet.stderrText == "", "\(quiet.stderrText)")
     }
 
     /// The environment and the folder are the ones given.

@@ -42,14 +42,10 @@ final class ChildRun: @unchecked Sendable {
     /// How often the thread looks for the child's exit while nothing else happens.
     private static let slice: Duration = .milliseconds(20)
 
-    /// Writes to a pipe whose reader has gone fail with EPIPE instead of ending the test process.
-    private static let brokenPipesIgnored: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
-
     init(
         executable: String, arguments: [String], environment: [String: String]?, directory: URL?,
         input: ChildProcess.Input, timeout: Duration, outputLimit: Int, command: String
     ) throws {
-        Self.brokenPipesIgnored
         self.command = command
         self.timeout = timeout
         limit = outputLimit
@@ -188,6 +184,13 @@ final class ChildRun: @unchecked Sendable {
     // MARK: The thread's side
 
     private func serve() {
+        // A write to an input whose reader has gone fails with EPIPE: SIGPIPE, sent to the
+        // writing thread, stays blocked and pending here, and nothing else in the test process
+        // changes (a process-wide SIG_IGN would reach what others start).
+        var brokenPipe = sigset_t()
+        sigemptyset(&brokenPipe)
+        sigaddset(&brokenPipe, SIGPIPE)
+        pthread_sigmask(SIG_BLOCK, &brokenPipe, nil)
         var exitedAt: ContinuousClock.Instant?
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while true {
