@@ -6,7 +6,7 @@ import Testing
 /// Issue 23, item 1, as a backend and a support desk meet it: every `mint suite` case that is
 /// not valid reads no access grant in JSON (`access.grants` is never true, here or in a nested
 /// token) and no "grants access" in tables; the valid ones still grant.
-@Suite struct AccessFailsClosedCLITests {
+@Suite(.timeLimit(.minutes(10))) struct AccessFailsClosedCLITests {
     /// A `mint ca` folder and a `mint suite` made from it (in process: now is `InProcess.now`).
     static let suite: (ca: String, folder: URL, cases: [(file: String, exitCode: Int)])? = {
         guard let folder = try? CLI.temporaryDirectory() else { return nil }

@@ -6,7 +6,7 @@ import Testing
 
 /// Issue 3 through the executable: nested tokens, API responses, readable fields,
 /// backend expectations and Xcode tokens.
-@Suite struct AppStoreKnowledgeTests {
+@Suite(.timeLimit(.minutes(10))) struct AppStoreKnowledgeTests {
     static let pki = ExecutableTests.pki
     static let root = ExecutableTests.rootFile
     static let account = "7e3fb20b-4cdb-47cc-936d-99d65f608138"
@@ -251,7 +251,7 @@ import Testing
 }
 
 /// Fields and values Apple documents in 2026: each shown with its meaning, none flagged unknown.
-@Suite struct DocumentedIn2026Tests {
+@Suite(.timeLimit(.minutes(10))) struct DocumentedIn2026Tests {
     static func inspect(_ payload: String) throws -> [String: Any] {
         let token = AppStoreKnowledgeTests.pki.sign(payloadJSON: payload)
         return try #require(

@@ -6,7 +6,7 @@ import Testing
 /// Node libraries, with a note naming the OpenSSL strict checks their chain fails (Apple's
 /// Python library applies them by default); `--x509-strict` makes that a chain failure (exit 2).
 /// Real Apple chains pass both ways, with no note (issue 23, item 22).
-@Suite struct AppleTestVectorTests {
+@Suite(.timeLimit(.minutes(10))) struct AppleTestVectorTests {
     static func vector(_ name: String) -> String {
         CLI.packageRoot.appendingPathComponent("Tests/Vectors/apple/\(name)").path
     }

@@ -4,7 +4,7 @@ import TestPKI
 import Testing
 
 /// Batches: parallel verification in input order, summaries, large documents.
-@Suite struct BatchTests {
+@Suite(.timeLimit(.minutes(10))) struct BatchTests {
     static let pki = ExecutableTests.pki
     static let root = ExecutableTests.rootFile
 

@@ -6,7 +6,7 @@ import Testing
 
 /// The command line parsed in this process, from the option tables: every option, every
 /// usage error, subcommands, colours, and what the documentation generated from the tables says.
-@Suite struct CommandLineTests {
+@Suite(.timeLimit(.minutes(10))) struct CommandLineTests {
     static func parse(_ arguments: [String]) throws -> InspectOptions {
         try InspectOptions.parse(arguments)
     }

@@ -6,7 +6,7 @@ import Testing
 
 /// What is generated from the option tables (help, man page, completions) and what the README
 /// says, checked against the code; and golden files of `--help`, one table and one JSON rendering.
-@Suite struct DocumentationTests {
+@Suite(.timeLimit(.minutes(10))) struct DocumentationTests {
     // MARK: Goldens
 
     /// Compares `text` with the golden file; with JWSINSPECT_UPDATE_GOLDENS=1 in the
@@ -296,7 +296,7 @@ import Testing
 }
 
 /// The manual pages: their list, the version's date.
-@Suite struct ManPageTests {
+@Suite(.timeLimit(.minutes(10))) struct ManPageTests {
     /// The subcommands with a page of their own: every one but inspect (the top page) and help.
     static let pages = Commands.Name.allCases.filter { $0 != .inspect && $0 != .help }.map(\.rawValue)
 

@@ -12,7 +12,7 @@ import Testing
 /// passed `jwsinspect -q && echo authentic` while a backend read the unsigned one (issue 23,
 /// item 8). Wherever JSON comes from input it is refused: malformed (exit 5), one result
 /// naming the member and where, and neither copy verified.
-@Suite struct DuplicateMemberCLITests {
+@Suite(.timeLimit(.minutes(10))) struct DuplicateMemberCLITests {
     static let pki = ExecutableTests.pki
     static let genuine = pki.sign(payloadJSON: TestPayloads.notification())
     /// What an attacker appends: an unsigned REFUND (`alg: none`).

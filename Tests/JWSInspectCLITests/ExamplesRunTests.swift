@@ -14,7 +14,7 @@ import Testing
 /// is pointed at the mocks (a wrapper adds `--production-url`, `--sandbox-url` and the mocks'
 /// `--root`), `curl` does not reach Apple, a completion script is not installed in /etc, and
 /// `man` reads with `cat` when the machine has no `man`.
-@Suite(.serialized) struct ExamplesRunTests {
+@Suite(.timeLimit(.minutes(10)), .serialized) struct ExamplesRunTests {
     /// The help examples that document a failure, with the status and why.
     static let exits: [String: (Int32, String)] = [
         "notification.json --environment Production --bundle-id com.example.app": (

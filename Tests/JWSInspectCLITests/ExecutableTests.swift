@@ -5,7 +5,7 @@ import Testing
 
 /// The command-line contract, end to end through the built executable:
 /// exit statuses, JSON keys, inputs, and one-line errors.
-@Suite struct ExecutableTests {
+@Suite(.timeLimit(.minutes(10))) struct ExecutableTests {
     static let pki = AppleShapedChain()
     static let attacker = AppleShapedChain(rootCN: "Attacker Root CA")
     static let sample = CLI.packageRoot.appendingPathComponent("Samples/transaction-sandbox-2022.jws").path

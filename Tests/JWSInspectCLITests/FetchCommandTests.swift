@@ -10,7 +10,7 @@ private typealias Seed = MockAppStoreServer.Seed
 
 /// `jwsinspect fetch` against the mock App Store Server API: every kind, pages, the Sandbox
 /// fallback, the answer's unsigned fields, and the JWS verified as `inspect` verifies them.
-@Suite("fetch: every kind against the mock API")
+@Suite("fetch: every kind against the mock API", .timeLimit(.minutes(10)))
 struct FetchCommandTests {
     @Test("transaction: the answer's section, then the transaction verified against the answering environment")
     func transaction() throws {

@@ -6,7 +6,7 @@ private typealias Seed = MockAppStoreServer.Seed
 /// `jwsinspect` links no network library; `jwsinspect fetch` runs `jwsinspect-fetch`, found
 /// beside it, in its place (same arguments, streams and exit status), and says how to get
 /// it when it is not there.
-@Suite("fetch: the companion program")
+@Suite("fetch: the companion program", .timeLimit(.minutes(10)))
 struct FetchCompanionTests {
     /// The companion the build put beside the executable under test.
     static var companion: URL {

@@ -8,7 +8,7 @@ private typealias Seed = MockAppStoreServer.Seed
 
 /// `jwsinspect fetch` when the API does not simply answer: rate limits, server errors, a hanging
 /// or absent server, bodies that are not JSON, a refused token, and credentials and privacy.
-@Suite("fetch: failures, retries, credentials")
+@Suite("fetch: failures, retries, credentials", .timeLimit(.minutes(10)))
 struct FetchFailureTests {
     @Test("429 with Retry-After in UNIX milliseconds: the wait is honoured, then the retry succeeds")
     func rateLimited() throws {

@@ -11,7 +11,7 @@ private typealias Seed = MockAppStoreServer.Seed
 /// inflate past the limit, pages that never end or do not say how to go on, a body that drips,
 /// a certificate no system trusts, hosts that only look like loopback. Each against a real server
 /// on a loopback port.
-@Suite("fetch: a hostile or broken server")
+@Suite("fetch: a hostile or broken server", .timeLimit(.minutes(10)))
 struct FetchHostileServerTests {
     /// A plain HTTP server on another port that records every request it gets: where a redirect
     /// points.

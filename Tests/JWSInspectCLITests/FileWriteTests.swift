@@ -14,7 +14,7 @@ private typealias Seed = MockAppStoreServer.Seed
 /// (`System.writeFile`): a new temporary file renamed over the name, so nothing is ever written
 /// through a symbolic link or a hard link and no mode is changed outside the folder; a symbolic
 /// link at a name is refused, and so is a folder others may write in (issue 23).
-@Suite struct FileWriteTests {
+@Suite(.timeLimit(.minutes(10))) struct FileWriteTests {
     /// A file outside the folder written to, that nothing may change: its text and mode.
     struct Outside {
         let folder: URL

@@ -3,7 +3,7 @@ import Testing
 
 /// The fuzz corpus and every input that ever crashed the fuzz target, replayed through
 /// the same harness (built without libFuzzer): none may crash again.
-@Suite struct FuzzReplayTests {
+@Suite(.timeLimit(.minutes(10))) struct FuzzReplayTests {
     @Test func corpusAndRegressionsReplayCleanly() throws {
         let harness = CLI.executable.deletingLastPathComponent().appendingPathComponent("fuzz-jwsinspect")
         let process = Process()

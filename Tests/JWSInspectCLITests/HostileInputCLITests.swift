@@ -6,7 +6,7 @@ import Testing
 
 /// Untrusted input through the executable: nothing crashes, nothing is lost, every refusal
 /// names its limit, and JSON output stays JSON (checked by an independent strict parser).
-@Suite struct HostileInputCLITests {
+@Suite(.timeLimit(.minutes(10))) struct HostileInputCLITests {
     static let pki = ExecutableTests.pki
     static let root = ExecutableTests.rootFile
 

@@ -7,7 +7,7 @@ import Testing
 
 /// The mock's HTTP layer (`MockHTTPServer`) with bytes URLSession would never send: malformed,
 /// oversized and chunked requests, `Expect: 100-continue`, header names in any case.
-@Suite struct MockAppStoreServerHTTPTests {
+@Suite(.timeLimit(.minutes(10))) struct MockAppStoreServerHTTPTests {
     typealias Seed = MockAppStoreServer.Seed
     static let key = MockAPIKey()
 

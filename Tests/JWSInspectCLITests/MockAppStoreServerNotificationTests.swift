@@ -10,7 +10,7 @@ import Testing
 
 /// The mock's notification endpoints: Get Notification History (body checks, filters,
 /// pagination) and the test notification's request and status.
-@Suite struct MockAppStoreServerNotificationTests {
+@Suite(.timeLimit(.minutes(10))) struct MockAppStoreServerNotificationTests {
     typealias Seed = MockAppStoreServer.Seed
     static let key = MockAPIKey()
 

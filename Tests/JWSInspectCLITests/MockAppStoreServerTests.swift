@@ -10,7 +10,7 @@ import Testing
 
 /// The mock App Store Server API itself, through URLSession: tokens checked as Apple does,
 /// Apple-shaped bodies whose JWS verify, pagination, errors.
-@Suite struct MockAppStoreServerTests {
+@Suite(.timeLimit(.minutes(10))) struct MockAppStoreServerTests {
     static let chain = AppleShapedChain()
     static let key = MockAPIKey()
     typealias Seed = MockAppStoreServer.Seed

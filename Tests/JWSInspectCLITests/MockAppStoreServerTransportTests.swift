@@ -13,7 +13,7 @@ import Testing
 
 /// The mock's scripted failures, clock and HTTP handling: what a client's retry, timeout and
 /// error paths will meet. Also records how URLSession (libcurl) on Linux reports each.
-@Suite struct MockAppStoreServerTransportTests {
+@Suite(.timeLimit(.minutes(10))) struct MockAppStoreServerTransportTests {
     typealias Seed = MockAppStoreServer.Seed
     static let key = MockAPIKey()
 

@@ -9,7 +9,7 @@ import Testing
 /// (scripts/difftest/official_client.py says what is checked). The library is installed by
 /// `make difftest`, which runs this with JWSINSPECT_DIFFTEST_PYTHON set to its Python.
 @Suite(
-    "the mock API answers Apple's own client",
+    "the mock API answers Apple's own client", .timeLimit(.minutes(10)),
     .enabled(if: ProcessInfo.processInfo.environment["JWSINSPECT_DIFFTEST_PYTHON"] != nil))
 struct OfficialClientTests {
     @Test("every endpoint fetch uses, through Apple's client, models and verifier")

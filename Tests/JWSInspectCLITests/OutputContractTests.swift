@@ -3,7 +3,7 @@ import Testing
 
 /// The executable's output contract where the operating system is involved: a full disk, a
 /// closed standard output, a reader that goes away, a stream that stalls, and a terminal.
-@Suite struct OutputContractTests {
+@Suite(.timeLimit(.minutes(10))) struct OutputContractTests {
     static let sample = CLI.packageRoot.appendingPathComponent("Samples/transaction-sandbox-2022.jws").path
     static let notification = CLI.packageRoot.appendingPathComponent("Samples/notification-subscribed-sandbox-2025.jws")
         .path

@@ -20,7 +20,9 @@ enum GNUParallel {
     }()
 }
 
-@Suite(.enabled(if: GNUParallel.path != nil, "GNU parallel is not installed (make test installs it)"))
+@Suite(
+    .timeLimit(.minutes(10)),
+    .enabled(if: GNUParallel.path != nil, "GNU parallel is not installed (make test installs it)"))
 struct ParallelRecipeTests {
     /// When each record was judged: the one member that differs between two runs.
     static func judged(_ output: String) -> String {

@@ -5,7 +5,7 @@ import Testing
 
 /// Minted receipts through the command, one per failure class: each exits with its documented
 /// status and names the one check that failed (table, JSON lines and `-q` alike).
-@Suite struct ReceiptCommandFailureTests {
+@Suite(.timeLimit(.minutes(10))) struct ReceiptCommandFailureTests {
     struct Case: Sendable, CustomTestStringConvertible {
         let name: String
         let receipt: [UInt8]

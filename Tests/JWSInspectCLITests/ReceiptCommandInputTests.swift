@@ -7,7 +7,7 @@ import Testing
 /// Receipts in every form the command reads (DER, BER, base64 wrapped or not, in a file, an
 /// argument, on standard input, inside JSON), and inputs that only start like one: each a
 /// one-line "malformed" error and exit 5, never a crash.
-@Suite struct ReceiptCommandInputTests {
+@Suite(.timeLimit(.minutes(10))) struct ReceiptCommandInputTests {
     static let receipt = ReceiptCLI.receipt
     static let base64 = Data(receipt).base64EncodedString()
     /// A JWS beside the receipt, from the EC test chain the other CLI suites use.

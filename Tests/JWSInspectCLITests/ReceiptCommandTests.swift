@@ -60,7 +60,7 @@ enum ReceiptCLI {
 
 /// The real receipts of Tests/Vectors/receipts through the built executable: App Store ones
 /// verify at their creation date and not now; Xcode ones only with their StoreKit certificate.
-@Suite struct ReceiptCommandTests {
+@Suite(.timeLimit(.minutes(10))) struct ReceiptCommandTests {
     struct Real: Sendable, CustomTestStringConvertible {
         let file: String
         let type: String

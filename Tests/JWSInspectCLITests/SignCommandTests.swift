@@ -8,7 +8,7 @@ import Testing
 
 /// `jwsinspect sign KIND`: every kind's header and claims exactly, the key options and their
 /// environment variables, the errors and their exit statuses, and the one-line output.
-@Suite struct SignCommandTests {
+@Suite(.timeLimit(.minutes(10))) struct SignCommandTests {
     static let issuer = "57246542-96fe-1a63-e053-0824d011072a"
     /// `iat` of the in-process runs (InProcess.now).
     static let iat = Int64(InProcess.now.timeIntervalSince1970)

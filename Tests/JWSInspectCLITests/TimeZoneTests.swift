@@ -7,7 +7,7 @@ import Testing
 /// `--time-zone`: tables show every date in the reader's zone, JSON stays UTC. The zone rules
 /// are read from TZif files and POSIX TZ rules by `ZoneRules`, checked here against Python's
 /// `zoneinfo` on bundled copies of tzdata's files (Tests/Vectors/zones).
-@Suite struct TimeZoneTests {
+@Suite(.timeLimit(.minutes(10))) struct TimeZoneTests {
     static let zones = CLI.packageRoot.appendingPathComponent("Tests/Vectors/zones")
 
     static func zoneFile(_ name: String) throws -> [UInt8] {

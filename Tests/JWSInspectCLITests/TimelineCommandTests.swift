@@ -8,7 +8,7 @@ private typealias Seed = MockAppStoreServer.Seed
 /// `jwsinspect timeline` (issue 29) on logs `mint timeline` makes: the state, every anomaly the
 /// log has (and none in a clean one), records, exit statuses, an item that fails verification,
 /// `--customer`, and `--against` Apple's record fetched from the mock App Store Server API.
-@Suite(.serialized) struct TimelineCommandTests {
+@Suite(.timeLimit(.minutes(10)), .serialized) struct TimelineCommandTests {
     /// A CA whose leaf signs 70 days back, and its two logs: as delivered, and clean.
     static let folder: URL = {
         // swiftlint:disable:next force_try

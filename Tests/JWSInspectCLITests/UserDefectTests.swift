@@ -3,7 +3,7 @@ import Testing
 
 /// Issue 11's defects, found by using the executable as people do, each checked through the
 /// executable (so each can be run against an earlier build with JWSINSPECT_BIN, where it fails).
-@Suite struct UserDefectTests {
+@Suite(.timeLimit(.minutes(10))) struct UserDefectTests {
     static let sample = OutputContractTests.sample
     static let token =
         (try? String(contentsOfFile: sample, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""

@@ -7,7 +7,7 @@ import Testing
 /// certificate, its algorithm or key size) with its exit status. A weak certificate is a `chain`
 /// failure (exit 2); an MD5 CMS digest a `signature` failure (exit 1): the digest is part of
 /// the signature, and a signature over a digest one can collide proves nothing about the bytes.
-@Suite struct WeakAlgorithmCLITests {
+@Suite(.timeLimit(.minutes(10))) struct WeakAlgorithmCLITests {
     /// A JWS chain under the receipt suites' scratch folder: the test PKI's root, an RSA 2048
     /// intermediate signed with `intermediateDigest`, a P-256 leaf it signs with `leafDigest`.
     static func token(intermediateDigest: DigestAlgorithm, leafDigest: DigestAlgorithm) throws -> (String, String) {

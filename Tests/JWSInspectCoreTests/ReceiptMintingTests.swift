@@ -5,7 +5,7 @@ import Testing
 
 /// Receipts minted by the test PKI, judged by the `openssl` command-line tool: every failure
 /// class of issue 15 is mintable and openssl sees what the minter meant.
-@Suite struct ReceiptMintingTests {
+@Suite(.timeLimit(.minutes(10))) struct ReceiptMintingTests {
     /// One chain and one StoreKit signer for the whole suite (RSA key generation is slow).
     static let chain = TestReceiptChain()
     static let storeKit = StoreKitTestingSigner()

@@ -6,7 +6,7 @@ import Testing
 /// The shape of minted receipts, as `openssl cms -cmsout -print` and friends show it: Apple's
 /// (no signed attributes, `rsaEncryption`, three embedded certificates), Xcode's (indefinite-length
 /// BER, one self-signed certificate), and what OpenSSL's security levels make of SHA-1 chains.
-@Suite struct ReceiptShapeTests {
+@Suite(.timeLimit(.minutes(10))) struct ReceiptShapeTests {
     /// One SHA-1 chain for the suite (Apple's shape up to 2023).
     static let sha1Chain = TestReceiptChain(certificateDigest: .sha1)
 

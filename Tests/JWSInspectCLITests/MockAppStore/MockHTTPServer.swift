@@ -1,5 +1,6 @@
 import Foundation
 import JWSInspectCore
+import TestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -115,6 +116,7 @@ final class MockHTTPServer: Sendable {
     ///   - handler: answers each well-formed request.
     /// - Throws: `SocketError` when the socket cannot be created, bound or listened on.
     init(clock: @escaping @Sendable () -> Date, handler: @escaping Handler) throws(SocketError) {
+        TestTimeLimit.require(starting: "a mock HTTP server")
         let listener = try Self.listeningSocket()
         // A socket pair rather than a pipe: it can be made close-on-exec atomically.
         var pipeEnds: [Int32] = [-1, -1]
