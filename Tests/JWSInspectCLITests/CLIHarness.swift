@@ -1,6 +1,7 @@
 import AppStoreTestData
 import Foundation
 import TestPKI
+import TestSupport
 import Testing
 
 /// Runs the built `jwsinspect` executable, as a user or a script would.
@@ -26,6 +27,17 @@ enum CLI {
         let status: Int32
         let stdout: String
         let stderr: String
+
+        init(status: Int32, stdout: String, stderr: String) {
+            self.status = status
+            self.stdout = stdout
+            self.stderr = stderr
+        }
+
+        /// A finished child's status and outputs, as text.
+        init(_ result: ChildProcess.Result) {
+            self.init(status: result.status, stdout: result.stdoutText, stderr: result.stderrText)
+        }
 
         /// Every JSON object printed (a pretty stream or JSON lines).
         func jsonObjects() throws -> [[String: Any]] {
@@ -61,83 +73,23 @@ enum CLI {
         }
     }
 
-    /// Runs the executable; with a `timeout`, a run still going then is killed and reported as
-    /// status -1 (a guard against runaway time, not a measurement: `make bench` measures).
+    /// Runs the executable, with `stdin` through a pipe (empty when nil), as `ChildProcess`
+    /// runs every process a test starts; one still running after `timeout` seconds
+    /// (`ChildProcess.defaultTimeout` when nil) is killed, and the test fails with what it
+    /// printed (a guard against runaway time, not a measurement: `make bench` measures).
     static func run(_ arguments: [String], stdin: String? = nil, timeout: TimeInterval? = nil) throws -> Result {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        let out = Pipe()
-        let err = Pipe()
-        let input = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = input
         var environment = ProcessInfo.processInfo.environment
         environment.removeValue(forKey: "NO_COLOR")
-        process.environment = environment
-        try process.run()
-        // Feed stdin and drain both pipes concurrently so that large outputs cannot deadlock.
-        let writer = Thread {
-            if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
-            try? input.fileHandleForWriting.close()
-        }
-        writer.start()
-        return collect(process, out: out, err: err, timeout: timeout)
-    }
-
-    /// Waits for a started `process`, reading `out` and `err` at once (neither can fill and
-    /// block it). With a `timeout`, a process still running then is killed, with every process
-    /// it started (Foundation makes it a process group's leader: a shell's children, which hold
-    /// the pipes open, die too), and reported as status -1.
-    static func collect(_ process: Process, out: Pipe, err: Pipe, timeout: TimeInterval?) -> Result {
-        nonisolated(unsafe) var errData = Data()
-        let errDone = DispatchSemaphore(value: 0)
-        Thread {
-            errData = err.fileHandleForReading.readDataToEndOfFile()
-            errDone.signal()
-        }.start()
-        let killed = Locked(false)
-        if let timeout {
-            // A thread of its own: the global dispatch queues are the test runner's threads,
-            // and they may all be blocked reading from processes.
-            Thread {
-                Thread.sleep(forTimeInterval: timeout)
-                guard process.isRunning else { return }
-                killed.set(true)
-                // SIGKILL: a child inherits the test runner's blocked signals, SIGTERM among them.
-                kill(-process.processIdentifier, SIGKILL)
-            }.start()
-        }
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        errDone.wait()
         return Result(
-            status: killed.value ? -1 : process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-            stderr: String(decoding: errData, as: UTF8.self))
+            try ChildProcess.run(
+                executable.path, arguments, environment: environment, input: .bytes(Array((stdin ?? "").utf8)),
+                timeout: timeout.map { .milliseconds(Int($0 * 1_000)) } ?? ChildProcess.defaultTimeout))
     }
 
-    /// Runs another program (a shell, jq, groff), with `stdin` as its standard input (none when
-    /// nil), and waits for it.
+    /// Runs another program (a shell, jq, groff), with `stdin` as its standard input (/dev/null
+    /// when nil), and waits for it.
     static func runProgram(_ path: String, _ arguments: [String], stdin: String? = nil) throws -> Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        let out = Pipe()
-        let err = Pipe()
-        let input = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        if stdin != nil { process.standardInput = input }
-        try process.run()
-        if let stdin {
-            // Written on a thread of its own, so that a large output cannot block the writer.
-            Thread {
-                input.fileHandleForWriting.write(Data(stdin.utf8))
-                try? input.fileHandleForWriting.close()
-            }.start()
-        }
-        return collect(process, out: out, err: err, timeout: nil)
+        Result(try ChildProcess.run(path, arguments, input: stdin.map { .bytes(Array($0.utf8)) } ?? .nullDevice))
     }
 
     /// One folder per test process for every file the tests write, removed when the process exits.

@@ -2,6 +2,7 @@ import AppStoreTestData
 import Foundation
 import JWSInspectCore
 import TestPKI
+import TestSupport
 import Testing
 
 @testable import JWSInspectCLI
@@ -327,19 +328,13 @@ import Testing
         }
 
         /// The shell a reader types into: bash in the workspace, `jwsinspect` on the PATH, and
-        /// no signal blocked (a test runner's threads block most, and a child would inherit
-        /// that: `kill` could not stop what the README starts in the background; Debian's
-        /// essential perl-base clears the mask before bash starts).
+        /// no signal blocked (`ChildProcess` starts every process so: `kill` can stop what the
+        /// README starts in the background).
         func shell(_ script: String, environment extra: [String: String]) throws -> CLI.Result {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/perl")
-            process.arguments = [
-                "-e", "use POSIX; sigprocmask(SIG_SETMASK, POSIX::SigSet->new) or die; exec @ARGV or die",
-                "/bin/bash", "-c", Self.prelude + script,
-            ]
-            process.currentDirectoryURL = directory
-            process.environment = environment(extra)
-            return try Self.run(process, timeout: 120)
+            CLI.Result(
+                try ChildProcess.run(
+                    "/bin/bash", ["-c", Self.prelude + script], environment: environment(extra), directory: directory,
+                    timeout: .seconds(120)))
         }
 
         private func environment(_ extra: [String: String]) -> [String: String] {
@@ -388,16 +383,6 @@ import Testing
             #expect(
                 result.stdout.split(whereSeparator: \.isWhitespace) == ["2", "yes"],
                 "\(line): \(result.stdout) \(result.stderr)")
-        }
-
-        static func run(_ process: Process, timeout: TimeInterval) throws -> CLI.Result {
-            let out = Pipe()
-            let err = Pipe()
-            process.standardOutput = out
-            process.standardError = err
-            process.standardInput = FileHandle.nullDevice
-            try process.run()
-            return CLI.collect(process, out: out, err: err, timeout: timeout)
         }
     }
 }

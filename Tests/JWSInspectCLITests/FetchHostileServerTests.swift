@@ -1,5 +1,6 @@
 import Foundation
 import JWSInspectCore
+import TestSupport
 import Testing
 
 @testable import AppStoreServerAPI
@@ -86,16 +87,9 @@ struct FetchHostileServerTests {
     }
 
     static func gzip(_ file: URL) throws -> [UInt8] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["gzip", "-c", "-n", file.path]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        return Array(data)
+        let result = try ChildProcess.run("gzip", ["-c", "-n", file.path])
+        #expect(result.status == 0)
+        return result.stdout
     }
 
     @Test("a gzip body is read after decoding: 17 MiB from a few KB is refused at 16 MiB (69); a small one is read")

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The fuzz corpus and every input that ever crashed the fuzz target, replayed through
@@ -6,18 +7,12 @@ import Testing
 @Suite(.timeLimit(.minutes(10))) struct FuzzReplayTests {
     @Test func corpusAndRegressionsReplayCleanly() throws {
         let harness = CLI.executable.deletingLastPathComponent().appendingPathComponent("fuzz-jwsinspect")
-        let process = Process()
-        process.executableURL = harness
         let fuzz = CLI.packageRoot.appendingPathComponent("Tests/Fuzz")
-        process.arguments = [
-            fuzz.appendingPathComponent("corpus").path, fuzz.appendingPathComponent("regressions").path,
-        ]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(text)")
+        let result = try ChildProcess.run(
+            harness.path,
+            [fuzz.appendingPathComponent("corpus").path, fuzz.appendingPathComponent("regressions").path])
+        let text = result.stdoutText
+        #expect(result.status == 0, "\(text)")
         let corpus = try FileManager.default.contentsOfDirectory(atPath: fuzz.appendingPathComponent("corpus").path)
             .count
         let regressions = try FileManager.default.contentsOfDirectory(

@@ -2,6 +2,7 @@ import AppStoreTestData
 import Foundation
 import JWSInspectCore
 import TestPKI
+import TestSupport
 import Testing
 
 /// Apple's own App Store Server API client (app-store-server-library, Python) against the mock:
@@ -42,21 +43,14 @@ struct OfficialClientTests {
 
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("scripts/difftest/official_client.py").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [
-            script, server.baseURL, keyPath, key.keyID, key.issuerID, key.bundleID, rootPath,
-            String(TestPayloads.appAppleId),
-        ]
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let printed = output.fileHandleForReading.readDataToEndOfFile()
-        let complaint = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(String(decoding: complaint, as: UTF8.self))")
+        let result = try ChildProcess.run(
+            python,
+            [
+                script, server.baseURL, keyPath, key.keyID, key.issuerID, key.bundleID, rootPath,
+                String(TestPayloads.appAppleId),
+            ])
+        let printed = Data(result.stdout)
+        #expect(result.status == 0, "\(result.stderrText)")
         let counts = try #require(try JSONSerialization.jsonObject(with: printed) as? [String: Int])
         #expect(counts["history pages"] == 1 && counts["notification history pages"] == 1)
         #expect((counts["transactions verified"] ?? 0) >= 12)

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The executable's output contract where the operating system is involved: a full disk, a
@@ -8,7 +9,7 @@ import Testing
     static let notification = CLI.packageRoot.appendingPathComponent("Samples/notification-subscribed-sandbox-2025.jws")
         .path
 
-    /// A shell command line running the executable (`$B`), for redirections a `Process` cannot make.
+    /// A shell command line running the executable (`$B`), for redirections a `ChildProcess` cannot make.
     static func shell(_ script: String) throws -> CLI.Result {
         try CLI.runProgram("/bin/sh", ["-c", "B='\(CLI.executable.path)'; S='\(sample)'; " + script])
     }
@@ -45,34 +46,16 @@ import Testing
             + (try String(contentsOfFile: Self.notification, encoding: .utf8))
             .trimmingCharacters(in: .whitespacesAndNewlines) + "\"}"
         for first in [token, notificationBody] {
-            let process = Process()
-            process.executableURL = CLI.executable
-            process.arguments = ["--format", "jsonl"]
-            let input = Pipe()
-            let output = Pipe()
-            process.standardInput = input
-            process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            input.fileHandleForWriting.write(Data((first + "\n").utf8))
+            let process = try ChildProcess(CLI.executable.path, ["--format", "jsonl"], input: .pipe)
+            process.write(Array((first + "\n").utf8))
             // The input stays open: the first line of output must come anyway. A guard of 60 s
             // against a hang (the executable answers in milliseconds).
-            let firstLine = Locked<String?>(nil)
-            let done = DispatchSemaphore(value: 0)
-            Thread {
-                var bytes: [UInt8] = []
-                while let byte = try? output.fileHandleForReading.read(upToCount: 1)?.first, byte != 0x0a {
-                    bytes.append(byte)
-                }
-                firstLine.set(String(decoding: bytes, as: UTF8.self))
-                done.signal()
-            }.start()
-            let arrived = done.wait(timeout: .now() + 60) == .success
-            #expect(arrived, "no result while the input stays open")
-            try input.fileHandleForWriting.close()
-            if !arrived { process.terminate() }
-            process.waitUntilExit()
-            #expect(firstLine.value?.contains("\"status\":\"valid\"") == true)
+            let firstLine = try process.waitForOutput(within: .seconds(60)) { stdout, _ in
+                stdout.firstIndex(of: 0x0a).map { String(decoding: stdout[..<$0], as: UTF8.self) }
+            }
+            process.closeInput()
+            _ = try process.finish()
+            #expect(firstLine.contains("\"status\":\"valid\""))
         }
     }
 

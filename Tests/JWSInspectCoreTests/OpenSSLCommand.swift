@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// The `openssl` command-line tool run in a private temporary directory: an independent judge
 /// of what the test PKI mints.
@@ -53,23 +54,7 @@ struct OpenSSLCommand: ~Copyable {
 
     /// Runs `openssl` with `arguments` in the directory and waits for it.
     func run(_ arguments: [String]) throws -> Outcome {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["openssl"] + arguments
-        process.currentDirectoryURL = directory
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        // Read both pipes to the end before waiting, so a full pipe cannot stall openssl.
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        let errorData = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Outcome(
-            status: process.terminationStatus,
-            output: String(decoding: outputData, as: UTF8.self),
-            errors: String(decoding: errorData, as: UTF8.self)
-        )
+        let result = try ChildProcess.run("openssl", arguments, directory: directory)
+        return Outcome(status: result.status, output: result.stdoutText, errors: result.stderrText)
     }
 }

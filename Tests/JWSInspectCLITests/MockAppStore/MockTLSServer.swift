@@ -1,12 +1,13 @@
 import AppStoreTestData
 import Foundation
 import TestPKI
+import TestSupport
 
 /// `openssl s_server` on a loopback port with a self-signed test-PKI certificate that no system
 /// trusts: what a client meets behind a TLS-inspecting proxy or at a wrong `https://` URL.
 ///
 /// Started by `init` (which waits, at most 10 s, until it accepts), ended by `stop()` (also run
-/// by `deinit`), which terminates that process only.
+/// by `deinit`), a `ChildProcess` that never outlives `lifetime`.
 final class MockTLSServer {
     /// The certificate it presents: self-signed, CN and use of a server at 127.0.0.1, valid from
     /// 2020 to 2050 (so that being untrusted is its only defect).
@@ -16,9 +17,11 @@ final class MockTLSServer {
             notBefore: Date(timeIntervalSince1970: 1_577_836_800),
             notAfter: Date(timeIntervalSince1970: 2_524_608_000), isCA: false),
         issuer: nil)
+    /// The longest it runs: longer than the test that starts it, on a busy machine.
+    static let lifetime: Duration = .seconds(10 * 60)
 
     let port: UInt16
-    private let process = Process()
+    private let process: ChildProcess
     private let directory: URL
 
     /// `https://127.0.0.1:PORT`.
@@ -32,42 +35,28 @@ final class MockTLSServer {
         try Data(Self.certificate.pem.utf8).write(to: certificate)
         try Data(Self.certificate.key.privateKeyPEM.utf8).write(to: key)
         port = try MockHTTPServer.unusedPort()
-        let output = directory.appendingPathComponent("stdout")
-        guard FileManager.default.createFile(atPath: output.path, contents: nil) else { throw StartFailure() }
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
-            "openssl", "s_server", "-accept", "127.0.0.1:\(port)", "-cert", certificate.path, "-key", key.path, "-www",
-        ]
-        process.standardOutput = try FileHandle(forWritingTo: output)
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        process = try ChildProcess(
+            "openssl",
+            ["s_server", "-accept", "127.0.0.1:\(port)", "-cert", certificate.path, "-key", key.path, "-www"],
+            timeout: Self.lifetime, outputLimit: 1 << 20)
         // s_server prints ACCEPT once it listens.
-        let ready = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < ready, process.isRunning {
-            if let text = try? String(contentsOf: output, encoding: .utf8), text.contains("ACCEPT") { return }
-            Thread.sleep(forTimeInterval: 0.02)
+        do {
+            try process.waitForOutput(within: .seconds(10)) { stdout, _ in
+                String(decoding: stdout, as: UTF8.self).contains("ACCEPT") ? () : nil
+            }
+        } catch {
+            stop()
+            throw error
         }
-        stop()
-        throw StartFailure()
-    }
-
-    struct StartFailure: Error, CustomStringConvertible {
-        var description: String { "openssl s_server did not start listening within 10 s" }
     }
 
     deinit {
         stop()
     }
 
-    /// Kills the s_server process (by its own handle) and removes its files. Idempotent.
-    ///
-    /// SIGKILL, not `terminate()`'s SIGTERM: a process started from a test thread inherits that
-    /// thread's signal mask, in which the test runner blocks SIGTERM, and would never end.
+    /// Ends the s_server process and removes its files. Idempotent.
     func stop() {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
+        process.end()
         try? FileManager.default.removeItem(at: directory)
     }
 }
