@@ -23,7 +23,9 @@ final class ChildRun: @unchecked Sendable {
     // Guarded by `condition`.
     private var outputs: [[UInt8]] = [[], []]
     private var dropped = [0, 0]
+    /// Input not yet written: `pendingInput[inputWritten...]`.
     private var pendingInput: [UInt8] = []
+    private var inputWritten = 0
     private var inputOpen: Bool
     /// Set when the child is reaped: it is gone, and its process group ID may be reused.
     private var status: Int32?
@@ -194,7 +196,10 @@ final class ChildRun: @unchecked Sendable {
         var exitedAt: ContinuousClock.Instant?
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while true {
-            let (pending, closing) = condition.withLock { (!pendingInput.isEmpty, !inputOpen && pendingInput.isEmpty) }
+            let (pending, closing) = condition.withLock {
+                let pending = inputWritten < pendingInput.count
+                return (pending, !inputOpen && !pending)
+            }
             if closing, let end = inputEnd {
                 close(end)
                 inputEnd = nil
@@ -247,13 +252,19 @@ final class ChildRun: @unchecked Sendable {
 
     private func writeInput(_ end: Int32) {
         condition.withLock {
-            let written = pendingInput.withUnsafeBytes { Glibc.write(end, $0.baseAddress, min($0.count, 65_536)) }
+            let written = pendingInput[inputWritten...].withUnsafeBytes {
+                Glibc.write(end, $0.baseAddress, min($0.count, 65_536))
+            }
             if written > 0 {
-                pendingInput.removeFirst(written)
+                inputWritten += written
             } else if written < 0 && errno != EAGAIN && errno != EINTR {
                 // The child closed its input (EPIPE): what it did not read is dropped.
-                pendingInput = []
+                inputWritten = pendingInput.count
                 inputOpen = false
+            }
+            if inputWritten == pendingInput.count {
+                pendingInput = []
+                inputWritten = 0
             }
         }
     }
