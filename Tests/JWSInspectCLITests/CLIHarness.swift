@@ -28,17 +28,6 @@ enum CLI {
         let stdout: String
         let stderr: String
 
-        init(status: Int32, stdout: String, stderr: String) {
-            self.status = status
-            self.stdout = stdout
-            self.stderr = stderr
-        }
-
-        /// A finished child's status and outputs, as text.
-        init(_ result: ChildProcess.Result) {
-            self.init(status: result.status, stdout: result.stdoutText, stderr: result.stderrText)
-        }
-
         /// Every JSON object printed (a pretty stream or JSON lines).
         func jsonObjects() throws -> [[String: Any]] {
             var objects: [[String: Any]] = []
@@ -110,6 +99,13 @@ enum CLI {
 
     static func write(_ text: String, to url: URL) throws {
         try Data(text.utf8).write(to: url)
+    }
+}
+
+extension CLI.Result {
+    /// A finished child's status and outputs, as text.
+    init(_ result: ChildProcess.Result) {
+        self.init(status: result.status, stdout: result.stdoutText, stderr: result.stderrText)
     }
 }
 
