@@ -62,8 +62,9 @@ enum CLI {
         }
     }
 
-    /// Runs the executable, with `stdin` through a pipe (empty when nil), as `ChildProcess`
-    /// runs every process a test starts; one still running after `timeout` seconds
+    /// Runs the executable, with `stdin` through a pipe (empty when nil), in a fresh folder of
+    /// its own (what it writes by a relative name never lands in the checkout), as
+    /// `ChildProcess` runs every process a test starts; one still running after `timeout` seconds
     /// (`ChildProcess.defaultTimeout` when nil) is killed, and the test fails with what it
     /// printed (a guard against runaway time, not a measurement: `make bench` measures).
     static func run(_ arguments: [String], stdin: String? = nil, timeout: TimeInterval? = nil) throws -> Result {
@@ -71,14 +72,18 @@ enum CLI {
         environment.removeValue(forKey: "NO_COLOR")
         return Result(
             try ChildProcess.run(
-                executable.path, arguments, environment: environment, input: .bytes(Array((stdin ?? "").utf8)),
+                executable.path, arguments, environment: environment, directory: try temporaryDirectory(),
+                input: .bytes(Array((stdin ?? "").utf8)),
                 timeout: timeout.map { .milliseconds(Int($0 * 1_000)) } ?? ChildProcess.defaultTimeout))
     }
 
     /// Runs another program (a shell, jq, groff), with `stdin` as its standard input (/dev/null
-    /// when nil), and waits for it.
+    /// when nil), in a fresh folder of its own, and waits for it.
     static func runProgram(_ path: String, _ arguments: [String], stdin: String? = nil) throws -> Result {
-        Result(try ChildProcess.run(path, arguments, input: stdin.map { .bytes(Array($0.utf8)) } ?? .nullDevice))
+        Result(
+            try ChildProcess.run(
+                path, arguments, directory: try temporaryDirectory(),
+                input: stdin.map { .bytes(Array($0.utf8)) } ?? .nullDevice))
     }
 
     /// One folder per test process for every file the tests write, removed when the process exits.

@@ -144,6 +144,21 @@ import Testing
         #expect(result.stdoutText == "\(folder.path)\nthis unset\n")
     }
 
+    /// `CLI.run` and `CLI.runProgram` start each program in a fresh folder of the test
+    /// process's scratch space, never in the checkout: an example's `> webhooks.jsonl` once
+    /// left a file there, and it was committed.
+    @Test func theHarnessNeverStartsAProgramInTheCheckout() throws {
+        let scratch = CLI.scratch.resolvingSymlinksInPath().path
+        let first = try CLI.runProgram("/bin/sh", ["-c", "pwd; : > relative.txt"]).stdout
+        let second = try CLI.runProgram("/bin/sh", ["-c", "pwd"]).stdout
+        #expect(first.hasPrefix(scratch + "/") && second.hasPrefix(scratch + "/"), "\(first) \(second)")
+        #expect(first != second)
+        #expect(!FileManager.default.fileExists(atPath: CLI.packageRoot.appendingPathComponent("relative.txt").path))
+        let executable = try CLI.run(["mint", "ca", "--out", "relative-ca"])
+        #expect(executable.status == 0, "\(executable.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: CLI.packageRoot.appendingPathComponent("relative-ca").path))
+    }
+
     /// A test cancelled while it waits (its time limit has passed) ends its child.
     @Test func aCancelledWaitEndsTheChild() async throws {
         let waiting = Task { try ChildProcess.run("sleep", ["600"], timeout: .seconds(120)) }
