@@ -65,7 +65,9 @@ final class ChildRun: @unchecked Sendable {
         let wake = try pipe()
         var stdin: (read: Int32, write: Int32)?
         if case .nullDevice = input {} else { stdin = try pipe() }
-        for end in [out.read, err.read, wake.read, wake.write] + [stdin?.write].compactMap({ $0 }) {
+        // The ends the test keeps: non-blocking, and closed here if the child cannot start.
+        let kept = [out.read, err.read, wake.read, wake.write] + [stdin?.write].compactMap({ $0 })
+        for end in kept {
             _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
         }
         var pid = pid_t()
@@ -86,7 +88,7 @@ final class ChildRun: @unchecked Sendable {
         // The child has its copies; the test keeps its own ends only.
         for end in [out.write, err.write] + [stdin?.read].compactMap({ $0 }) { close(end) }
         guard started == 0 else {
-            for end in [out.read, err.read, wake.read, wake.write] + [stdin?.write].compactMap({ $0 }) { close(end) }
+            for end in kept { close(end) }
             throw ChildProcess.Failure(reason: .cannotStart(started), command: command, stdout: [], stderr: [])
         }
         self.pid = pid
