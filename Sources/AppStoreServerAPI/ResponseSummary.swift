@@ -29,11 +29,21 @@ public struct ResponseSummary: Sendable {
         /// beside it, which decides access (renewal info says what happens next, not whether
         /// the customer has access). Nil for everything else, and for renewal info alone.
         public let accessDecidedBy: String?
+        /// For a subscription's `signedTransactionInfo`: what the answer holds beside it, which
+        /// the access decision reads too (its renewal info, once verified; Apple's `status`).
+        public let beside: Beside?
 
-        init(path: String, value: JSONValue, accessDecidedBy: String? = nil) {
+        /// A subscription's renewal info and status, beside its transaction, by path and value.
+        public struct Beside: Sendable {
+            public let renewal: (path: String, value: JSONValue)?
+            public let status: (path: String, value: JSONValue)?
+        }
+
+        init(path: String, value: JSONValue, accessDecidedBy: String? = nil, beside: Beside? = nil) {
             self.path = path
             self.value = value
             self.accessDecidedBy = accessDecidedBy
+            self.beside = beside
         }
     }
 
@@ -116,7 +126,10 @@ public struct ResponseSummary: Sendable {
                 var transactionPath: String?
                 if let value = transaction["signedTransactionInfo"] {
                     transactionPath = prefix + "signedTransactionInfo"
-                    signed.append(SignedField(path: prefix + "signedTransactionInfo", value: value))
+                    let beside = SignedField.Beside(
+                        renewal: transaction["signedRenewalInfo"].map { (prefix + "signedRenewalInfo", $0) },
+                        status: transaction["status"].map { (prefix + "status", $0) })
+                    signed.append(SignedField(path: prefix + "signedTransactionInfo", value: value, beside: beside))
                 }
                 if let value = transaction["signedRenewalInfo"] {
                     signed.append(

@@ -50,13 +50,18 @@ enum ExitStatus: Int32, CaseIterable {
             "malformed input: no JWS found, undecodable segments, a header or payload that is not RFC 8259 JSON in UTF-8, "
                 + "a JSON object naming a member twice (header, payload or input document), a token over 1 MiB, a record over 64 MiB, a receipt that is not a valid receipt or over its limits"
         case .inactive:
-            "--require-active: the transaction or receipt grants no access (revoked or cancelled, expired, upgraded, consumable, no usable expiry, or no purchase)"
+            "--require-active: no access at the access time: the model's state is not active or "
+                + "billing-grace-period (revoked or cancelled, expired, billing retry, upgraded, not yet purchased, not "
+                + "an entitlement: an app transaction, renewal info alone, a consumable; undecided: facts missing, "
+                + "unreadable or contradicting Apple's status; not tied to the customer asked about)"
         case .invalidClaims:
             "a developer-signed token's claims are invalid: expired, exp more than 60 minutes after iat, iat in the "
                 + "future, missing or other aud, missing iss or bid, exp in an offer token, a nonce that is not a UUID"
         case .notFound:
-            "fetch: nothing found: the ID is unknown in every environment asked, order status 1 (invalid), an empty "
-                + "history, no refunds, subscriptions or notifications"
+            "fetch: nothing found: the ID is unknown in every environment asked, order status 1 (invalid), an "
+                + "empty history, no refunds, subscriptions or notifications; or an answer none of whose authentic "
+                + "transactions is tied to the ID asked about (fetch transaction, subscriptions, history: another "
+                + "customer's answer)"
         case .unavailable:
             "fetch: the App Store Server API refused the request (a 4xx other than 401, with its errorCode), or its "
                 + "answer is unusable (not one JSON object, a member named twice, over 16 MiB, a redirect, pages "
@@ -77,7 +82,8 @@ enum ExitStatus: Int32, CaseIterable {
             "timeline --fail-on-anomaly: every item verified and the log has an anomaly (duplicate, conflict, "
                 + "out-of-order, refund-without-purchase, gap, missed)"
         case .usage:
-            "usage: unknown option or bad option value (--at outside years 0001 to 9999), a --root file without a usable certificate"
+            "usage: unknown option or bad option value (--at or --access-at outside years 0001 to 9999), a --root "
+                + "file without a usable certificate"
         case .unreadable: "an input file, standard input (closed) or a --root file cannot be read"
         case .ioError:
             "output cannot be written: a full disk, a closed standard output (a closed pipe ends quietly with 141)"

@@ -166,8 +166,8 @@ import Testing
         #expect(
             try CLI.run(base + ["--device-id", Self.account, tokenWith]).status == 4, "no deviceVerification to check")
         // Expired 2025-01-31: active at 2025-01-15, not at 2025-02-15 nor now.
-        #expect(try CLI.run(base + ["--require-active", "--at", "2025-01-15", tokenWith]).status == 0)
-        #expect(try CLI.run(base + ["--require-active", "--at", "2025-02-15", tokenWith]).status == 6)
+        #expect(try CLI.run(base + ["--require-active", "--access-at", "2025-01-15", tokenWith]).status == 0)
+        #expect(try CLI.run(base + ["--require-active", "--access-at", "2025-02-15", tokenWith]).status == 6)
         let active = Self.pki.sign(
             payloadJSON: Self.transaction(#","expiresDate":4102444800000"#).replacingOccurrences(
                 of: #""expiresDate":1738281600000,"#, with: ""))

@@ -31,6 +31,13 @@ import Testing
         #expect(
             try Self.parse(["--at", "2024-05-01T12:00:00Z"]).timePolicy
                 == .fixed(Date(timeIntervalSince1970: 1_714_564_800)))
+        // --access-at moves the access time alone; --at the certificate check time alone.
+        let accessAt = try Self.parse(["--access-at", "2024-05-01"])
+        #expect(accessAt.accessAt == .fixed(Date(timeIntervalSince1970: 1_714_521_600)))
+        #expect(accessAt.timePolicy == .signingTime)
+        #expect(try Self.parse(["--access-at", "7d"]).accessAt == .ago(604_800))
+        #expect(try Self.parse(["--at", "2024-05-01"]).accessAt == nil)
+        #expect(throws: UsageError.self) { try Self.parse(["--access-at", "tomorrow"]) }
         #expect(try Self.parse(["--root", "a.pem", "--root=b.der"]).rootFiles == ["a.pem", "b.der"])
         #expect(try Self.parse(["--x509-strict"]).strictX509)
         #expect(try Self.parse(["--no-verify"]).verify == false)
@@ -74,7 +81,8 @@ import Testing
         #expect(try Self.parse([]).checkRevocation == false)
         // Every option of the table is exercised above.
         let exercised: Set = [
-            "--at", "--root", "--x509-strict", "--no-verify", "--bundle-id", "--app-apple-id", "--environment",
+            "--at", "--access-at", "--root", "--x509-strict", "--no-verify", "--bundle-id", "--app-apple-id",
+            "--environment",
             "--account-token", "--device-id", "--require-active", "--type", "--format", "--json", "--quiet",
             "--summary", "--brief", "--time-zone",
             "--jobs", "--first-line", "--color", "--no-color", "--help", "--version", "--key", "--key-id",

@@ -287,7 +287,7 @@ struct FetchHostileServerTests {
         #expect(inactive.count == 1, "\(result.stdout)")
         #expect(
             (inactive.first?["reason"] as? String)?.contains(
-                "renewal info alone does not say whether access is granted")
+                "not an entitlement: renewal info alone says how a subscription renews")
                 == true, "\(inactive)")
     }
 

@@ -169,7 +169,7 @@ import Testing
         #expect(table.stdout.hasPrefix("UNVERIFIED — NOTHING WAS CHECKED (--no-verify)"), "\(table.stdout)")
     }
 
-    /// One `--require-active` case: the in-app entries, `--at` (nil: now, 2025-06-01), the outcome.
+    /// One `--require-active` case: the in-app entries, `--access-at` (nil: now, 2025-06-01), the outcome.
     struct Access: Sendable, CustomTestStringConvertible {
         let name: String
         let inApp: [InAppEntry]
@@ -200,7 +200,7 @@ import Testing
             name: "subscription expired before now", inApp: [subscription(expires: march)], at: nil, grants: false,
             detail: "latest subscription com.example.pro.monthly expired 2025-03-01T00:00:00"),
         Access(
-            name: "the same subscription at an --at before its expiry", inApp: [subscription(expires: march)],
+            name: "the same subscription at an --access-at before its expiry", inApp: [subscription(expires: march)],
             at: "2025-02-01T00:00:00Z", grants: true, detail: "until 2025-03-01T00:00:00"),
         Access(
             name: "cancelled non-consumable", inApp: [lifetime(cancelled: Date(timeIntervalSince1970: 1_738_368_000))],
@@ -209,7 +209,7 @@ import Testing
             name: "unexpired subscription", inApp: [subscription(expires: december)], at: nil, grants: true,
             detail: "until 2025-12-01T00:00:00"),
         Access(
-            name: "the same subscription at an --at after its expiry", inApp: [subscription(expires: december)],
+            name: "the same subscription at an --access-at after its expiry", inApp: [subscription(expires: december)],
             at: "2025-12-15T00:00:00Z", grants: false, detail: "expired 2025-12-01T00:00:00"),
         Access(name: "non-consumable", inApp: [lifetime()], at: nil, grants: true, detail: "(a non-consumable)"),
     ]
@@ -219,7 +219,7 @@ import Testing
         var builder = ReceiptBuilder()
         builder.inApp = test.inApp
         let receipt = try ReceiptCLI.file(Self.signed(builder), named: "receipt.der")
-        let at = test.at.map { ["--at", $0] } ?? []
+        let at = test.at.map { ["--access-at", $0] } ?? []
         let result = ReceiptCLI.run(
             ["--format", "jsonl", "--root", ReceiptCLI.rootFile, "--require-active"] + at + [receipt])
         #expect(result.status == (test.grants ? 0 : 6), "\(result.stdout)")

@@ -150,10 +150,11 @@ import Testing
     /// JSON byte for byte as without the option.
     @Test func tablesShowTheZoneAndJSONStaysUTC() throws {
         let notification = Self.sample("notification-subscribed-sandbox-2025.jws")
-        let utc = InProcess.run(["--brief", notification])
-        // In-process runs decide access at 2025-06-01: the subscription runs until 2025-10-02T07:09:07Z.
+        // Access judged two minutes in: the subscription runs from 07:06:07 until 2025-10-02T07:09:07Z.
+        let access = ["--access-at", "2025-10-02T07:08:00Z"]
+        let utc = InProcess.run(["--brief", notification] + access)
         #expect(utc.stdout.contains("grants access until 2025-10-02  "), "\(utc.stdout)")
-        let honolulu = InProcess.run(["--time-zone", "-10:00", notification])
+        let honolulu = InProcess.run(["--time-zone", "-10:00", notification] + access)
         #expect(honolulu.status == 0, "\(honolulu.stderr)")
         #expect(honolulu.stdout.hasPrefix("VALID — ") && honolulu.stdout.contains("grants access until 2025-10-01  "))
         #expect(honolulu.stdout.contains("grants access until 2025-10-01T21:09:07.000-10:00"), "\(honolulu.stdout)")
@@ -161,7 +162,7 @@ import Testing
         #expect(honolulu.stdout.contains("validity     2025-09-19T09:44:51.000-10:00 .. "))
         #expect(honolulu.stdout.contains("valid at signedDate 2025-10-01T21:06:16.941-10:00"))
         #expect(!Self.hasUTCStamp(honolulu.stdout), "\(honolulu.stdout)")
-        let brief = InProcess.run(["--brief", "--time-zone", "-10:00", notification])
+        let brief = InProcess.run(["--brief", "--time-zone", "-10:00", notification] + access)
         #expect(brief.stdout.split(separator: "\n").count == 2 && brief.stdout.contains("sent 2025-10-01"))
 
         for format in ["json", "jsonl"] {

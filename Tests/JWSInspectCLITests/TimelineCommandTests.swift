@@ -69,7 +69,11 @@ private typealias Seed = MockAppStoreServer.Seed
         #expect(records.map { $0["type"] as? String } == ["subscription", "anomaly", "anomaly", "summary"])
         let subscription = records[0]
         #expect(subscription["originalTransactionId"] as? String == "2000000900000001")
-        #expect(subscription["grants"] as? Bool == true)
+        // The one access object, as inspect and fetch write it.
+        let access = try #require(subscription["access"] as? [String: Any])
+        #expect(access["grants"] as? Bool == true && access["state"] as? String == "active")
+        #expect(access.keys.sorted() == ["decidedBy", "detail", "grants", "state", "time", "until"])
+        #expect(subscription["grants"] == nil)
         #expect(
             (subscription["events"] as? [[String: Any]])?.map { $0["type"] as? String }
                 == ["SUBSCRIBED", "DID_RENEW", "REFUND", "DID_FAIL_TO_RENEW", "DID_RENEW"])
@@ -133,7 +137,7 @@ private typealias Seed = MockAppStoreServer.Seed
     }
 
     @Test(arguments: [
-        ["--grace-period", "61"], ["--customer", "nope"], ["--brief", "--format", "json"], ["--jobs", "0"],
+        ["--grace-period", "16"], ["--customer", "nope"], ["--brief", "--format", "json"], ["--jobs", "0"],
     ])
     func usageErrors(arguments: [String]) {
         let result = Self.timeline(arguments + [Self.path("clean.jsonl")])

@@ -51,7 +51,7 @@ import Testing
         #expect(
             lines.contains(
                 "    VALID — authentic Apple-signed renewal info · Sandbox (test environment: no money charged)"
-                    + " · no access decision (renewal info alone)"
+                    + " · not an entitlement (renewal info alone)"
                     + "  in › data.signedRenewalInfo"))
         #expect(!lines.contains { $0.contains("subscription active") })
     }
@@ -81,14 +81,17 @@ import Testing
         let result = try Self.inspect(try Self.sample("notification-test-sandbox-2025.jws"))
         #expect(
             Self.headline(result)
-                == "VALID — authentic Apple-signed notification · Sandbox (test environment: no money charged) · no access decision (no transaction in it)  in"
+                == "VALID — authentic Apple-signed notification · Sandbox (test environment: no money charged) · not an entitlement (no transaction in it)  in"
         )
     }
 
     @Test func grantedAccessAndAChainOfOnesOwn() throws {
         let token = Self.pki.sign(payloadJSON: TestPayloads.transaction())  // expires 2025-01-31
         let at = Date(timeIntervalSince1970: 1_736_899_200)  // 2025-01-15
-        let result = try Self.inspect(token, testRoot: true) { $0.timePolicy = .fixed(at) }
+        let result = try Self.inspect(token, testRoot: true) {
+            $0.timePolicy = .fixed(at)
+            $0.accessAt = at
+        }
         #expect(result.status == .valid)
         #expect(
             Self.headline(result)
@@ -191,11 +194,13 @@ import Testing
         #expect(access["grants"] as? Bool == false)
         #expect(access["detail"] as? String == "grants no access: expired 2025-10-02T07:09:07.000Z")
         #expect(access["time"] as? String == "2025-12-01T00:00:00.000Z")
-        #expect(access["decidedBy"] as? String == "data.signedTransactionInfo")
+        #expect(access["decidedBy"] as? [String] == ["data.signedTransactionInfo", "data.status"])
+        #expect(access["state"] as? String == "expired" && access["until"] is NSNull)
         #expect(
             (object["summary"] as? String)?.hasSuffix(
                 "its transaction grants no access: expired 2025-10-02T07:09:07.000Z.") == true)
         let renewal = try #require((object["nested"] as? [String: Any])?["data.signedRenewalInfo"] as? [String: Any])
-        #expect((renewal["access"] as? [String: Any])?["grants"] is NSNull)
+        #expect((renewal["access"] as? [String: Any])?["grants"] as? Bool == false)
+        #expect((renewal["access"] as? [String: Any])?["state"] as? String == "not-an-entitlement")
     }
 }

@@ -108,8 +108,12 @@ import Testing
 
     @Test func aKindThatCannotSayIsNamedWithItsArticle() {
         let access = Entitlement.access(kind: .apiToken, payload: [:], at: Self.accessTime)
-        #expect(access.grantsAccess == nil)
-        #expect(access.explanation == "an App Store Server API token does not say whether access is granted")
+        #expect(access.grantsAccess == false)
+        #expect(access.state == .notAnEntitlement)
+        #expect(
+            access.explanation
+                == "not an entitlement: an App Store Server API token is signed by the developer; it proves no purchase"
+        )
     }
 
     // MARK: 2. No usable expiry grants nothing

@@ -95,6 +95,7 @@ import Testing
             Fixtures.inspect(pki.sign(payloadJSON: transaction(extra))) {
                 $0.requireActive = true
                 $0.timePolicy = .fixed(at)
+                $0.accessAt = at
             }
         }
         let active = inspect(#","expiresDate":1751328000000"#)

@@ -82,14 +82,14 @@ import Testing
     }
 
     @Test func summariesForSupportStaff() throws {
-        func summary(_ json: String, _ kind: PayloadKind) throws -> String {
+        func summary(_ json: String, _ kind: PayloadKind, at time: Date? = nil) throws -> String {
             Entitlement.summary(
-                kind: kind, payload: try #require(try JSONValue.decode(Array(json.utf8)).objectValue), now: now)
+                kind: kind, payload: try #require(try JSONValue.decode(Array(json.utf8)).objectValue), now: time ?? now)
         }
         let refunded =
             #"{"type":"Auto-Renewable Subscription","productId":"com.example.pro","purchaseDate":1772323200000,"expiresDate":1774915200000,"revocationDate":1772582400000,"revocationReason":1}"#
         #expect(
-            try summary(refunded, .transaction)
+            try summary(refunded, .transaction, at: Date(timeIntervalSince1970: 1_780_000_000))
                 == "Auto-renewable subscription com.example.pro, purchased 2026-03-01; grants no access: revoked 2026-03-04 (refunded: issue in the app)."
         )
         let active =
@@ -99,7 +99,7 @@ import Testing
                 == "Auto-renewable subscription p, purchased 2025-06-01; grants access until 2025-07-01T00:00:00.000Z.")
         #expect(
             try summary(#"{"type":"Consumable","productId":"coins"}"#, .transaction)
-                == "Consumable coins; grants no access: consumables are never entitlements.")
+                == "Consumable coins; not an entitlement: a consumable is used up, never an ongoing entitlement.")
         #expect(
             try summary(
                 #"{"notificationType":"REFUND","data":{"bundleId":"b","environment":"Production","status":5}}"#,

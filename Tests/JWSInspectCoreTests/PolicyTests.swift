@@ -132,7 +132,9 @@ import Testing
             PayloadKeys(for: all).selection.plan.values == [
                 "signedDate", "receiptCreationDate", "bundleId", "appAppleId", "environment", "receiptType",
                 "appAccountToken", "deviceVerification", "deviceVerificationNonce", "revocationDate",
-                "revocationReason", "revocationType", "isUpgraded", "type", "expiresDate",
+                "revocationReason", "revocationType", "isUpgraded", "type", "expiresDate", "purchaseDate",
+                "transactionId", "originalTransactionId", "inAppOwnershipType", "gracePeriodExpiresDate",
+                "isInBillingRetryPeriod", "notificationType", "subtype", "data",
             ])
         #expect(Policies.make(Fixtures.options { $0.verifySignatures = false }).steps.isEmpty)
     }

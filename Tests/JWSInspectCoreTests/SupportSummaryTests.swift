@@ -52,7 +52,7 @@ import Testing
         let at = try #require(ISO8601DateFormatter().date(from: "2025-10-02T07:07:00Z"))
         let result = try inspect(Self.subscribed) {
             $0.requireActive = true
-            $0.timePolicy = .fixed(at)
+            $0.accessAt = at
         }
         #expect(result.status == .valid, "\(result.reason)")
         let granted = "grants access until 2025-10-02T07:09:07.000Z"
@@ -88,8 +88,9 @@ import Testing
 
         let test = try inspect("notification-test-sandbox-2025.jws")
         #expect(test.access?.path == nil)
-        #expect(test.access?.access.grantsAccess == nil)
-        #expect(test.access?.access.briefPhrase == "no access decision (no transaction in it)")
+        #expect(test.access?.access.grantsAccess == false)
+        #expect(test.access?.access.state == .notAnEntitlement)
+        #expect(test.access?.access.briefPhrase == "not an entitlement (no transaction in it)")
     }
 
     @Test func transactionSummaryAndRequireActiveShareTheirWords() throws {

@@ -155,8 +155,34 @@ import Testing
             "DID_FAIL_TO_RENEW", uuid: "u7", signed: Self.start + 30 * Self.day,
             transaction: Self.transaction("1000", period: 0))
         #expect(Self.fold([Self.subscribed, failed, late]).anomalies().isEmpty)
-        // Within the app's grace period, no notification is owed.
-        #expect(Self.fold([Self.subscribed, late]).anomalies(gracePeriod: 16 * 86_400).isEmpty)
+        // Within a billing grace period its renewal info signs, no notification is owed.
+        let graced = Fixtures.pki.sign(payloadJSON: Self.graceRenewal(until: Self.start + 46 * Self.day))
+        #expect(Self.fold([Self.subscribed, graced, late]).anomalies().isEmpty)
+        // One that ended before the renewal does not cover it.
+        let short = Fixtures.pki.sign(payloadJSON: Self.graceRenewal(until: Self.start + 36 * Self.day))
+        #expect(Self.fold([Self.subscribed, short, late]).anomalies().map(\.kind) == [.gap])
+    }
+
+    /// Renewal info in billing retry, with a grace period until `until`.
+    static func graceRenewal(until: Int64) -> String {
+        """
+        {"originalTransactionId":"1000","autoRenewProductId":"pro.monthly","productId":"pro.monthly",\
+        "autoRenewStatus":1,"isInBillingRetryPeriod":true,"gracePeriodExpiresDate":\(until),\
+        "signedDate":\(start + 30 * day),"environment":"Sandbox"}
+        """
+    }
+
+    /// A subscription's access is the one model's: the latest renewal info's grace period grants.
+    @Test func aSubscriptionInItsGracePeriodGrantsUntilItEnds() {
+        let graced = Fixtures.pki.sign(payloadJSON: Self.graceRenewal(until: Self.start + 46 * Self.day))
+        let timeline = Self.fold([Self.subscribed, graced])
+        let during = Date(timeIntervalSince1970: Double(Self.start + 35 * Self.day) / 1000)
+        let access = timeline.subscriptions(at: during)[0].access
+        #expect(access.state == .billingGracePeriod && access.grantsAccess == true, "\(access.explanation)")
+        #expect(access.decidedBy == ["item 1", "item 2"])
+        let after = Date(timeIntervalSince1970: Double(Self.start + 47 * Self.day) / 1000)
+        let retry = timeline.subscriptions(at: after)[0].access
+        #expect(retry.state == .billingRetry && retry.grantsAccess == false, "\(retry.explanation)")
     }
 
     /// An item that fails verification is reported, never folded.

@@ -77,6 +77,7 @@ enum Commands {
             ("-q --summary webhooks.log", "count a day of webhooks by status, on standard error"),
             ("--at now -q transaction.jws && echo \"valid right now\"", "certificates checked at this moment"),
             ("--require-active --account-token \"$UUID\" transaction.jws", "does this customer have access now?"),
+            ("--require-active --access-at 2025-10-02T07:08:00Z transaction.jws", "did it grant access then?"),
             ("--no-verify token.jws", "just decode"),
             ("--bundle-id com.example.app receipt.der", "a legacy App Store receipt"),
             ("--root StoreKitTestCertificate.cer xcode-transaction.jws", "a StoreKit Testing in Xcode token"),
@@ -233,16 +234,17 @@ enum Commands {
             "Each subscription (keyed by originalTransactionId; a one-time purchase by its transactionId) gets its "
                 + "state, decided by signing time, never by arrival: product, environment, appAccountTokens, the "
                 + "latest expiresDate, the revocation of the transaction that decides access, renewal intent from the "
-                + "latest-signed renewal info, and access at --at (else now) by inspect's rule; then its events by "
+                + "latest-signed renewal info, and access at --access-at (else now) by the one access model (a billing "
+                + "grace period from the latest-signed renewal info); then its events by "
                 + "signedDate, with the items (input positions) that delivered each.",
             "Anomalies, each with its items: duplicate (one notificationUUID delivered more than once), conflict (one "
                 + "notificationUUID with two signed payloads, or one transaction described two ways), out-of-order "
                 + "(an item that arrived after a later-signed one of its subscription), refund-without-purchase, gap "
-                + "(a renewal purchased after the previous period expired, beyond --grace-period, with no EXPIRED or "
-                + "DID_FAIL_TO_RENEW between) and, with --against Apple's record (the answers fetch notifications or "
+                + "(a renewal purchased after the previous period expired, with no EXPIRED or DID_FAIL_TO_RENEW "
+                + "between and no billing grace period a renewal info signs over it) and, with --against Apple's record (the answers fetch notifications or "
                 + "fetch history keep with --save), missed: what a backfill must replay.",
             "JSON records, in order: {\"type\":\"subscription\", originalTransactionId, productId, environment, "
-                + "grants, access, expiresDate, revoked, autoRenewStatus, appAccountTokens, events, anomalies} per "
+                + "access, expiresDate, revoked, autoRenewStatus, appAccountTokens, events, anomalies} per "
                 + "subscription, {\"type\":\"anomaly\", kind, originalTransactionId, items, identifier, detail} per "
                 + "anomaly, {\"type\":\"skipped\", item, source, status} per item not folded, then "
                 + "{\"type\":\"summary\", …}.",

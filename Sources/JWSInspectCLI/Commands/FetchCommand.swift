@@ -103,6 +103,11 @@ private final class FetchRun {
     private var remaining: Int?
     /// Results by status, for `--summary`: the JWS verified, and the requests that got no answer.
     private var counts: [String: Int] = [:]
+    /// Who the question was about, as the access decision binds the answer to it.
+    let customer: Entitlement.Customer?
+    /// Authentic transactions the answer held, and those of them tied to `customer`.
+    private var transactionsSeen = 0
+    private var transactionsTied = 0
 
     init(
         options: FetchOptions, credentials: Credentials, trustStore: TrustStore?, revocation: RevocationCheck?,
@@ -122,6 +127,31 @@ private final class FetchRun {
                 color: color, zone: zone))
         progress = ProgressLine(terminal: io.stderrIsTerminal, write: io.writeError)
         remaining = options.limit
+        customer = Self.customer(options)
+    }
+
+    /// Whom the answer must be about: the transaction asked for (Get Transaction Info), or the
+    /// subscription it belongs to (statuses, history: an item is tied when its signed
+    /// `transactionId` or `originalTransactionId` is the ID asked by). An order lookup cannot be
+    /// tied by signed data (signed transactions carry no order ID): from a server that is not
+    /// Apple's, it never grants. Refunds, app transactions and notifications grant nothing.
+    static func customer(_ options: FetchOptions) -> Entitlement.Customer? {
+        guard let kind = options.kind, let id = options.id else { return nil }
+        switch kind {
+        case .transaction: return .transaction(id)
+        case .subscriptions, .history: return .subscription(id)
+        case .order:
+            let apple = ServerEnvironment.allCases.map(\.defaultBaseURL)
+            guard
+                let other = [options.productionURL, options.sandboxURL].compactMap({ $0 }).first(where: {
+                    !apple.contains($0)
+                })
+            else { return nil }
+            return .untiable(
+                "an order lookup cannot be tied to a customer by signed data (signed transactions carry no order "
+                    + "ID), and this answer came from \(other), not Apple")
+        case .refunds, .appTransaction, .notifications, .testNotification: return nil
+        }
     }
 
     func start(_ request: FetchRequest) -> Int32 {
@@ -140,6 +170,7 @@ private final class FetchRun {
         let end = fetcher.run(request, environment: options.environment, note: note) { page in deliver(page) }
         progress.clear()
         finish(end)
+        refuseUntied()
         if let status = output.finish(io) { return status }
         revocation?.warnings.forEach(io.error)
         if options.inspect.summary {
@@ -186,23 +217,30 @@ private final class FetchRun {
             }
         }
         // A subscription's renewal info is not an access decision: --require-active is decided
-        // on the transaction beside it. Runs of items that share an engine keep the answer's order.
+        // on the transaction beside it, with that renewal info and Apple's status. Runs of items
+        // that share an engine keep the answer's order.
         var start = 0
         while start < fields.count {
             let decides = fields[start].accessDecidedBy == nil
+            let beside = fields[start].beside
             var end = start + 1
-            while end < fields.count, (fields[end].accessDecidedBy == nil) == decides { end += 1 }
-            let items = fields[start..<end].map { field -> BatchEngine.Work in
-                let source = "\(page.origin): \(field.path)"
-                guard case .string(let text) = field.value else {
-                    return .item(
-                        .malformed(
-                            source: source,
-                            reason: "not a JWS: \(field.value.kindDescription) where a signed value belongs"))
-                }
-                return .item(InputScanner.signedField(text, source: source))
+            while beside == nil, end < fields.count, fields[end].beside == nil,
+                (fields[end].accessDecidedBy == nil) == decides
+            {
+                end += 1
             }
-            _ = engine(for: page.environment, decidesAccess: decides).run(items, outcome: render.outcome) { outcome in
+            let items = fields[start..<end].map { field in
+                BatchEngine.Work.item(Self.item(field.path, field.value, origin: page.origin))
+            }
+            let engine =
+                beside.map { contextEngine($0, environment: page.environment, origin: page.origin) }
+                ?? engine(for: page.environment, decidesAccess: decides)
+            let render = self.render
+            _ = engine.run(items, outcome: { ($0.isTiedToCustomer, render.outcome($0)) }) { tied, outcome in
+                if let tied {
+                    transactionsSeen += 1
+                    if tied { transactionsTied += 1 }
+                }
                 if let error = outcome.error { io.error(error) }
                 if let text = outcome.output { output.writeResult(text, separator: separator) }
                 counts[outcome.status.rawValue, default: 0] += 1
@@ -211,6 +249,55 @@ private final class FetchRun {
             start = end
         }
         return !output.failed && remaining != 0
+    }
+
+    /// A signed member of an answer as an item to verify, named by its path.
+    private static func item(_ path: String, _ value: JSONValue, origin: String) -> InputScanner.Item {
+        let source = "\(origin): \(path)"
+        guard case .string(let text) = value else {
+            return .malformed(
+                source: source, reason: "not a JWS: \(value.kindDescription) where a signed value belongs")
+        }
+        return InputScanner.signedField(text, source: source)
+    }
+
+    /// An engine for one subscription's transaction, whose access decision reads what the
+    /// answer holds beside it: its renewal info, when that verifies as this environment's, and
+    /// Apple's `status` (a snapshot of the renewal info's signedDate, else of now).
+    private func contextEngine(
+        _ beside: ResponseSummary.SignedField.Beside, environment: ServerEnvironment, origin: String
+    ) -> BatchEngine {
+        var context = Entitlement.Context(customer: customer)
+        if let renewal = beside.renewal,
+            case .token(_, let token) = Self.item(renewal.path, renewal.value, origin: origin)
+        {
+            let inspection = engine(for: environment, decidesAccess: false).verifier.inspect(token, source: origin)
+            if inspection.status == .valid, inspection.kind == .renewalInfo, let payload = inspection.jws?.payload {
+                context.renewal = .init(payload: payload.object, path: renewal.path)
+            }
+        }
+        if let status = beside.status {
+            let asOf = context.renewal.flatMap { Timestamp.date($0.payload["signedDate"]) } ?? io.now
+            context.status = .init(value: status.value, path: status.path, asOf: asOf)
+        }
+        var verification = verificationOptions(for: environment, decidesAccess: true)
+        verification.accessContext = context
+        return BatchEngine(verifier: Verifier(options: verification), jobs: 1)
+    }
+
+    /// An answer whose authentic transactions are all about someone else is no answer to the
+    /// question: it is reported as not found (exit 8), over the inactive status its items made.
+    private func refuseUntied() {
+        guard transactionsSeen > 0, transactionsTied == 0, let id = options.id else { return }
+        let reason =
+            "not found: the answer holds \(transactionsSeen) authentic transaction(s), none of them tied to "
+            + "\(id) by its signed transactionId or originalTransactionId; nothing in it is this customer's"
+        io.error("\(sourceName): \(reason)")
+        counts[FetchStatus.notFound.rawValue, default: 0] += 1
+        let request = UnansweredRequest(
+            source: sourceName, status: .notFound, reason: reason, httpStatus: nil, errorCode: nil)
+        if let record = render.output.unanswered(request) { output.write(record) }
+        if exitStatus == .success || exitStatus == .inactive { exitStatus = .notFound }
     }
 
     /// Whether a summary field holds `true` (`hasMore`).
@@ -224,14 +311,22 @@ private final class FetchRun {
     private func engine(for environment: ServerEnvironment, decidesAccess: Bool) -> BatchEngine {
         let key = EngineKey(environment: environment, decidesAccess: decidesAccess)
         if let engine = engines[key] { return engine }
+        let verification = verificationOptions(for: environment, decidesAccess: decidesAccess)
+        let engine = BatchEngine(verifier: Verifier(options: verification), jobs: options.inspect.jobs)
+        engines[key] = engine
+        return engine
+    }
+
+    /// How one environment's JWS are verified: the answering environment and the credentials'
+    /// bundle ID are expected, and access is decided about `customer`.
+    private func verificationOptions(for environment: ServerEnvironment, decidesAccess: Bool) -> VerificationOptions {
         var verification = options.inspect.verificationOptions(
             trustStore: trustStore, now: io.now, revocation: revocation)
         verification.expectedBundleId = credentials.bundleID
         verification.expectedEnvironment = environment == .production ? .production : .sandbox
+        verification.accessContext.customer = customer
         if !decidesAccess { verification.requireActive = false }
-        let engine = BatchEngine(verifier: Verifier(options: verification), jobs: options.inspect.jobs)
-        engines[key] = engine
-        return engine
+        return verification
     }
 
     private struct EngineKey: Hashable {

@@ -24,6 +24,8 @@ struct InspectOptions: HasKeyOptions, SubcommandOptions {
     var showVersion = false
     var color = ColorChoice.auto
     var timePolicy = VerificationOptions.TimePolicy.signingTime
+    /// `--access-at`: when access is judged (nil: now), as given.
+    var accessAt: GivenTime?
     var rootFiles: [String] = []
     var bundleId: String?
     var appAppleId: Int64?
@@ -85,19 +87,25 @@ struct InspectOptions: HasKeyOptions, SubcommandOptions {
                     + "within years 0001 to 9999, or a time ago as fetch --since takes it (7d, 12h, 90m). Validity now is "
                     + "always reported beside the verdict."
             ) { options, value throws(UsageError) in
-                if let ago = FetchOptions.timeAgo(value) {
+                switch try GivenTime.parse(value, option: "--at", warnings: &options.warnings) {
+                case .now:
                     options.timePolicy = .now
-                    options.atAgo = ago
-                    return
+                    options.atAgo = nil
+                case .ago(let seconds):
+                    options.timePolicy = .now
+                    options.atAgo = seconds
+                case .fixed(let date):
+                    options.timePolicy = .fixed(date)
+                    options.atAgo = nil
                 }
-                options.atAgo = nil
-                options.timePolicy = try parseTime(value)
-                if isDigits(value), value.count <= 10, case .fixed(let date) = options.timePolicy {
-                    // Ten digits are seconds: the App Store's times are milliseconds, so say how it was read.
-                    options.warnings.append(
-                        "warning: --at \(value) is read as milliseconds since 1970 (\(ISO8601.string(date))); "
-                            + "for seconds, give --at \(value)000")
-                }
+            },
+            OptionSpec(
+                ["--access-at"], .value("now|DATE"), group: verification,
+                help:
+                    "Judge access (--require-active, the access verdict) at this time instead of now; DATE as --at takes "
+                    + "it. --at moves the certificate check time only."
+            ) { options, value throws(UsageError) in
+                options.accessAt = try GivenTime.parse(value, option: "--access-at", warnings: &options.warnings)
             },
             OptionSpec(
                 ["--root"], .value("FILE"), group: verification,
@@ -185,8 +193,9 @@ struct InspectOptions: HasKeyOptions, SubcommandOptions {
             },
             OptionSpec(
                 ["--require-active"], group: expectations,
-                help: "The transaction must grant access at --at (default: now): not revoked, not expired, not "
-                    + "upgraded."
+                help: "The transaction (a notification's, with its renewal info and status) must grant access at "
+                    + "--access-at (default: now), by the one access model: active, or in a billing grace period "
+                    + "its renewal info signs. An app transaction, renewal info alone or a consumable never does."
             ) { options, _ in
                 options.requireActive = true
             },
@@ -309,6 +318,7 @@ struct InspectOptions: HasKeyOptions, SubcommandOptions {
         verification.now = now
         verification.hints = OptionHints()
         verification.timePolicy = atAgo.map { .fixed(now.addingTimeInterval(-$0)) } ?? timePolicy
+        verification.accessAt = accessAt?.date(now: now)
         verification.expectedBundleId = bundleId
         verification.expectedAppAppleId = appAppleId
         verification.expectedEnvironment = environment
@@ -339,7 +349,7 @@ struct InspectOptions: HasKeyOptions, SubcommandOptions {
     }
 
     /// Only ASCII digits (no sign, no space: `Int("+4")` would take a sign).
-    private static func isDigits(_ text: String) -> Bool {
+    static func isDigits(_ text: String) -> Bool {
         text.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
     }
 
@@ -352,9 +362,10 @@ struct InspectOptions: HasKeyOptions, SubcommandOptions {
     }
 
     /// `now`, an ISO-8601 date or date-time, or integer milliseconds since 1970 (Apple's format).
-    static func parseTime(_ text: String) throws(UsageError) -> VerificationOptions.TimePolicy {
+    static func parseTime(_ text: String, option: String = "--at") throws(UsageError) -> VerificationOptions.TimePolicy
+    {
         if text.lowercased() == "now" { return .now }
-        let outOfRange = UsageError("--at '\(Excerpt.of(text))' is not a date within years 0001 to 9999")
+        let outOfRange = UsageError("\(option) '\(Excerpt.of(text))' is not a date within years 0001 to 9999")
         if !text.isEmpty, isDigits(text) {
             guard let milliseconds = Int64(text), let date = Timestamp.date(milliseconds: Double(milliseconds)) else {
                 throw outOfRange
@@ -373,7 +384,38 @@ struct InspectOptions: HasKeyOptions, SubcommandOptions {
             return .fixed(date)
         }
         throw UsageError(
-            "--at takes 'now', an ISO-8601 date such as 2024-05-01 or 2024-05-01T12:00:00Z, "
+            "\(option) takes 'now', an ISO-8601 date such as 2024-05-01 or 2024-05-01T12:00:00Z, "
                 + "or milliseconds since 1970; not '\(Excerpt.of(text))'")
+    }
+}
+
+/// A time as `--at` and `--access-at` take it: now, a moment, or a time ago (resolved
+/// against the run's now).
+enum GivenTime: Equatable {
+    case now
+    case fixed(Date)
+    case ago(Double)
+
+    /// The moment it names, against `now`.
+    func date(now: Date) -> Date {
+        switch self {
+        case .now: now
+        case .fixed(let date): date
+        case .ago(let seconds): now.addingTimeInterval(-seconds)
+        }
+    }
+
+    /// `value` as `option` takes it; ten digits or fewer add a warning that they are read as
+    /// milliseconds.
+    static func parse(_ value: String, option: String, warnings: inout [String]) throws(UsageError) -> GivenTime {
+        if let ago = FetchOptions.timeAgo(value) { return .ago(ago) }
+        guard case .fixed(let date) = try InspectOptions.parseTime(value, option: option) else { return .now }
+        if InspectOptions.isDigits(value), value.count <= 10 {
+            // Ten digits are seconds: the App Store's times are milliseconds, so say how it was read.
+            warnings.append(
+                "warning: \(option) \(value) is read as milliseconds since 1970 (\(ISO8601.string(date))); "
+                    + "for seconds, give \(option) \(value)000")
+        }
+        return .fixed(date)
     }
 }

@@ -40,13 +40,13 @@ enum TimelineCommand {
             subscriptions = subscriptions.filter { $0.appAccountTokens.contains(customer) }
         }
         let kept = Set(subscriptions.map(\.id))
-        var anomalies = timeline.anomalies(gracePeriod: options.gracePeriod)
+        var anomalies = timeline.anomalies()
         if !options.against.isEmpty { anomalies += timeline.reconcile(against: record.timeline) }
         if options.customer != nil { anomalies = anomalies.filter { $0.subscriptionID.map(kept.contains) ?? false } }
 
         let report = TimelineReport(
             timeline: timeline, record: options.against.isEmpty ? nil : record.timeline, subscriptions: subscriptions,
-            anomalies: anomalies)
+            anomalies: anomalies, accessTime: verification.accessTime)
         let output = Output(io)
         switch options.format {
         case .table: output.write(options.brief ? report.brief() : report.tables())

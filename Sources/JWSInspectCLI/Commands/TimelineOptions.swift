@@ -11,8 +11,6 @@ struct TimelineOptions: SubcommandOptions {
     var customer: UUID?
     var brief = false
     var failOnAnomaly = false
-    /// `--grace-period DAYS`, in seconds.
-    var gracePeriod: TimeInterval = 0
     var format = OutputFormat.table
     var showHelp = false
     var showVersion = false
@@ -54,14 +52,6 @@ struct TimelineOptions: SubcommandOptions {
                     throw UsageError("--customer must be a UUID (an appAccountToken), not '\(Excerpt.of(value))'")
                 }
                 options.customer = uuid
-            },
-            OptionSpec(
-                ["--grace-period"], .value("DAYS"), group: group,
-                help: "The app's billing grace period (0 to 60 days; default 0): a renewal purchased within it after "
-                    + "the previous period expired is no gap."
-            ) { options, value throws(UsageError) in
-                options.gracePeriod =
-                    Double(try ArgumentParser.wholeNumber(value, option: "--grace-period", in: 0...60)) * 86_400
             },
             OptionSpec(
                 ["--fail-on-anomaly"], group: group,

@@ -50,7 +50,11 @@ enum JSONRenderer {
         stream.key("summary")
         stream.string(presentation?.summary)
         stream.key("access")
-        if let presentation { access(presentation.access, into: &stream) } else { stream.null() }
+        if let presentation {
+            AccessJSON.write(presentation.access.access, time: presentation.access.time, into: &stream)
+        } else {
+            stream.null()
+        }
         stream.key("checkTime")
         if let time = inspection.checkTime {
             stream.openObject()
@@ -139,21 +143,6 @@ enum JSONRenderer {
             stream.string(text)
         }
         stream.closeArray()
-    }
-
-    /// `{grants, detail, time, decidedBy}`: whether the payload grants access at `time`, in the
-    /// summary's words; `decidedBy` names the nested token that decided, for a notification.
-    private static func access(_ decision: Inspection.AccessDecision, into stream: inout JSONStream) {
-        stream.openObject()
-        stream.key("grants")
-        stream.bool(decision.access.grantsAccess)
-        stream.key("detail")
-        stream.string(decision.access.explanation)
-        stream.key("time")
-        stream.date(decision.time)
-        stream.key("decidedBy")
-        stream.string(decision.path)
-        stream.closeObject()
     }
 
     private static func certificate(_ summary: CertificateSummary) -> OrderedJSON {

@@ -10,13 +10,17 @@ struct TimelineReport {
     let record: Timeline?
     let subscriptions: [Timeline.Subscription]
     let anomalies: [Timeline.Anomaly]
+    /// When access was decided (`--access-at`, else now).
+    let accessTime: Date
     /// The anomalies by subscription (nil: of none shown), found once.
     private let bySubscription: [String: [Timeline.Anomaly]]
     private let others: [Timeline.Anomaly]
 
     init(
-        timeline: Timeline, record: Timeline?, subscriptions: [Timeline.Subscription], anomalies: [Timeline.Anomaly]
+        timeline: Timeline, record: Timeline?, subscriptions: [Timeline.Subscription], anomalies: [Timeline.Anomaly],
+        accessTime: Date
     ) {
+        self.accessTime = accessTime
         self.timeline = timeline
         self.record = record
         self.subscriptions = subscriptions
@@ -192,8 +196,7 @@ struct TimelineReport {
             ("type", .string("subscription")), ("originalTransactionId", .string(subscription.id)),
             ("productId", subscription.productId.map(OrderedJSON.string) ?? .null),
             ("environment", subscription.environment.map(OrderedJSON.string) ?? .null),
-            ("grants", subscription.access.grantsAccess.map(OrderedJSON.bool) ?? .null),
-            ("access", .string(subscription.access.explanation)),
+            ("access", AccessJSON.value(subscription.access, time: accessTime)),
             ("expiresDate", subscription.expiresDate.map { .string(Timeline.date($0)) } ?? .null),
             ("revoked", revoked),
             ("autoRenewStatus", subscription.autoRenewStatus.map(OrderedJSON.integer) ?? .null),

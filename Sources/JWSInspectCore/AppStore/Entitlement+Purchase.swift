@@ -44,6 +44,10 @@ extension Entitlement {
         /// `purchase_date`); nil: not read.
         public let purchased: Date?
         public let expiry: Expiry
+        /// When a revocation that is there took effect, when the envelope's rule reads it (a
+        /// transaction's `revocationDate`): before it, the purchase stands as if unrevoked,
+        /// granting at most until then. Nil: revoked whenever it is asked about.
+        public var revokedAt: Date? = nil
     }
 
     /// Where a purchase stands at a moment: granted or not, and why, for the envelope to word.
@@ -84,7 +88,14 @@ extension Entitlement {
     /// subscription's term, and an unknown type's, are the app's to decide.
     public static func standing(_ purchase: Purchase, at date: Date) -> Standing {
         switch purchase.revoked {
-        case .present: return .revoked
+        case .present:
+            guard let revokedAt = purchase.revokedAt, revokedAt > date else { return .revoked }
+            // Revoked later: it stands as unrevoked, and grants at most until the revocation.
+            switch standing(purchase.unrevoked, at: date) {
+            case .active(let until): return .active(until: min(until, revokedAt))
+            case .owned: return .active(until: revokedAt)
+            case let other: return other
+            }
         case .unreadable(let shown): return .revocationUnreadable(shown)
         case .absent: break
         }
@@ -111,6 +122,11 @@ extension Entitlement {
 }
 
 extension Entitlement.Purchase {
+    /// The same purchase, not revoked.
+    var unrevoked: Entitlement.Purchase {
+        Entitlement.Purchase(revoked: .absent, upgraded: upgraded, term: term, purchased: purchased, expiry: expiry)
+    }
+
     /// A transaction's purchase, from its members (`Entitlement.accessKeys`). A member that is
     /// JSON `null` is absent; one that is there and not of its type is unreadable.
     init(transaction payload: [String: JSONValue]) {
@@ -133,8 +149,9 @@ extension Entitlement.Purchase {
             case "Non-Renewing Subscription": .nonRenewing
             default: .unknown(type)
             }
-        // A transaction's access is decided whenever it was bought (as before issue 25).
-        purchased = nil
+        // Nothing is granted before it was bought; a purchaseDate that does not read is not used.
+        purchased = Timestamp.date(payload["purchaseDate"])
+        revokedAt = Timestamp.date(payload["revocationDate"])
         if let value = payload["expiresDate"], value != .null {
             expiry = Timestamp.date(value).map { .date($0) } ?? .unreadable(Entitlement.shown(value))
         } else {

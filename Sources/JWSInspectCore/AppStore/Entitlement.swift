@@ -4,9 +4,11 @@ public import FoundationEssentials
 /// a revoked transaction grants nothing; a subscription grants access until `expiresDate`;
 /// an upgraded one grants nothing; consumables are never entitlements.
 public enum Entitlement {
-    /// Whether something grants access at a moment, and why.
+    /// Whether something grants access at a moment, and why: the one model's answer
+    /// (`decide(_:at:style:)`), in the words every report uses.
     public struct Access: Sendable, Equatable {
-        /// nil when this kind of payload cannot say (renewal info, notifications without a transaction).
+        /// True only in the `active` and `billingGracePeriod` states; nil when the data is not
+        /// proven, or the rule leaves the decision to the app; false otherwise.
         public let grantsAccess: Bool?
         /// The words every report uses for the decision: the transaction's summary, a
         /// notification's summary and the `active` check (`--require-active`) all say
@@ -17,31 +19,68 @@ public enum Entitlement {
         public let until: Date?
         /// Why, in a few words and whole days, for a one-line verdict ("expired 2025-10-02").
         public let brief: String
+        /// The state the model put the purchase in.
+        public let state: State
+        /// The signed items that decided, by their path in the record ("payload" for the
+        /// token itself, "data.signedRenewalInfo", "data.status").
+        public let decidedBy: [String]
+
+        public init(
+            grantsAccess: Bool?, explanation: String, until: Date?, brief: String, state: State,
+            decidedBy: [String] = []
+        ) {
+            self.grantsAccess = grantsAccess
+            self.explanation = explanation
+            self.until = until
+            self.brief = brief
+            self.state = state
+            self.decidedBy = decidedBy
+        }
 
         /// The decision in a few words, for a one-line verdict: "grants access until
         /// 2026-03-01", "grants no access (expired 2025-10-02)", "no access decision
-        /// (renewal info alone)".
+        /// (not verified)", "not an entitlement (app transaction)".
         public var briefPhrase: String { briefPhrase(.utc) }
 
         /// `briefPhrase` with the day of `until` in `style`'s zone.
         public func briefPhrase(_ style: DateStyle) -> String {
-            switch grantsAccess {
-            case true?: until.map { "grants access until \(style.day($0))" } ?? "grants access (\(brief))"
-            case false?: "grants no access (\(brief))"
-            case nil: "no access decision (\(brief))"
+            switch (grantsAccess, state) {
+            case (true?, .billingGracePeriod):
+                until.map { "grants access until \(style.day($0)) (billing grace period)" }
+                    ?? "grants access (\(brief))"
+            case (true?, _): until.map { "grants access until \(style.day($0))" } ?? "grants access (\(brief))"
+            case (false?, .notAnEntitlement): "not an entitlement (\(brief))"
+            case (false?, .wrongCustomer): "wrong customer (\(brief))"
+            case (false?, _): "grants no access (\(brief))"
+            case (nil, _): "no access decision (\(brief))"
             }
         }
 
-        static func granted(_ reason: String, brief: String, until: Date? = nil) -> Access {
-            Access(grantsAccess: true, explanation: "grants access" + reason, until: until, brief: brief)
+        /// The same decision, with the signed items that decided it.
+        func decided(by paths: [String]) -> Access {
+            Access(
+                grantsAccess: grantsAccess, explanation: explanation, until: until, brief: brief, state: state,
+                decidedBy: paths)
         }
 
-        static func denied(_ reason: String, brief: String) -> Access {
-            Access(grantsAccess: false, explanation: "grants no access: " + reason, until: nil, brief: brief)
+        static func granted(_ reason: String, brief: String, until: Date? = nil, state: State = .active) -> Access {
+            Access(grantsAccess: true, explanation: "grants access" + reason, until: until, brief: brief, state: state)
+        }
+
+        static func denied(_ reason: String, brief: String, state: State) -> Access {
+            Access(
+                grantsAccess: false, explanation: "grants no access: " + reason, until: nil, brief: brief, state: state)
         }
 
         static func undecided(_ reason: String, brief: String) -> Access {
-            Access(grantsAccess: nil, explanation: reason, until: nil, brief: brief)
+            Access(grantsAccess: nil, explanation: reason, until: nil, brief: brief, state: .undecided)
+        }
+
+        /// Not an entitlement at all: `what` says what the payload proves instead.
+        static func notAnEntitlement(_ what: String, brief: String) -> Access {
+            Access(
+                grantsAccess: false, explanation: "not an entitlement: " + what, until: nil, brief: brief,
+                state: .notAnEntitlement)
         }
 
         /// No decision, because the data it would be made on is not proven: `why` says so ("not
@@ -55,99 +94,9 @@ public enum Entitlement {
                 text += "; if authentic, it would grant" + decided.explanation.dropFirst("grants".count)
                 brief += "; if authentic: \(decided.grantsAccess == true ? "" : "no access, ")\(decided.brief)"
             }
-            return Access(grantsAccess: nil, explanation: text, until: nil, brief: brief)
-        }
-    }
-
-    /// The payload kinds that decide access; in a notification, the first nested one decides.
-    public static func decidesAccess(_ kind: PayloadKind) -> Bool {
-        kind == .transaction || kind == .appTransaction
-    }
-
-    /// The members `access(kind:payload:at:)` reads.
-    static let accessKeys = [
-        "revocationDate", "revocationReason", "revocationType", "isUpgraded", "type", "expiresDate",
-    ]
-
-    /// Access granted by a payload at `date`.
-    ///
-    /// - Parameter style: how the dates in its words read (UTC by default).
-    public static func access(
-        kind: PayloadKind, payload: [String: JSONValue], at date: Date, style: DateStyle = .utc
-    ) -> Access {
-        switch kind {
-        case .transaction:
-            return transactionAccess(payload, at: date, style: style)
-        case .appTransaction:
-            return .granted(": the app was purchased (app transactions are not revoked)", brief: "app purchased")
-        case .renewalInfo:
-            return .undecided(
-                "renewal info alone does not say whether access is granted; inspect the subscription's transaction",
-                brief: "renewal info alone"
-            )
-        case .notification:
-            return .undecided(
-                "this notification carries no transaction to decide access", brief: "no transaction in it")
-        case .receipt:
-            // Decided on the receipt's in-app entries (`ReceiptPayload.access(at:)`), not on JSON.
-            return .undecided("a receipt's access is decided on its in-app entries", brief: "receipt")
-        case .realtimeRequest, .unknown, .apiToken, .promotionalOffer, .introductoryOfferEligibility,
-            .advancedCommerceRequest:
-            return .undecided(
-                "\(ClaimDetail.article(kind)) does not say whether access is granted", brief: "not a purchase")
-        }
-    }
-
-    /// A transaction's access: the one rule (`standing(_:at:)`) on its purchase, worded in its
-    /// member names.
-    private static func transactionAccess(_ payload: [String: JSONValue], at date: Date, style: DateStyle) -> Access {
-        func day(_ milliseconds: Double) -> String { Entitlement.day(milliseconds, style) }
-        func day(_ date: Date) -> String { style.day(date) }
-        switch standing(Purchase(transaction: payload), at: date) {
-        case .revocationUnreadable(let shown):
-            return .denied(
-                "revocationDate \(shown) is there but no date, so the transaction is taken as revoked",
-                brief: "revocationDate unreadable")
-        case .revoked:
-            // The revocation is a number (`Purchase(transaction:)` read it so).
-            let revoked = payload["revocationDate"]?.numberValue ?? 0
-            return .denied("revoked \(day(revoked))\(revocationWhy(payload))", brief: "revoked \(day(revoked))")
-        case .upgraded:
-            return .denied("upgraded to another product in the subscription group", brief: "upgraded")
-        case .upgradeUnreadable(let shown):
-            return .denied(
-                "isUpgraded \(shown) is neither true nor false, so no access can be read from it",
-                brief: "isUpgraded unreadable")
-        case .consumable:
-            return .denied("consumables are never entitlements", brief: "consumable")
-        case .notYetPurchased(let purchased):
-            return .denied("purchased after the access time (\(style.stamp(purchased)))", brief: "not yet purchased")
-        case .expiryUnreadable(let shown):
-            return .denied(
-                "expiresDate \(shown) is not a valid date (\(Timestamp.rangeDescription)), "
-                    + "so no access can be read from it",
-                brief: "expiresDate is not a valid date"
-            )
-        case .active(let expiry):
-            return .granted(" until \(style.stamp(expiry))", brief: "until \(day(expiry))", until: expiry)
-        case .expired(let expiry):
-            return .denied("expired \(style.stamp(expiry))", brief: "expired \(day(expiry))")
-        case .noTerm:
-            return .denied(
-                "an auto-renewable subscription without expiresDate, so it has no term to grant",
-                brief: "no expiresDate")
-        case .owned:
-            return .granted(": a non-consumable, not revoked", brief: "non-consumable, not revoked")
-        case .termIsTheApps:
-            return .undecided(
-                "no access decision: a non-renewing subscription's term is the app's to decide "
-                    + "(Apple gives it no expiresDate); it is not revoked",
-                brief: "term is the app's to decide")
-        case .unknownType(let type):
-            let what = type.map { "type \"\(Excerpt.of($0))\" is not one jwsinspect knows" } ?? "it names no type"
-            return .undecided(
-                "no access decision: \(what), and it has no expiresDate",
-                brief: type == nil ? "no type, no expiry" : "unknown type, no expiry")
+            return Access(
+                grantsAccess: nil, explanation: text, until: nil, brief: brief, state: .undecided,
+                decidedBy: decided?.decidedBy ?? [])
         }
     }
 
@@ -157,7 +106,7 @@ public enum Entitlement {
         return Excerpt.of(PayloadDisplay.rawText(value))
     }
 
-    private static func revocationWhy(_ payload: [String: JSONValue]) -> String {
+    static func revocationWhy(_ payload: [String: JSONValue]) -> String {
         var reasons: [String] = []
         if let reason = payload["revocationReason"],
             case .known(let text) = FieldMeanings.meaning(field: "revocationReason", value: reason)
@@ -225,7 +174,7 @@ public enum Entitlement {
             if let purchased = date("purchaseDate") { parts.append("purchased \(purchased)") }
             if string("inAppOwnershipType") == "FAMILY_SHARED" { parts.append("family shared") }
             return parts.joined(separator: ", ")
-                + "; \((access ?? transactionAccess(payload, at: now, style: style)).explanation)."
+                + "; \((access ?? decide(Facts(kind: .transaction, payload: payload), at: now, style: style)).explanation)."
 
         case .renewalInfo:
             var text = "Renewal info for \(string("productId") ?? string("autoRenewProductId") ?? "(no productId)")"

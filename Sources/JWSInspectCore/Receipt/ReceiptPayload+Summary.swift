@@ -11,11 +11,12 @@ extension ReceiptPayload {
     public func access(at time: Date, style: DateStyle = .utc) -> Entitlement.Access {
         switch expiration {
         case .unreadable(let problem):
-            return .denied(problem + ", so the receipt grants nothing", brief: "unreadable expiration_date")
+            return .denied(
+                problem + ", so the receipt grants nothing", brief: "unreadable expiration_date", state: .undecided)
         case .date(let expired) where expired <= time:
             return .denied(
                 "the receipt expired \(style.stamp(expired)) (expiration_date)",
-                brief: "receipt expired \(style.day(expired))")
+                brief: "receipt expired \(style.day(expired))", state: .expired)
         default:
             break
         }
@@ -35,13 +36,14 @@ extension ReceiptPayload {
                 brief: "\(owned.productText) owned")
         }
         guard !inApp.isEmpty else {
-            return .denied("the receipt holds no in-app purchase", brief: "no in-app purchase")
+            return .denied(
+                "the receipt holds no in-app purchase", brief: "no in-app purchase", state: .notAnEntitlement)
         }
         func unreadable(_ index: Int) -> Entitlement.Access? {
             guard let problem = inApp[index].unreadableDate else { return nil }
             return .denied(
                 "in-app entry \(index + 1) (\(inApp[index].productText)): \(problem), so it grants nothing",
-                brief: "unreadable date")
+                brief: "unreadable date", state: .undecided)
         }
         if let latest = latestSubscriptionIndex {
             let entry = inApp[latest]
@@ -49,24 +51,27 @@ extension ReceiptPayload {
             if let cancelled = entry.cancellationDate {
                 return .denied(
                     "latest subscription \(entry.productText) was cancelled \(style.stamp(cancelled))",
-                    brief: "cancelled \(style.day(cancelled))")
+                    brief: "cancelled \(style.day(cancelled))", state: .revoked)
             }
             if let expires = entry.expiresDate, expires <= time {
                 return .denied(
                     "latest subscription \(entry.productText) expired \(style.stamp(expires))",
-                    brief: "expired \(style.day(expires))")
+                    brief: "expired \(style.day(expires))", state: .expired)
             }
         }
         if let problem = inApp.indices.lazy.compactMap(unreadable).first { return problem }
         if let cancelled = inApp.last(where: \.isCancelled) {
             let day = cancelled.cancellationDate.map { " \(style.day($0))" } ?? ""
             return .denied(
-                "every purchase was cancelled (\(cancelled.productText) cancelled\(day))", brief: "cancelled")
+                "every purchase was cancelled (\(cancelled.productText) cancelled\(day))", brief: "cancelled",
+                state: .revoked)
         }
         if let future = inApp.compactMap(\.purchaseDate).filter({ $0 > time }).min() {
-            return .denied("purchased after the access time (\(style.stamp(future)))", brief: "not yet purchased")
+            return .denied(
+                "purchased after the access time (\(style.stamp(future)))", brief: "not yet purchased",
+                state: .notYetPurchased)
         }
-        return .denied("no in-app entry has a readable expires_date", brief: "no readable expiry")
+        return .denied("no in-app entry has a readable expires_date", brief: "no readable expiry", state: .undecided)
     }
 
     /// The subscription entry that expires last (by `expires_date`, cancelled or not).

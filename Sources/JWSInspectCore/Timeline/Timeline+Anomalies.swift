@@ -1,4 +1,4 @@
-public import FoundationEssentials
+internal import FoundationEssentials
 
 extension Timeline {
     /// Something wrong between items, with the items it concerns.
@@ -33,10 +33,7 @@ extension Timeline {
     }
 
     /// Every anomaly but `missed`, by the arrival of the first item each concerns.
-    ///
-    /// - Parameter gracePeriod: how long after a period expired its renewal may be purchased
-    ///   without an EXPIRED or DID_FAIL_TO_RENEW between (the app's billing grace period).
-    public func anomalies(gracePeriod: TimeInterval = 0) -> [Anomaly] {
+    public func anomalies() -> [Anomaly] {
         var found: [Anomaly] = []
         for (kept, arrivals) in repeats.sorted(by: { $0.key < $1.key }) {
             let event = events[kept]
@@ -59,7 +56,7 @@ extension Timeline {
             found += transactionConflicts(id, indices)
             found += outOfOrder(id, indices)
             found += refundsWithoutPurchase(id, indices)
-            found += gaps(id, indices, gracePeriod: gracePeriod)
+            found += gaps(id, indices)
         }
         return found.sorted { ($0.items.first ?? 0, $0.items.last ?? 0) < ($1.items.first ?? 0, $1.items.last ?? 0) }
     }
@@ -143,9 +140,11 @@ extension Timeline {
         return found
     }
 
-    /// Consecutive periods (distinct transactions by purchase date) with a lapse longer than
-    /// `gracePeriod` and no EXPIRED, DID_FAIL_TO_RENEW or GRACE_PERIOD_EXPIRED signed in it.
-    private func gaps(_ id: String, _ indices: [Int], gracePeriod: TimeInterval) -> [Anomaly] {
+    /// Consecutive periods (distinct transactions by purchase date) with a lapse, no EXPIRED,
+    /// DID_FAIL_TO_RENEW or GRACE_PERIOD_EXPIRED signed in it, and no billing grace period
+    /// signed over it (a renewal info's `gracePeriodExpiresDate` after the lapse began, at or
+    /// after the renewal, within Apple's 60 days of billing retry).
+    private func gaps(_ id: String, _ indices: [Int]) -> [Anomaly] {
         var periods: [String: (purchase: Int64, expires: Int64, index: Int)] = [:]
         for index in indices {
             guard let transaction = events[index].transaction, let transactionId = transaction.transactionId,
@@ -161,9 +160,14 @@ extension Timeline {
             guard let type = events[index].notificationType, lapseNotes.contains(type) else { return nil }
             return events[index].signedDate
         }.sorted()
-        let grace = Int64(gracePeriod * 1_000)
+        let graceEnds = indices.compactMap { events[$0].graceEnd }
+        let retryLimit: Int64 = 60 * 86_400_000
         var found: [Anomaly] = []
-        for (previous, next) in zip(ordered, ordered.dropFirst()) where next.purchase > previous.expires + grace {
+        for (previous, next) in zip(ordered, ordered.dropFirst()) where next.purchase > previous.expires {
+            let graced = graceEnds.contains { end in
+                end > previous.expires && end >= next.purchase && end <= previous.expires + retryLimit
+            }
+            if graced { continue }
             // The first notification signed at or after the previous period's purchase.
             var (low, high) = (0, told.count)
             while low < high {

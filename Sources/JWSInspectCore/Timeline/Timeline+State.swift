@@ -17,8 +17,9 @@ extension Timeline {
         public let revocationReason: Int64?
         /// `autoRenewStatus` of the latest-signed renewal info (1: renews, 0: turned off).
         public let autoRenewStatus: Int64?
-        /// Access at the time asked, by inspect's rule (`Entitlement.access`) on the transaction
-        /// with the latest `expiresDate` (as revoked when any item says it is).
+        /// Access at the time asked, by the one model (`Entitlement.decide`) on the transaction
+        /// with the latest `expiresDate` (as revoked when any item says it is) and the
+        /// latest-signed renewal info (a billing grace period or billing retry).
         public let access: Entitlement.Access
         /// Its events (indices into `Timeline.events`), by signing time, then arrival.
         public let events: [Int]
@@ -62,8 +63,12 @@ extension Timeline {
         var decider = deciders[id]
         if let transactionId = decider?.transactionId, let revocation = revoked[transactionId] { decider = revocation }
         let access =
-            decider.map { Entitlement.access(kind: .transaction, payload: $0.access, at: date) }
-            ?? .undecided("no transaction of it was seen", brief: "no transaction")
+            decider.map { decider in
+                var facts = Entitlement.Facts(
+                    kind: .transaction, payload: decider.access, path: "item \(decider.arrival)")
+                facts.renewal = renewals[id].map { .init(payload: $0.access, path: "item \($0.arrival)") }
+                return Entitlement.decide(facts, at: date)
+            } ?? .undecided("no transaction of it was seen", brief: "no transaction")
         let deciding = transactions.last { $0.transactionId != nil && $0.transactionId == decider?.transactionId }
         return Subscription(
             id: id, productId: transactions.last?.productId ?? deciding?.productId,

@@ -39,6 +39,8 @@ public struct Timeline: Sendable {
         /// The first 128 bits of the SHA-256 of the signed payload's bytes: two deliveries are the
         /// same when these are.
         let digest: SIMD2<UInt64>
+        /// The billing grace period's end its renewal info signs (`gracePeriodExpiresDate`), ms.
+        public let graceEnd: Int64?
 
         init(
             kind: Kind, arrival: Int, source: String, signedDate: Int64?, notificationUUID: String?,
@@ -54,6 +56,7 @@ public struct Timeline: Sendable {
             subscriptionID =
                 transaction?.originalTransactionId ?? transaction?.transactionId ?? renewal?.originalTransactionId
             self.digest = digest
+            graceEnd = renewal?.gracePeriodExpiresDate
         }
 
         public var notificationUUID: String? { uuid.map { $0.uuidString.lowercased() } ?? otherUUID }
@@ -100,6 +103,9 @@ public struct Timeline: Sendable {
         public let autoRenewStatus: Int64?
         public let autoRenewProductId: String?
         public let signedDate: Int64?
+        public let gracePeriodExpiresDate: Int64?
+        /// The members the access model reads (`Entitlement.accessKeys`).
+        let access: [String: JSONValue]
     }
 
     /// Everything folded so far, in input order; the subscriptions' events refer into it.
@@ -122,8 +128,10 @@ public struct Timeline: Sendable {
     /// Those members of every transaction an item showed revoked, by transactionId (the
     /// latest-signed such item's).
     private(set) var revoked: [String: Decider] = [:]
-    /// Per subscription, the latest-signed renewal info's `autoRenewStatus`: (signedDate, status).
-    private(set) var renewals: [String: (signed: Int64, status: Int64?)] = [:]
+    /// Per subscription, the latest-signed renewal info: its signedDate, `autoRenewStatus`, the
+    /// members the access model reads, and the item that carried it.
+    private(set) var renewals: [String: (signed: Int64, status: Int64?, access: [String: JSONValue], arrival: Int)] =
+        [:]
     /// Strings many events share (products, environments, subscription IDs, account tokens,
     /// types), stored once.
     private var strings: [String: String] = [:]
@@ -133,6 +141,8 @@ public struct Timeline: Sendable {
         let period: Int64
         let signedDate: Int64
         let access: [String: JSONValue]
+        /// The item that carried it.
+        let arrival: Int
     }
 
     /// The items added so far: folded, repeated, skipped or unrelated.
@@ -168,13 +178,15 @@ public struct Timeline: Sendable {
         events.append(event)
         if let renewal, let id = event.subscriptionID {
             let signed = renewal.signedDate ?? event.signedDate ?? .min
-            if (renewals[id]?.signed ?? .min) <= signed { renewals[id] = (signed, renewal.autoRenewStatus) }
+            if (renewals[id]?.signed ?? .min) <= signed {
+                renewals[id] = (signed, renewal.autoRenewStatus, renewal.access, event.arrival)
+            }
         }
         if let transaction = event.transaction, let access, let id = event.subscriptionID {
             let decider = Decider(
                 transactionId: transaction.transactionId,
                 period: transaction.expiresDate ?? transaction.purchaseDate ?? 0,
-                signedDate: transaction.signedDate ?? event.signedDate ?? .min, access: access)
+                signedDate: transaction.signedDate ?? event.signedDate ?? .min, access: access, arrival: event.arrival)
             if deciders[id].map({ ($0.period, $0.signedDate) <= (decider.period, decider.signedDate) }) ?? true {
                 deciders[id] = decider
             }
@@ -244,7 +256,7 @@ public struct Timeline: Sendable {
 
     mutating func transaction(_ payload: [String: JSONValue]) -> (Transaction, [String: JSONValue]) {
         var access: [String: JSONValue] = [:]
-        for key in Entitlement.accessKeys { access[key] = payload[key] }
+        for key in Entitlement.accessKeys where key != "data" { access[key] = payload[key] }
         let transaction = Transaction(
             transactionId: payload["transactionId"]?.stringValue,
             originalTransactionId: intern(payload["originalTransactionId"]?.stringValue),
@@ -260,11 +272,14 @@ public struct Timeline: Sendable {
     }
 
     mutating func renewal(_ payload: [String: JSONValue]) -> Renewal {
-        Renewal(
+        var access: [String: JSONValue] = [:]
+        for key in Entitlement.accessKeys where key != "data" { access[key] = payload[key] }
+        return Renewal(
             originalTransactionId: intern(payload["originalTransactionId"]?.stringValue),
             autoRenewStatus: Self.milliseconds(payload["autoRenewStatus"]),
             autoRenewProductId: intern(payload["autoRenewProductId"]?.stringValue),
-            signedDate: Self.milliseconds(payload["signedDate"]))
+            signedDate: Self.milliseconds(payload["signedDate"]),
+            gracePeriodExpiresDate: Self.milliseconds(payload["gracePeriodExpiresDate"]), access: access)
     }
 
     /// A whole number of JSON (a date in milliseconds, a status), nil for anything else: a

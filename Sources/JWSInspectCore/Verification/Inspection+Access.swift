@@ -41,7 +41,7 @@ extension Inspection {
         guard let envelope else { return nil }
         let payload = envelope.sections.payload.object
         if let receipt = envelope.receipt {
-            let access = receipt.payload.access(at: accessTime, style: style)
+            let access = receipt.payload.access(at: accessTime, style: style).decided(by: ["payload"])
             let decision = gated(AccessDecision(access: access, kind: kind, path: nil, time: accessTime))
             return (receipt.payload.summary(at: accessTime, access: decision.access, style: style), decision)
         }
@@ -59,7 +59,8 @@ extension Inspection {
             if let receipt = envelope.receipt {
                 return gated(
                     AccessDecision(
-                        access: receipt.payload.access(at: accessTime), kind: kind, path: nil, time: accessTime))
+                        access: receipt.payload.access(at: accessTime).decided(by: ["payload"]), kind: kind, path: nil,
+                        time: accessTime))
             }
             return gated(accessDecision(Self.accessMembers(envelope.sections.payload)))
         }
@@ -89,6 +90,17 @@ extension Inspection {
             access = .withheld("not proven authentic (\(status.rawValue))", brief: "not proven authentic")
         }
         return AccessDecision(access: access, kind: decision.kind, path: decision.path, time: decision.time)
+    }
+
+    /// Whether this authentic transaction is about the customer its access context names:
+    /// nil when none is named (or only one no signed data can tie), or it is no authentic
+    /// transaction.
+    public var isTiedToCustomer: Bool? {
+        guard let customer = accessContext.customer, kind == .transaction, isAuthentic, let envelope else {
+            return nil
+        }
+        if case .untiable = customer { return nil }
+        return Entitlement.isTied(customer, Self.accessMembers(envelope.sections.payload))
     }
 
     /// Whether the signature and certificate chain verified, here and in every nested token,
@@ -158,19 +170,20 @@ extension Inspection {
         isAuthentic && !isXcode && chain.count > 1 && chain[1].knownAs != nil
     }
 
-    /// The decision on `payload` (this token's members), or on the nested token that decides.
+    /// The decision on `payload` (this token's members), or for a notification on its nested
+    /// tokens (`Entitlement.Facts.of`), with what the access context holds beside it.
     private func accessDecision(_ payload: [String: JSONValue], style: DateStyle = .utc) -> AccessDecision {
-        let decides = { (item: Nested) in
-            Entitlement.decidesAccess(item.inspection.kind) && item.inspection.envelope != nil
-        }
-        if kind == .notification, let item = nested.first(where: decides), let decisive = item.inspection.envelope {
-            let access = Entitlement.access(
-                kind: item.inspection.kind, payload: Self.accessMembers(decisive.sections.payload), at: accessTime,
-                style: style)
-            return AccessDecision(access: access, kind: item.inspection.kind, path: item.path, time: accessTime)
-        }
-        let access = Entitlement.access(kind: kind, payload: payload, at: accessTime, style: style)
-        return AccessDecision(access: access, kind: kind, path: nil, time: accessTime)
+        let nestedFacts =
+            kind == .notification
+            ? nested.compactMap { item in
+                item.inspection.envelope.map {
+                    (item.path, item.inspection.kind, Self.accessMembers($0.sections.payload))
+                }
+            } : []
+        let facts = Entitlement.Facts.of(kind: kind, payload: payload, nested: nestedFacts).with(accessContext)
+        let access = Entitlement.decide(facts, at: accessTime, style: style)
+        return AccessDecision(
+            access: access, kind: facts.kind, path: facts.path == "payload" ? nil : facts.path, time: accessTime)
     }
 
     /// The members access is decided on, without decoding the rest of the payload.

@@ -45,6 +45,8 @@ public struct Inspection: Sendable {
     public private(set) var now: Date
     /// The moment access is decided at, for the summary (`--at`, else now).
     public private(set) var accessTime: Date
+    /// What the access decision reads beside the token (`VerificationOptions.accessContext`).
+    public private(set) var accessContext = Entitlement.Context()
 
     /// The payload's fields rendered for reading (nil when malformed); computed on
     /// demand, so `--quiet` runs never pay for it.
@@ -142,6 +144,11 @@ public struct Inspection: Sendable {
         Inspection(
             source: source, kind: .unknown, status: .malformed, reason: .literal(reason), checks: [], notes: [],
             envelope: nil, chain: [], checkTime: nil, validNow: nil, isXcode: false, now: .epoch, accessTime: .epoch)
+    }
+
+    /// Sets what the access decision reads beside the token.
+    mutating func setAccessContext(_ context: Entitlement.Context) {
+        accessContext = context
     }
 
     /// Passes the pending check at `index` (a deferred signature that verified, `DeferredSignature.pass`).

@@ -57,9 +57,11 @@ extension Report {
             checks: checks, nested: nested, verifiesSignatures: options.verifySignatures,
             unverified: "NOT VERIFIED (\(options.hints.word(.decodeOnly))): decoded only; " + unverified,
             verdict: verdict(), checked: checked(), expectationsChecked: comparedExpectation, at: checkTime)
-        return Inspection(
+        var inspection = Inspection(
             source: source, kind: kind, status: status, reason: reason, checks: checks, notes: notes,
             envelope: envelope, chain: chain, checkTime: checkTime, validNow: validNow, isXcode: isXcode,
             nested: nested, now: options.now, accessTime: options.accessTime)
+        inspection.setAccessContext(options.accessContext)
+        return inspection
     }
 }

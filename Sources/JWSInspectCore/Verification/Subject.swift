@@ -63,10 +63,10 @@ struct TokenSubject: ~Copyable {
         if kind == .notification {
             for item in nested {
                 guard let payload = item.inspection.jws?.payload.essentials else { continue }
-                decided.append(DecidedPayload(label: item.path + " ", payload: payload, kind: item.inspection.kind))
+                decided.append(DecidedPayload(path: item.path, payload: payload, kind: item.inspection.kind))
             }
         } else {
-            decided.append(DecidedPayload(label: "", payload: payload, kind: kind))
+            decided.append(DecidedPayload(path: nil, payload: payload, kind: kind))
         }
         return .token(
             DecidedToken(
@@ -128,9 +128,13 @@ struct DecidedToken {
 /// A payload the per-transaction expectations look at, and its label for messages
 /// ("data.signedTransactionInfo ").
 struct DecidedPayload {
-    let label: String
+    /// Its path in the notification ("data.signedTransactionInfo"); nil for the token itself.
+    let path: String?
     let payload: [String: JSONValue]
     let kind: PayloadKind
+
+    /// The path and a space, as messages start with it; empty for the token itself.
+    var label: String { path.map { $0 + " " } ?? "" }
 }
 
 extension Certificate {

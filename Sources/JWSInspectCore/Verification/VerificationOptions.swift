@@ -26,6 +26,9 @@ public struct VerificationOptions: Sendable {
     public var deviceVerificationID: UUID?
     /// `--require-active`: fail unless the transaction grants access at the access time.
     public var requireActive = false
+    /// What the access decision reads beside each token (`fetch`: the customer asked about,
+    /// a subscription's verified renewal info and Apple's status); empty by default.
+    public var accessContext = Entitlement.Context()
     /// Overrides payload kind recognition (`--type`).
     public var kindOverride: PayloadKind?
     /// OpenSSL's `X509_V_FLAG_X509_STRICT` (`--x509-strict`): an App Store chain that its strict
@@ -50,12 +53,12 @@ public struct VerificationOptions: Sendable {
     /// How messages word a `Hint` (what to give or ask for); the command line names its options.
     public var hints: any HintWording = PlainHints()
 
-    /// When access is decided (`--require-active`, summaries): the `--at` time, else now.
-    /// Certificates are checked at the signing time, but access is about the present.
-    public var accessTime: Date {
-        if case .fixed(let date) = timePolicy { return date }
-        return now
-    }
+    /// `--access-at`: the moment access is judged at; nil: now. Independent of `timePolicy`
+    /// (`--at`), which is when certificates are checked.
+    public var accessAt: Date?
+
+    /// When access is decided (`--require-active`, summaries): `accessAt`, else now.
+    public var accessTime: Date { accessAt ?? now }
 
     public init(trustStore: TrustStore = AppleCertificates.embeddedTrustStore) {
         self.trustStore = trustStore

@@ -11,6 +11,7 @@ _jwsinspect() {
     inspect)
         case "$prev" in
         --at) return ;;
+        --access-at) return ;;
         --root) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --revocation-cache) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --bundle-id) return ;;
@@ -28,7 +29,7 @@ _jwsinspect() {
         --key) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --key-id) return ;;
         esac
-        if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--at --root --x509-strict --check-revocation --require-revocation-check --revocation-cache --no-verify --bundle-id --app-apple-id --environment --account-token --device-id --require-active --type --format --json --quiet -q --brief --time-zone --summary --jobs -j --first-line --color --no-color --help -h --version --timeout --key --key-id" -- "$cur")); return; fi
+        if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--at --access-at --root --x509-strict --check-revocation --require-revocation-check --revocation-cache --no-verify --bundle-id --app-apple-id --environment --account-token --device-id --require-active --type --format --json --quiet -q --brief --time-zone --summary --jobs -j --first-line --color --no-color --help -h --version --timeout --key --key-id" -- "$cur")); return; fi
         [[ $COMP_CWORD -eq 1 ]] && COMPREPLY=($(compgen -W "inspect fetch sign mint timeline verify-offer-v1 completion help" -- "$cur"))
         compopt -o filenames 2>/dev/null; COMPREPLY+=($(compgen -f -- "$cur"))
         ;;
@@ -61,6 +62,7 @@ _jwsinspect() {
         --notification-subtype) return ;;
         --wait) return ;;
         --at) return ;;
+        --access-at) return ;;
         --root) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --revocation-cache) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --app-apple-id) return ;;
@@ -71,7 +73,7 @@ _jwsinspect() {
         --jobs|-j) return ;;
         --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); [[ ${#COMPREPLY[@]} -gt 0 ]] && return ;;
         esac
-        if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--key --key-id --issuer-id --bundle-id --environment --production-url --sandbox-url --timeout --retries --limit --save --start-date --end-date --product-id --product-type --sort --revoked --subscription-group-id --ownership-type --status --since --until --transaction-id --only-failures --notification-type --notification-subtype --wait --at --root --x509-strict --check-revocation --require-revocation-check --revocation-cache --no-verify --app-apple-id --account-token --device-id --require-active --format --json --quiet -q --brief --time-zone --summary --jobs -j --color --no-color --help -h --version" -- "$cur")); return; fi
+        if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--key --key-id --issuer-id --bundle-id --environment --production-url --sandbox-url --timeout --retries --limit --save --start-date --end-date --product-id --product-type --sort --revoked --subscription-group-id --ownership-type --status --since --until --transaction-id --only-failures --notification-type --notification-subtype --wait --at --access-at --root --x509-strict --check-revocation --require-revocation-check --revocation-cache --no-verify --app-apple-id --account-token --device-id --require-active --format --json --quiet -q --brief --time-zone --summary --jobs -j --color --no-color --help -h --version" -- "$cur")); return; fi
         COMPREPLY=($(compgen -W "transaction history subscriptions order refunds app-transaction notifications test-notification" -- "$cur"))
         ;;
     sign)
@@ -117,6 +119,7 @@ _jwsinspect() {
     timeline)
         case "$prev" in
         --at) return ;;
+        --access-at) return ;;
         --root) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --revocation-cache) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --bundle-id) return ;;
@@ -126,11 +129,10 @@ _jwsinspect() {
         --device-id) return ;;
         --against) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --customer) return ;;
-        --grace-period) return ;;
         --jobs|-j) return ;;
         --format) COMPREPLY=($(compgen -W "table json jsonl" -- "$cur")); return ;;
         esac
-        if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--at --root --x509-strict --check-revocation --require-revocation-check --revocation-cache --bundle-id --app-apple-id --environment --account-token --device-id --against --customer --grace-period --fail-on-anomaly --brief --jobs -j --format --json --help -h --version" -- "$cur")); return; fi
+        if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--at --access-at --root --x509-strict --check-revocation --require-revocation-check --revocation-cache --bundle-id --app-apple-id --environment --account-token --device-id --against --customer --fail-on-anomaly --brief --jobs -j --format --json --help -h --version" -- "$cur")); return; fi
         compopt -o filenames 2>/dev/null; COMPREPLY+=($(compgen -f -- "$cur"))
         ;;
     verify-offer-v1)

@@ -25,6 +25,7 @@ _jwsinspect() {
     inspect)
         _arguments -s \
             '--at=[Check certificate validity at this time instead of the payload'\''s signedDate (else receiptCreationDate, for app transactions)]:now|DATE: ' \
+            '--access-at=[Judge access (--require-active, the access verdict) at this time instead of now; DATE as --at takes it]:now|DATE: ' \
             '*--root=[Trust the root certificates of FILE (DER, or PEM with one or more) instead of the embedded Apple roots; repeatable]:file:_files' \
             '--x509-strict[Fail chains that OpenSSL'\''s X509_V_FLAG_X509_STRICT checks refuse, as Apple'\''s Python library does (by default they are RFC 5280-valid with a note)]' \
             '--check-revocation[Ask the OCSP responder each certificate below the root names (its Authority Information Access) whether it is revoked, now\: revoked fails the chain (exit 2); no usable answer exits 75 (try again)]' \
@@ -36,7 +37,7 @@ _jwsinspect() {
             '--environment=[The environment the data must come from]:value:(Production Sandbox Xcode LocalTesting)' \
             '--account-token=[The transaction'\''s (or renewal info'\''s) appAccountToken]:UUID: ' \
             '--device-id=[The device'\''s AppStore.deviceVerificationID, checked against deviceVerification and its nonce (SHA-384)]:UUID: ' \
-            '--require-active[The transaction must grant access at --at (default\: now)\: not revoked, not expired, not upgraded]' \
+            '--require-active[The transaction (a notification'\''s, with its renewal info and status) must grant access at --access-at (default\: now), by the one access model\: active, or in a billing grace period its renewal info signs]' \
             '--type=[Treat payloads as this kind (default\: recognised from the payload)]:value:(transaction renewalInfo notification appTransaction realtimeRequest)' \
             '--format=[Readable tables (the default); one pretty JSON object per JWS; or one compact JSON object per line]:value:(table json jsonl)' \
             '--json[Short for --format json]' \
@@ -88,6 +89,7 @@ _jwsinspect() {
             '--notification-subtype=[notifications\: this subtype of --notification-type only]:SUBTYPE: ' \
             '--wait=[test-notification\: how long to check for Apple'\''s send attempt (0 to 600)]:SECONDS: ' \
             '--at=[Check certificate validity at this time instead of the payload'\''s signedDate (else receiptCreationDate, for app transactions)]:now|DATE: ' \
+            '--access-at=[Judge access (--require-active, the access verdict) at this time instead of now; DATE as --at takes it]:now|DATE: ' \
             '*--root=[Trust the root certificates of FILE (DER, or PEM with one or more) instead of the embedded Apple roots; repeatable]:file:_files' \
             '--x509-strict[Fail chains that OpenSSL'\''s X509_V_FLAG_X509_STRICT checks refuse, as Apple'\''s Python library does (by default they are RFC 5280-valid with a note)]' \
             '--check-revocation[Ask the OCSP responder each certificate below the root names (its Authority Information Access) whether it is revoked, now\: revoked fails the chain (exit 2); no usable answer exits 75 (try again)]' \
@@ -97,7 +99,7 @@ _jwsinspect() {
             '--app-apple-id=[The app'\''s Apple ID (where the payload carries one)]:N: ' \
             '--account-token=[The transaction'\''s (or renewal info'\''s) appAccountToken]:UUID: ' \
             '--device-id=[The device'\''s AppStore.deviceVerificationID, checked against deviceVerification and its nonce (SHA-384)]:UUID: ' \
-            '--require-active[The transaction must grant access at --at (default\: now)\: not revoked, not expired, not upgraded]' \
+            '--require-active[The transaction (a notification'\''s, with its renewal info and status) must grant access at --access-at (default\: now), by the one access model\: active, or in a billing grace period its renewal info signs]' \
             '--format=[Readable tables (the default); one pretty JSON object per JWS; or one compact JSON object per line]:value:(table json jsonl)' \
             '--json[Short for --format json]' \
             '(--quiet -q)--quiet[Print nothing on standard output; the exit status says it all]' \
@@ -166,6 +168,7 @@ _jwsinspect() {
     timeline)
         _arguments -s \
             '--at=[Check certificate validity at this time instead of the payload'\''s signedDate (else receiptCreationDate, for app transactions)]:now|DATE: ' \
+            '--access-at=[Judge access (--require-active, the access verdict) at this time instead of now; DATE as --at takes it]:now|DATE: ' \
             '*--root=[Trust the root certificates of FILE (DER, or PEM with one or more) instead of the embedded Apple roots; repeatable]:file:_files' \
             '--x509-strict[Fail chains that OpenSSL'\''s X509_V_FLAG_X509_STRICT checks refuse, as Apple'\''s Python library does (by default they are RFC 5280-valid with a note)]' \
             '--check-revocation[Ask the OCSP responder each certificate below the root names (its Authority Information Access) whether it is revoked, now\: revoked fails the chain (exit 2); no usable answer exits 75 (try again)]' \
@@ -178,7 +181,6 @@ _jwsinspect() {
             '--device-id=[The device'\''s AppStore.deviceVerificationID, checked against deviceVerification and its nonce (SHA-384)]:UUID: ' \
             '--against=[Apple'\''s record\: the answers fetch notifications or fetch history keep with --save (signed, so verified too; repeatable)]:file:_files' \
             '--customer=[Keep only the subscriptions whose transactions carry this appAccountToken]:UUID: ' \
-            '--grace-period=[The app'\''s billing grace period (0 to 60 days; default 0)\: a renewal purchased within it after the previous period expired is no gap]:DAYS: ' \
             '--fail-on-anomaly[Exit 9 when an anomaly is found (and every item verified)]' \
             '--brief[One state line per subscription (tables only)]' \
             '(--jobs -j)--jobs=[Verification threads (default\: one per core); output stays in input order]:N: ' \

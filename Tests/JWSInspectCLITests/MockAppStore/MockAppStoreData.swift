@@ -60,6 +60,8 @@ struct MockTransaction: Sendable {
     var subscriptionStatus: Int?
     /// The renewal info's `autoRenewStatus` (1 on, 0 off).
     var autoRenewStatus = 1
+    /// The renewal info's `gracePeriodExpiresDate`: a billing grace period after a failed renewal.
+    var gracePeriodExpiresDate: Date?
 }
 
 /// A customer's app transaction (`signedAppTransactionInfo`).

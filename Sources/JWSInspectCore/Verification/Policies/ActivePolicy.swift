@@ -1,25 +1,26 @@
 internal import FoundationEssentials
 
-/// `active` (`--require-active`): the transaction or app transaction decided on grants access
-/// at the access time (`Entitlement.access`).
+/// `active` (`--require-active`): the one entitlement model (`Entitlement.decide`) grants
+/// access at the access time.
 struct ActivePolicy: ExpectationPolicy {
     static let name = Check.Name("active", failing: .inactive)
     static let payloadMembers = Entitlement.accessKeys
 
     /// The access time (`VerificationOptions.accessTime`).
     let at: Date
-    /// The access time when it was given (`--at`); nil when it is now.
+    /// The access time when it was given (`--access-at`); nil when it is now.
     let fixed: Date?
+    /// What the decision reads beside the token (`VerificationOptions.accessContext`).
+    let context: Entitlement.Context
 
     func decide(token: DecidedToken) -> StepOutcome {
-        guard let decisive = token.decided.first(where: { $0.kind == .transaction || $0.kind == .appTransaction })
-        else {
-            let access = Entitlement.access(kind: token.kind, payload: token.payload, at: at)
-            return Self.outcome(false, access.explanation)
-        }
-        let access = Entitlement.access(kind: decisive.kind, payload: decisive.payload, at: at)
-        return Self.outcome(
-            access.grantsAccess == true, Detail(label: decisive.label, access: access, checked: fixed))
+        let nested =
+            token.kind == .notification
+            ? token.decided.compactMap { item in item.path.map { ($0, item.kind, item.payload) } } : []
+        let facts = Entitlement.Facts.of(kind: token.kind, payload: token.payload, nested: nested).with(context)
+        let access = Entitlement.decide(facts, at: at)
+        let label = facts.path == "payload" ? "" : facts.path + " "
+        return Self.outcome(access.grantsAccess == true, Detail(label: label, access: access, checked: fixed))
     }
 
     /// What the decisive payload grants, and when access was checked (nil: now).

@@ -58,8 +58,7 @@ final class Policies: Sendable {
         if let device = options.deviceVerificationID { expectations.append(DeviceVerificationPolicy(deviceID: device)) }
         if options.requireActive {
             expectations.append(
-                ActivePolicy(
-                    at: options.accessTime, fixed: options.timePolicy == .signingTime ? nil : options.accessTime))
+                ActivePolicy(at: options.accessTime, fixed: options.accessAt, context: options.accessContext))
         }
         return Policies(
             steps: steps, expectations: expectations,
