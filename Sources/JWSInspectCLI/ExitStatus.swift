@@ -48,7 +48,8 @@ enum ExitStatus: Int32, CaseIterable {
         case .wrongApp: "bundle ID, app Apple ID, account token or device verification differs (or is absent)"
         case .malformed:
             "malformed input: no JWS found, undecodable segments, a header or payload that is not RFC 8259 JSON in UTF-8, "
-                + "a JSON object naming a member twice (header, payload or input document), a token over 1 MiB, a record over 64 MiB, a receipt that is not a valid receipt or over its limits"
+                + "a JSON object naming a member twice (header, payload or input document), a token over 1 MiB, a record over 64 MiB, a receipt that is not a valid receipt or over its limits, "
+                + "--exact: an input that is not exactly one JWS, webhook body or receipt"
         case .inactive:
             "--require-active: no access at the access time: the model's state is not active or "
                 + "billing-grace-period (revoked or cancelled, expired, billing retry, upgraded, not yet purchased, not "

@@ -24,8 +24,11 @@ enum InputReader {
     ///   - onStall: called when reading a pipe or terminal would wait for more input (so that
     ///     what was read so far is verified and shown first).
     ///   - firstLine: the number standard input's first line gets (`--first-line`).
+    ///   - unwrapping: whether an argument that names no file is read without the quotes and
+    ///     `Bearer ` around a token (`unwrapped`); `--exact` reads it as given.
     static func open(
-        _ argument: String, position: Int, io: CommandIO, firstLine: Int = 1, onStall: @escaping () -> Void
+        _ argument: String, position: Int, io: CommandIO, firstLine: Int = 1, unwrapping: Bool = true,
+        onStall: @escaping () -> Void
     ) -> Opened {
         if argument == "-" {
             guard let standardInput = io.standardInput else {
@@ -56,7 +59,7 @@ enum InputReader {
         case nil:
             let error = System.lastError
             let reason = System.errorText(error)
-            let bytes = unwrapped(Array(argument.utf8))
+            let bytes = unwrapping ? unwrapped(Array(argument.utf8)) : Array(argument.utf8)
             let origin = "argument \(position)"
             if LegacyReceipt.looksLike(bytes) {
                 return .stream(
@@ -80,6 +83,44 @@ enum InputReader {
                 bytes: bytes, origin: origin, numberLines: bytes.contains(UInt8(ascii: "\n")),
                 recordLimit: io.recordLimit)
             return .stream(origin: origin, stream)
+        }
+    }
+
+    /// One input under `--exact`: the one item it is (malformed, saying why, when it is not
+    /// exactly one), or why it cannot be read.
+    enum Exact {
+        case item(InputScanner.Item)
+        /// The input cannot be read (exit 66): where, and why.
+        case unreadable(source: String, message: String)
+    }
+
+    /// Opens one input and reads it whole for `--exact` (`ExactInput`): files and standard input
+    /// as `open` opens them, an argument that names no file as given (quotes and `Bearer ` are
+    /// text around a token then), a plausible path that is missing unreadable as ever. At most
+    /// one byte past the record limit is read.
+    static func openExact(_ argument: String, position: Int, io: CommandIO) -> Exact {
+        switch open(argument, position: position, io: io, unwrapping: false, onStall: {}) {
+        case .unreadable(let message):
+            return .unreadable(source: argument, message: message)
+        case .malformed(let origin, _):
+            // An argument that is no file, and no JWS or receipt: why, in --exact's words.
+            return .item(exactItem(Array(argument.utf8), origin: origin, io: io))
+        case .stream(let origin, var stream):
+            let bytes = stream.wholeInput(maximum: io.recordLimit)
+            if let error = stream.readError { return .unreadable(source: origin, message: error) }
+            return .item(exactItem(bytes, origin: origin, io: io))
+        }
+    }
+
+    /// The one item `bytes` are, or malformed, saying why they are not exactly one.
+    private static func exactItem(_ bytes: [UInt8], origin: String, io: CommandIO) -> InputScanner.Item {
+        switch ExactInput.item(in: bytes, source: origin, limit: io.recordLimit) {
+        case .success(let item):
+            return item
+        case .failure(let refusal):
+            return .malformed(
+                source: origin,
+                reason: "--exact: \(refusal); give exactly one JWS, webhook body or receipt, or drop --exact")
         }
     }
 

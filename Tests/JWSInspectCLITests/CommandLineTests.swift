@@ -47,6 +47,8 @@ import Testing
         #expect(try Self.parse(["--account-token", uuid.uuidString]).accountToken == uuid)
         #expect(try Self.parse(["--device-id", uuid.uuidString.lowercased()]).deviceID == uuid)
         #expect(try Self.parse(["--require-active"]).requireActive)
+        #expect(try Self.parse(["--exact"]).exact)
+        #expect(try Self.parse([]).exact == false)
         #expect(try Self.parse(["--type", "renewalInfo"]).kind == .renewalInfo)
         #expect(try Self.parse(["--format", "jsonl"]).format == .jsonl)
         #expect(try Self.parse(["--json"]).format == .json)
@@ -82,8 +84,8 @@ import Testing
         // Every option of the table is exercised above.
         let exercised: Set = [
             "--at", "--access-at", "--root", "--x509-strict", "--no-verify", "--bundle-id", "--app-apple-id",
-            "--environment",
-            "--account-token", "--device-id", "--require-active", "--type", "--format", "--json", "--quiet",
+            "--environment", "--account-token", "--device-id", "--require-active", "--exact", "--type", "--format",
+            "--json", "--quiet",
             "--summary", "--brief", "--time-zone",
             "--jobs", "--first-line", "--color", "--no-color", "--help", "--version", "--key", "--key-id",
             "--check-revocation", "--require-revocation-check", "--revocation-cache", "--timeout",
@@ -143,6 +145,10 @@ import Testing
                 + "not 'yesterday'"
         ),
         (["--at", "99999999999999999"], "--at '99999999999999999' is not a date within years 0001 to 9999"),
+        (
+            ["--exact", "--first-line", "3"],
+            "--first-line numbers the lines of a stream; --exact reads each input as one item"
+        ),
     ])
     func usageErrors(_ arguments: [String], _ message: String) {
         #expect(Self.usageError(arguments) == message)

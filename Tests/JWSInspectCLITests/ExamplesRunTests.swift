@@ -21,7 +21,7 @@ import Testing
         "notification.json --environment Production --bundle-id com.example.app": (
             4, "the webhook body holds Apple's sample: another app's, in Sandbox (the bundle ID is told first)"
         ),
-        "--require-active --account-token \"$UUID\" transaction.jws": (
+        "--exact --require-active --account-token \"$UUID\" transaction.jws": (
             4, "Apple's sample transaction carries no appAccountToken: the customer differs"
         ),
         "--bundle-id com.example.app receipt.der": (4, "the real receipt is another app's"),

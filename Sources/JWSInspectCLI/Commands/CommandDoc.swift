@@ -76,7 +76,10 @@ enum Commands {
             ("tail -f webhooks.log | jwsinspect --format jsonl", "each result as soon as it arrives"),
             ("-q --summary webhooks.log", "count a day of webhooks by status, on standard error"),
             ("--at now -q transaction.jws && echo \"valid right now\"", "certificates checked at this moment"),
-            ("--require-active --account-token \"$UUID\" transaction.jws", "does this customer have access now?"),
+            (
+                "--exact --require-active --account-token \"$UUID\" transaction.jws",
+                "a backend's gate: does this customer have access now?"
+            ),
             ("--require-active --access-at 2025-10-02T07:08:00Z transaction.jws", "did it grant access then?"),
             ("--no-verify token.jws", "just decode"),
             ("--bundle-id com.example.app receipt.der", "a legacy App Store receipt"),

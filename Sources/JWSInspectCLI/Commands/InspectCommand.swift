@@ -50,7 +50,8 @@ enum InspectCommand {
                 color: options.usesColor(stdoutIsTerminal: io.stdoutIsTerminal, environment: io.environment),
                 zone: zone))
         let engine = BatchEngine(verifier: verifier, jobs: options.jobs)
-        let run = Run(engine: engine, render: render, output: output, io: io, firstLine: options.firstLine)
+        let run = Run(
+            engine: engine, render: render, output: output, io: io, firstLine: options.firstLine, exact: options.exact)
 
         let inputs = options.inputs.isEmpty ? ["-"] : options.inputs
         for (position, input) in inputs.enumerated() where !output.failed {
@@ -70,6 +71,8 @@ enum InspectCommand {
         let io: CommandIO
         /// The number of standard input's first line.
         let firstLine: Int
+        /// `--exact`: each input is read whole, as exactly one item.
+        let exact: Bool
         private(set) var exitStatus = ExitStatus.success
         private var counts: [String: Int] = [:]
         private var batch: [BatchEngine.Work] = []
@@ -87,16 +90,18 @@ enum InspectCommand {
             var problem: String?
         }
 
-        init(engine: BatchEngine, render: Renderer, output: Output, io: CommandIO, firstLine: Int) {
+        init(engine: BatchEngine, render: Renderer, output: Output, io: CommandIO, firstLine: Int, exact: Bool) {
             self.engine = engine
             self.render = render
             self.output = output
             self.io = io
             self.firstLine = firstLine
+            self.exact = exact
         }
 
         /// Reads one input to its end, verifying and showing its results batch by batch.
         func read(_ input: String, position: Int) {
+            if exact { return readExact(input, position: position) }
             found = 0
             jsonProblem = nil
             // A pipe or terminal that stalls (`tail -f`) gets what is done shown before the wait.
@@ -127,6 +132,19 @@ enum InspectCommand {
                 if let error = stream.readError {
                     unreadable(source: origin, message: error)
                 }
+            }
+        }
+
+        /// `--exact`: reads one input whole, and verifies and shows the one item it is (malformed
+        /// when it is not exactly one).
+        private func readExact(_ input: String, position: Int) {
+            switch InputReader.openExact(input, position: position, io: io) {
+            case .unreadable(let source, let message):
+                flush()
+                unreadable(source: source, message: message)
+            case .item(let item):
+                batch.append(.item(item))
+                flush()
             }
         }
 

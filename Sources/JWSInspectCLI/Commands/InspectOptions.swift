@@ -34,6 +34,8 @@ struct InspectOptions: HasKeyOptions, SubcommandOptions {
     var accountToken: UUID?
     var deviceID: UUID?
     var requireActive = false
+    /// `--exact`: each input must be exactly one JWS, webhook body or receipt (`ExactInput`).
+    var exact = false
     /// Verification threads; by default one per core.
     var jobs = InspectOptions.defaultJobs
     /// The number of standard input's first line (`--first-line`).
@@ -64,15 +66,26 @@ struct InspectOptions: HasKeyOptions, SubcommandOptions {
     static let revocation = "Revocation (online: nothing leaves the machine without --check-revocation)"
     static let developerKeys = "Developer keys (tokens signed with your own In-App Purchase key: a kid, no x5c)"
 
+    /// Every option of `inspect`: `mainTable`, which fetch and timeline lift options from, and
+    /// the options only inspect takes (the others refuse them as unknown, exit 64).
     static let table: [OptionSpec<InspectOptions>] =
         mainTable
         + [
+            OptionSpec(
+                ["--exact"], group: expectations,
+                help: "Each input (a file, standard input, an argument) must be exactly one compact JWS, one webhook "
+                    + "body {\"signedPayload\":\"…\"} with no other member, or one receipt (DER, or base64 on one "
+                    + "line), with only whitespace around it; anything else is malformed (exit 5). For a backend that "
+                    + "gates a purchase on the exit status: text around a token is not read past."
+            ) { options, _ in
+                options.exact = true
+            },
             OptionSpec(
                 ["--timeout"], .value("SECONDS"), group: revocation,
                 help: "How long one OCSP request may take (1 to 300). Default: 10."
             ) { options, value throws(UsageError) in
                 options.revocationTimeout = try ArgumentParser.wholeNumber(value, option: "--timeout", in: 1...300)
-            }
+            },
         ]
         + KeyOptions.specs(
             group: developerKeys, issuerID: false, bundleID: false)
@@ -296,6 +309,9 @@ struct InspectOptions: HasKeyOptions, SubcommandOptions {
         }
         if checkRevocation, !verify {
             throw UsageError("--check-revocation checks a signature's certificates; --no-verify checks nothing")
+        }
+        if exact, firstLine != 1 {
+            throw UsageError("--first-line numbers the lines of a stream; --exact reads each input as one item")
         }
         if let timeZone, format != .table {
             warnings.append("warning: --time-zone \(timeZone) is for tables; --format \(format.rawValue) writes UTC")

@@ -133,7 +133,7 @@ public enum InputScanner {
 
     /// Where a token in `run` ends: trailing dots are a sentence's full stop (`… h.p.s.`), except
     /// the one dot of `h.p.` that opens an empty third segment (an unsigned JWT, `alg: none`).
-    private static func tokenEnd(_ bytes: UnsafeBufferPointer<UInt8>, run: Range<Int>) -> Int {
+    static func tokenEnd(_ bytes: UnsafeBufferPointer<UInt8>, run: Range<Int>) -> Int {
         var end = run.upperBound
         while end > run.lowerBound, bytes[end - 1] == UInt8(ascii: ".") { end -= 1 }
         guard end == run.upperBound - 1, end > run.lowerBound,

@@ -29,7 +29,7 @@ _jwsinspect() {
         --key) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --key-id) return ;;
         esac
-        if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--at --access-at --root --x509-strict --check-revocation --require-revocation-check --revocation-cache --no-verify --bundle-id --app-apple-id --environment --account-token --device-id --require-active --type --format --json --quiet -q --brief --time-zone --summary --jobs -j --first-line --color --no-color --help -h --version --timeout --key --key-id" -- "$cur")); return; fi
+        if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--at --access-at --root --x509-strict --check-revocation --require-revocation-check --revocation-cache --no-verify --bundle-id --app-apple-id --environment --account-token --device-id --require-active --type --format --json --quiet -q --brief --time-zone --summary --jobs -j --first-line --color --no-color --help -h --version --exact --timeout --key --key-id" -- "$cur")); return; fi
         [[ $COMP_CWORD -eq 1 ]] && COMPREPLY=($(compgen -W "inspect fetch sign mint timeline verify-offer-v1 completion help" -- "$cur"))
         compopt -o filenames 2>/dev/null; COMPREPLY+=($(compgen -f -- "$cur"))
         ;;

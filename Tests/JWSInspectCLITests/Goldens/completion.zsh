@@ -54,6 +54,7 @@ _jwsinspect() {
             '(--help -h)--help[This help]' \
             '(--help -h)-h[This help]' \
             '--version[The version, and the OpenSSL in use]' \
+            '--exact[Each input (a file, standard input, an argument) must be exactly one compact JWS, one webhook body {"signedPayload"\:"…"} with no other member, or one receipt (DER, or base64 on one line), with only whitespace around it; anything else is malformed (exit 5)]' \
             '--timeout=[How long one OCSP request may take (1 to 300)]:SECONDS: ' \
             '--key=[An App Store Connect In-App Purchase key as downloaded (AuthKey_KEYID.p8, PKCS#8 PEM, EC P-256), or its public key PEM (openssl ec -pubout)]:file:_files' \
             '--key-id=[The key'\''s ID, when its file name (AuthKey_KEYID.p8, SubscriptionKey_KEYID.p8) does not say it; applies to the one --key]:ID: ' \
