@@ -105,3 +105,22 @@ import Testing
         #expect(refused.status == 64 && refused.stderr.contains("--access-at takes 'now'"), "\(refused.stderr)")
     }
 }
+
+/// Issue 47, item 8: in a long view the verdict is repeated at its end, and a chain nested
+/// tokens share with their notification is printed once.
+@Suite struct LongViewTests {
+    static let notification = CLI.packageRoot.appendingPathComponent("Samples/notification-subscribed-sandbox-2025.jws")
+        .path
+
+    @Test func theVerdictEndsALongViewAndASharedChainIsPrintedOnce() {
+        let result = InProcess.run([Self.notification])
+        let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
+        #expect(lines.count > 40)
+        #expect(lines.last == "VERDICT  " + lines[0], "\(lines.last ?? "")")
+        #expect(lines.filter { $0.contains("[0] leaf") }.count == 1, "the notification's chain alone is printed")
+        #expect(lines.filter { $0 == "    CHAIN  the same 3 certificates as above" }.count == 2)
+        // A short view ends as it did: brief, and a token whose table fits a screen.
+        let brief = InProcess.run(["--brief", Self.notification])
+        #expect(!brief.stdout.contains("VERDICT"))
+    }
+}

@@ -9,8 +9,16 @@ struct TableRenderer {
     /// How dates read (`--time-zone`; UTC by default).
     var style = DateStyle.utc
 
+    /// Lines past which a view is longer than a screen: its verdict is repeated at its end.
+    static let screen = 40
+
     func render(_ inspection: Inspection) -> String {
-        renderLines(inspection).joined(separator: "\n") + "\n"
+        var lines = renderLines(inspection, above: [])
+        if lines.count > Self.screen, let first = lines.first {
+            // The verdict stays visible in a long view: where the reader's eye ends up.
+            lines += ["", heading("VERDICT") + "  " + first]
+        }
+        return lines.joined(separator: "\n") + "\n"
     }
 
     /// `--brief`, for a support desk: the verdict line and the summary line, nothing else.
@@ -21,7 +29,9 @@ struct TableRenderer {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    private func renderLines(_ inspection: Inspection) -> [String] {
+    /// - Parameter above: the fingerprints of the chain printed above (a notification's, for
+    ///   its nested tokens): the same chain is named, not printed again.
+    private func renderLines(_ inspection: Inspection, above: [String]) -> [String] {
         var lines: [String] = []
         let presentation = inspection.presentation(style)
         lines.append(verdict(inspection, access: presentation?.access))
@@ -68,7 +78,11 @@ struct TableRenderer {
         lines.append(heading(sections.headerTitle))
         lines += table(headerRows(sections.header.object, order: sections.headerOrder, now: inspection.now))
 
-        if !inspection.chain.isEmpty {
+        let fingerprints = inspection.chain.map(\.sha256)
+        if !inspection.chain.isEmpty, fingerprints == above, inspection.chain.allSatisfy({ $0.error == nil }) {
+            lines.append("")
+            lines.append(heading("CHAIN") + "  the same \(fingerprints.count) certificates as above")
+        } else if !inspection.chain.isEmpty {
             lines.append("")
             lines.append(heading("CHAIN"))
             for summary in inspection.chain {
@@ -90,7 +104,7 @@ struct TableRenderer {
         for nested in inspection.nested {
             lines.append("")
             lines.append(heading("NESTED \(nested.path)"))
-            lines += renderLines(nested.inspection).map { $0.isEmpty ? $0 : "    " + $0 }
+            lines += renderLines(nested.inspection, above: fingerprints).map { $0.isEmpty ? $0 : "    " + $0 }
         }
         return lines
     }
