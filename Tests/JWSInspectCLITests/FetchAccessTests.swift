@@ -152,3 +152,45 @@ struct FetchAccessTests {
         #expect(refusal["status"] as? String == "not-found", "\(refusal)")
     }
 }
+
+/// Issue 47, item 5: subscriptions and history asked by any of a customer's transaction IDs are
+/// tied through Get Transaction Info's signed answer: its originalTransactionId and its
+/// appTransactionId (the account's) tie the rest of the answer.
+@Suite("fetch: an ID resolved with Get Transaction Info ties the answer", .timeLimit(.minutes(10)))
+struct FetchResolutionTests {
+    @Test func aRenewalsIDTiesItsSubscriptionAndTheAccountsOtherPurchases() throws {
+        let harness = try FetchHarness()
+        // Asked by a renewal's ID: the subscription's latest transaction is another one.
+        let result = harness.run([
+            "subscriptions", Seed.subscriptionRenewal1, "--require-active", "--environment", "Production", "--format",
+            "jsonl",
+        ])
+        #expect(result.status == 6, "the magazine expired: \(result.stderr)")
+        #expect(harness.production.requests.first?.path == "/inApps/v1/transactions/\(Seed.subscriptionRenewal1)")
+        let accesses = FetchHarness.records(result.stdout).filter {
+            ($0["source"] as? String)?.hasSuffix("signedTransactionInfo") == true
+        }.compactMap { $0["access"] as? [String: Any] }
+        #expect(accesses.map { $0["state"] as? String } == ["active", "expired"], "\(accesses)")
+        // History: every purchase of the account is tied (its appTransactionId), none is "not tied".
+        let history = harness.run([
+            "history", Seed.subscriptionOriginal, "--environment", "Production", "--format", "jsonl",
+        ])
+        #expect(history.status == 0, "\(history.stderr)")
+        let detail = FetchHarness.records(history.stdout).compactMap { ($0["access"] as? [String: Any])?["detail"] }
+        #expect(detail.count == 7 && !detail.contains { ($0 as? String)?.contains("not tied") == true }, "\(detail)")
+    }
+
+    @Test func anIDThatDoesNotResolveTiesByItsOwnIDsAndSaysSo() throws {
+        let harness = try FetchHarness()
+        harness.production.enqueue(
+            .status(200, headers: ["Content-Type": "application/json"], body: #"{"signedTransactionInfo":"x.y.z"}"#),
+            forPathPrefix: "/inApps/v1/transactions/")
+        let result = harness.run(["subscriptions", Seed.subscriptionOriginal, "--environment", "Production", "-q"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(
+            result.stderr.contains(
+                "could not be resolved with Get Transaction Info (the answer holds no signed transaction): only "
+                    + "items whose own signed transactionId or originalTransactionId is \(Seed.subscriptionOriginal) "
+                    + "are tied to it"), "\(result.stderr)")
+    }
+}

@@ -92,7 +92,7 @@ struct FetchCommandTests {
         #expect(
             records.last?["source"] as? String
                 == "fetch history \(Seed.subscriptionOriginal) (Production) page 3: signedTransactions[0]")
-        let requests = harness.production.requests
+        let requests = harness.production.answerRequests
         #expect(requests.count == 3)
         for request in requests {
             #expect(request.queryValues("sort") == ["DESCENDING"])
@@ -113,7 +113,7 @@ struct FetchCommandTests {
             "--subscription-group-id", "21482312", "--ownership-type", "PURCHASED", "--sort", "ASCENDING",
         ])
         #expect(result.status == 0, "\(result.stderr)")
-        let request = try #require(harness.production.requests.first)
+        let request = try #require(harness.production.answerRequests.first)
         #expect(request.queryValues("productId") == ["com.example.pro.monthly", "com.example.lifetime"])
         #expect(request.queryValues("startDate") == ["1735689600000"])
         #expect(request.queryValues("endDate") == ["1748736000000"])
@@ -131,7 +131,7 @@ struct FetchCommandTests {
         #expect(result.status == 0, "\(result.stderr)")
         let records = FetchHarness.records(result.stdout)
         #expect(records.filter { $0["type"] as? String == "transaction" }.count == 4)
-        #expect(harness.production.requests.count == 2)
+        #expect(harness.production.answerRequests.count == 2)
         // It says that the answer was cut, and how to get the rest.
         #expect(result.stderr.contains("fetch: stopped at --limit 4 signed items; the answer has more: raise --limit"))
         let all = harness.run(["history", Seed.subscriptionOriginal, "--format", "jsonl", "--limit", "1000"])

@@ -142,7 +142,7 @@ struct FetchHostileServerTests {
         // The page that came is shown and verified; the failure record comes last.
         let records = FetchHarness.records(result.stdout)
         #expect(records.map { $0["status"] as? String } == ["answered", "valid", "malformed"])
-        #expect(harness.production.requests.count == 1)
+        #expect(harness.production.answerRequests.count == 1)
     }
 
     @Test("notifications: hasMore true without a paginationToken is malformed too")
@@ -171,7 +171,7 @@ struct FetchHostileServerTests {
         let refused = harness.run(["history", Seed.coins, "--environment", "Production", "-q"])
         #expect(refused.status == 69)
         #expect(refused.stderr.contains("page 1: its revision is 4097 bytes, over the 4096 a page token may be"))
-        #expect(harness.production.requests.count == 1)
+        #expect(harness.production.answerRequests.count == 1)
 
         let tokens = ["a", "b", "c"].map { String(repeating: $0, count: FetchRequest.pageTokenLimit) }
         for (index, token) in tokens.enumerated() {
@@ -179,7 +179,7 @@ struct FetchHostileServerTests {
         }
         let paged = harness.run(["history", Seed.coins, "--environment", "Production", "-q"])
         #expect(paged.status == 0, "\(paged.stderr)")
-        let sent = harness.production.requests.dropFirst().map { $0.queryValues("revision") }
+        let sent = harness.production.answerRequests.dropFirst().map { $0.queryValues("revision") }
         #expect(sent == [[], [tokens[0]], [tokens[1]]])
     }
 

@@ -173,6 +173,30 @@ import Testing
             facts: facts(subscription(), customer: .subscription("2000000000000777")), state: .undecided,
             grants: nil, words: "is not tied to 2000000000000777 by its signed IDs"),
         Case(
+            name: "tied through the original transaction Get Transaction Info resolved",
+            facts: facts(
+                subscription(),
+                customer: .subscription(
+                    "2000000000000009",
+                    resolved: .init(originalTransactionId: "2000000000000001", appTransactionId: "7"))),
+            state: .active, grants: true, words: "grants access until"),
+        Case(
+            name: "tied through the account's appTransactionId (another subscription group)",
+            facts: facts(
+                subscription(["appTransactionId": .string("7"), "originalTransactionId": .string("2000000000000555")]),
+                customer: .subscription(
+                    "2000000000000009",
+                    resolved: .init(originalTransactionId: "2000000000000001", appTransactionId: "7"))),
+            state: .active, grants: true, words: "grants access until"),
+        Case(
+            name: "another account's appTransactionId does not tie",
+            facts: facts(
+                subscription(["appTransactionId": .string("8"), "originalTransactionId": .string("2000000000000555")]),
+                customer: .subscription(
+                    "2000000000000009",
+                    resolved: .init(originalTransactionId: "2000000000000001", appTransactionId: "7"))),
+            state: .undecided, grants: nil, words: "is not tied to 2000000000000009"),
+        Case(
             name: "an answer no signed data ties to the customer",
             facts: facts(subscription(), customer: .untiable("an order lookup cannot be tied")), state: .undecided,
             grants: nil, words: "an order lookup cannot be tied"),

@@ -103,8 +103,9 @@ private final class FetchRun {
     private var remaining: Int?
     /// Results by status, for `--summary`: the JWS verified, and the requests that got no answer.
     private var counts: [String: Int] = [:]
-    /// Who the question was about, as the access decision binds the answer to it.
-    let customer: Entitlement.Customer?
+    /// Who the question was about, as the access decision binds the answer to it (for
+    /// subscriptions and history, resolved with Get Transaction Info when the run starts).
+    private(set) var customer: Entitlement.Customer?
     /// Authentic transactions the answer held, and those of them tied to `customer`.
     private var transactionsSeen = 0
     private var transactionsTied = 0
@@ -167,6 +168,9 @@ private final class FetchRun {
             retry: RetryPolicy(retries: options.retries), timeout: options.timeout, clock: clock, sleep: io.sleep,
             events: { event in progress.show(event) })
         let fetcher = Fetcher(client: client, hints: OptionHints())
+        if case .subscription(let asked, nil) = customer {
+            customer = .subscription(asked, resolved: resolve(asked, with: fetcher))
+        }
         let end = fetcher.run(request, environment: options.environment, note: note) { page in deliver(page) }
         progress.clear()
         finish(end)
@@ -283,6 +287,44 @@ private final class FetchRun {
         var verification = verificationOptions(for: environment, decidesAccess: true)
         verification.accessContext = context
         return BatchEngine(verifier: Verifier(options: verification), jobs: 1)
+    }
+
+    /// The signed IDs of transaction `id`, from Get Transaction Info: what ties the items of a
+    /// subscriptions or history answer to the customer asked about. Nil (said on standard
+    /// error) when the answer is not the authentic transaction `id` of this app: then only
+    /// items whose own signed IDs are `id` are tied.
+    private func resolve(_ id: String, with fetcher: Fetcher) -> Entitlement.Resolved? {
+        var resolved: Entitlement.Resolved?
+        var why = "no answer"
+        let end = fetcher.run(.transaction(id), environment: options.environment, note: { _ in }) { page in
+            guard let field = page.summary.signed.first,
+                case .token(_, let token) = Self.item(field.path, field.value, origin: page.origin)
+            else {
+                why = "the answer holds no signed transaction"
+                return false
+            }
+            let inspection = engine(for: page.environment, decidesAccess: false).verifier.inspect(
+                token, source: page.origin)
+            guard inspection.status == .valid, inspection.kind == .transaction,
+                let payload = inspection.jws?.payload.object, payload["transactionId"]?.stringValue == id
+            else {
+                why = "its transaction is not the authentic transaction \(id) (\(inspection.status.rawValue))"
+                return false
+            }
+            resolved = Entitlement.Resolved(
+                originalTransactionId: payload["originalTransactionId"]?.stringValue,
+                appTransactionId: payload["appTransactionId"]?.stringValue)
+            return false
+        }
+        // The engines were made before the customer was resolved.
+        engines.removeAll()
+        if resolved == nil {
+            if case .notFound(let reason) = end { why = reason }
+            io.error(
+                "fetch: \(id) could not be resolved with Get Transaction Info (\(TerminalText.safe(why))): only items "
+                    + "whose own signed transactionId or originalTransactionId is \(id) are tied to it")
+        }
+        return resolved
     }
 
     /// An answer whose authentic transactions are all about someone else is no answer to the

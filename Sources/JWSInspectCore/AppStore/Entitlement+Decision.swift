@@ -33,12 +33,27 @@ extension Entitlement {
     public enum Customer: Sendable, Equatable {
         /// Get Transaction Info: the signed `transactionId` must be this one.
         case transaction(String)
-        /// Subscription statuses and history, asked by a transaction ID: the signed
-        /// `transactionId` or `originalTransactionId` must be this one.
-        case subscription(String)
+        /// Subscription statuses and history, asked by a transaction ID: an item is tied when
+        /// its signed `transactionId` or `originalTransactionId` is that ID, or when it shares
+        /// the asked transaction's signed `originalTransactionId` or `appTransactionId` (one
+        /// account's, its Family Sharing purchases included), as Get Transaction Info resolved
+        /// them (nil: not resolved, the item's own IDs alone tie it).
+        case subscription(String, resolved: Resolved? = nil)
         /// An answer no signed data can tie to the customer (an order lookup served by a
         /// server that is not Apple's): never grants; why it cannot be tied.
         case untiable(String)
+    }
+
+    /// The signed IDs of the transaction a question was asked by, as Get Transaction Info
+    /// answered them (verified, its `transactionId` the one asked).
+    public struct Resolved: Sendable, Equatable {
+        public let originalTransactionId: String?
+        public let appTransactionId: String?
+
+        public init(originalTransactionId: String?, appTransactionId: String?) {
+            self.originalTransactionId = originalTransactionId
+            self.appTransactionId = appTransactionId
+        }
     }
 
     /// A signed item beside the deciding transaction, and its path in the record.
@@ -147,7 +162,7 @@ extension Entitlement {
     static let accessKeys = [
         "revocationDate", "revocationReason", "revocationType", "isUpgraded", "type", "expiresDate", "purchaseDate",
         "transactionId", "originalTransactionId", "inAppOwnershipType", "gracePeriodExpiresDate",
-        "isInBillingRetryPeriod", "signedDate", "notificationType", "subtype", "data",
+        "isInBillingRetryPeriod", "signedDate", "notificationType", "subtype", "appTransactionId", "data",
     ]
 
     /// Access granted by a payload alone at `date` (`decide` on its own facts).
@@ -256,13 +271,17 @@ extension Entitlement {
         let shown = "transactionId \(transaction ?? "(none)"), originalTransactionId \(original ?? "(none)")"
         switch customer {
         case .transaction(let asked) where transaction == asked: return nil
-        case .subscription(let asked) where transaction == asked || original == asked: return nil
+        case .subscription(let asked, let resolved)
+        where transaction == asked || original == asked
+            || (original != nil && original == resolved?.originalTransactionId)
+            || (payload["appTransactionId"]?.stringValue).map({ $0 == resolved?.appTransactionId }) == true:
+            return nil
         case .transaction(let asked):
             return Access(
                 grantsAccess: false,
                 explanation: "wrong customer: this transaction (\(shown)) is not the one asked about (\(asked))",
                 until: nil, brief: "not transaction \(asked)", state: .wrongCustomer)
-        case .subscription(let asked):
+        case .subscription(let asked, _):
             // Another subscription group of the same account answers too: not tied, not proven another's.
             return .undecided(
                 "no access decision: this transaction (\(shown)) is not tied to \(asked) by its signed IDs "

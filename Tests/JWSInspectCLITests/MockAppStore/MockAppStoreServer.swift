@@ -161,6 +161,12 @@ final class MockAppStoreServer: Sendable {
         backend.contents.withLock { $0.requests }
     }
 
+    /// `requests` but Get Transaction Info's: fetch history and subscriptions resolve their ID
+    /// with it first (what ties the answer to the customer), before the requests a test asks about.
+    var answerRequests: [RecordedRequest] {
+        requests.filter { !$0.path.hasPrefix("/inApps/v1/transactions/") }
+    }
+
     /// Why the HTTP layer refused requests it could not parse (they reach no endpoint).
     var httpRejections: [String] { http.rejections }
 
