@@ -212,6 +212,10 @@ import Testing
             name: "the same subscription at an --access-at after its expiry", inApp: [subscription(expires: december)],
             at: "2025-12-15T00:00:00Z", grants: false, detail: "expired 2025-12-01T00:00:00"),
         Access(name: "non-consumable", inApp: [lifetime()], at: nil, grants: true, detail: "(a non-consumable)"),
+        Access(
+            name: "the cancelled non-consumable before its cancellation_date: granted until it",
+            inApp: [lifetime(cancelled: Date(timeIntervalSince1970: 1_738_368_000))], at: "2025-01-15T00:00:00Z",
+            grants: true, detail: "until 2025-02-01T00:00:00.000Z: com.example.lifetime is cancelled then"),
     ]
 
     @Test(arguments: accessCases)

@@ -216,6 +216,30 @@ import Testing
                 subscription(expires: -3), renewal: renewal(grace), notification: ("DID_FAIL_TO_RENEW", "GRACE_PERIOD")),
             state: .billingGracePeriod, grants: true, words: "billing grace period"),
         Case(
+            name: "every Advanced Commerce item revoked: nothing is granted",
+            facts: facts(
+                subscription([
+                    "advancedCommerceInfo": .object([
+                        "items": .array([
+                            .object(["SKU": .string("a"), "revocationDate": ms(-1)]),
+                            .object(["SKU": .string("b"), "revocationDate": .string("soon")]),
+                        ])
+                    ])
+                ])),
+            state: .revoked, grants: false, words: "every Advanced Commerce item is revoked (\"a\", \"b\")"),
+        Case(
+            name: "some Advanced Commerce items revoked: the rest grants, and the words say which",
+            facts: facts(
+                subscription([
+                    "advancedCommerceInfo": .object([
+                        "items": .array([
+                            .object(["SKU": .string("a"), "revocationDate": ms(-1)]),
+                            .object(["SKU": .string("b"), "revocationDate": ms(2)]), .object(["SKU": .string("c")]),
+                        ])
+                    ])
+                ])),
+            state: .active, grants: true, words: "; Advanced Commerce item(s) revoked: \"a\""),
+        Case(
             name: "a non-consumable is owned",
             facts: facts(["type": .string("Non-Consumable"), "purchaseDate": ms(-1)]),
             state: .active, grants: true, words: "a non-consumable, not revoked"),
@@ -293,5 +317,20 @@ import Testing
         purchase.revokedAt = Self.at.addingTimeInterval(3_600)
         #expect(Entitlement.standing(purchase, at: Self.at) == .active(until: Self.at.addingTimeInterval(3_600)))
         #expect(Entitlement.standing(purchase, at: Self.at.addingTimeInterval(7_200)) == .revoked)
+    }
+}
+
+/// A legacy receipt's cancellation takes effect at its `cancellation_date`, as a transaction's
+/// revocation does: before it, the entry grants until then.
+@Suite struct ReceiptCancellationTests {
+    @Test func aCancellationStillToComeGrantsUntilIt() {
+        let at = Date(timeIntervalSince1970: 1_780_272_000)
+        var purchase = Entitlement.Purchase(
+            revoked: .present, upgraded: .absent, term: .nonConsumable, purchased: nil,
+            expiry: .date(at.addingTimeInterval(86_400)))
+        purchase.revokedAt = at.addingTimeInterval(3_600)
+        #expect(Entitlement.standing(purchase, at: at) == .active(until: at.addingTimeInterval(3_600)))
+        purchase.revokedAt = at.addingTimeInterval(-1)
+        #expect(Entitlement.standing(purchase, at: at) == .revoked)
     }
 }

@@ -134,7 +134,8 @@ import Testing
                 "appAccountToken", "deviceVerification", "deviceVerificationNonce", "revocationDate",
                 "revocationReason", "revocationType", "isUpgraded", "type", "expiresDate", "purchaseDate",
                 "transactionId", "originalTransactionId", "inAppOwnershipType", "gracePeriodExpiresDate",
-                "isInBillingRetryPeriod", "notificationType", "subtype", "appTransactionId", "data",
+                "isInBillingRetryPeriod", "notificationType", "subtype", "appTransactionId", "advancedCommerceInfo",
+                "data",
             ])
         #expect(Policies.make(Fixtures.options { $0.verifySignatures = false }).steps.isEmpty)
     }

@@ -162,7 +162,9 @@ extension Entitlement {
     static let accessKeys = [
         "revocationDate", "revocationReason", "revocationType", "isUpgraded", "type", "expiresDate", "purchaseDate",
         "transactionId", "originalTransactionId", "inAppOwnershipType", "gracePeriodExpiresDate",
-        "isInBillingRetryPeriod", "signedDate", "notificationType", "subtype", "appTransactionId", "data",
+        "isInBillingRetryPeriod", "signedDate", "notificationType", "subtype", "appTransactionId",
+        "advancedCommerceInfo",
+        "data",
     ]
 
     /// Access granted by a payload alone at `date` (`decide` on its own facts).
@@ -235,6 +237,7 @@ extension Entitlement {
             return contradiction.decided(by: paths + (renewal.map { [$0.path] } ?? []))
         }
         var access = standingAccess(facts, renewal: renewal, at: date, style: style)
+        access.access = itemRevocations(access.access, payload, at: date, style: style)
         if access.usedRenewal, let renewal { paths.append(renewal.path) }
         if let status = facts.status {
             paths.append(status.path)
@@ -253,6 +256,32 @@ extension Entitlement {
                     + "\(wholeDays(signed, date)) day(s) \(signed < date ? "before" : "after") the access time")
         }
         return access.access.decided(by: paths)
+    }
+
+    /// Advanced Commerce: each item's own `revocationDate`. Every item revoked at `date` (or
+    /// with a `revocationDate` that is no date): the transaction grants nothing; some: it
+    /// grants, and its words name the items revoked.
+    private static func itemRevocations(
+        _ access: Access, _ payload: [String: JSONValue], at date: Date, style: DateStyle
+    ) -> Access {
+        guard access.grantsAccess == true,
+            case .array(let items)? = payload["advancedCommerceInfo"]?.objectValue?["items"],
+            !items.isEmpty
+        else { return access }
+        var revoked: [String] = []
+        for item in items {
+            guard let value = item.objectValue?["revocationDate"], value != .null else { continue }
+            if let when = Timestamp.date(value), when > date { continue }
+            revoked.append(item.objectValue?["SKU"]?.stringValue.map { "\"\(Excerpt.of($0))\"" } ?? "(no SKU)")
+        }
+        guard !revoked.isEmpty else { return access }
+        let named =
+            revoked.prefix(5).joined(separator: ", ") + (revoked.count > 5 ? " and \(revoked.count - 5) more" : "")
+        if revoked.count == items.count {
+            return .denied(
+                "every Advanced Commerce item is revoked (\(named))", brief: "every item revoked", state: .revoked)
+        }
+        return access.noting("; Advanced Commerce item(s) revoked: \(named)")
     }
 
     private static func wholeDays(_ one: Date, _ other: Date) -> Int {

@@ -75,8 +75,11 @@ extension InAppPurchase {
             case .date(let date): .date(date)
             case .unreadable(let problem): .unreadable(problem)
             }
-        return Entitlement.Purchase(
+        var purchase = Entitlement.Purchase(
             revoked: revoked, upgraded: .absent, term: .nonConsumable, purchased: purchaseDate, expiry: expiry)
+        // A cancellation grants until it takes effect, as a transaction's revocationDate does.
+        if case .date(let cancelled) = dateField(Field.cancellationDate) { purchase.revokedAt = cancelled }
+        return purchase
     }
 }
 

@@ -21,16 +21,25 @@ extension ReceiptPayload {
             break
         }
         let active = activeEntries(at: time)
-        if let subscription = active.filter(\.isSubscription).max(by: {
-            ($0.expiresDate ?? time) < ($1.expiresDate ?? time)
-        }),
-            let expires = subscription.expiresDate
+        // When an active entry's grant ends: its expiry, or a cancellation still to come.
+        func until(_ entry: InAppPurchase) -> Date? {
+            if case .active(let until) = Entitlement.standing(entry.purchase, at: time) { return until }
+            return nil
+        }
+        if let subscription = active.filter(\.isSubscription).max(by: { (until($0) ?? time) < (until($1) ?? time) }),
+            let expires = until(subscription)
         {
+            let cancelled = subscription.cancellationDate == expires ? " (cancelled then)" : ""
             return .granted(
-                " until \(style.stamp(expires)): subscription \(subscription.productText)",
+                " until \(style.stamp(expires))\(cancelled): subscription \(subscription.productText)",
                 brief: "until \(style.day(expires))", until: expires)
         }
         if let owned = active.first {
+            if let cancelled = until(owned) {
+                return .granted(
+                    " until \(style.stamp(cancelled)): \(owned.productText) is cancelled then (a non-consumable)",
+                    brief: "until \(style.day(cancelled))", until: cancelled)
+            }
             return .granted(
                 ": \(owned.productText) is not cancelled and has no expires_date (a non-consumable)",
                 brief: "\(owned.productText) owned")
