@@ -79,11 +79,14 @@ enum CLI {
 
     /// Runs another program (a shell, jq, groff), with `stdin` as its standard input (/dev/null
     /// when nil), in a fresh folder of its own, and waits for it.
-    static func runProgram(_ path: String, _ arguments: [String], stdin: String? = nil) throws -> Result {
+    static func runProgram(
+        _ path: String, _ arguments: [String], stdin: String? = nil,
+        outputLimit: Int = ChildProcess.defaultOutputLimit
+    ) throws -> Result {
         Result(
             try ChildProcess.run(
                 path, arguments, directory: try temporaryDirectory(),
-                input: stdin.map { .bytes(Array($0.utf8)) } ?? .nullDevice))
+                input: stdin.map { .bytes(Array($0.utf8)) } ?? .nullDevice, outputLimit: outputLimit))
     }
 
     /// One folder per test process for every file the tests write, removed when the process exits.
