@@ -104,3 +104,44 @@ import Testing
         }
     }
 }
+
+/// Issue 48, item 1: a member name of combining marks took more than linear time to compare
+/// (Swift normalises it); a name that is not ASCII is bounded, and refused past the bound.
+@Suite struct LongMemberNameTests {
+    static func payload(_ name: String) -> String {
+        #"{"signedDate":1735689600000,""# + name + #"":1}"#
+    }
+
+    @Test(arguments: [1_024, 1_025, 80_001])
+    func aNameThatIsNotASCIIIsBounded(_ bytes: Int) throws {
+        // "a" and pairs of combining marks (U+0301 U+0316, two bytes each), then ASCII to the length.
+        let marks = String(repeating: "\u{0301}\u{0316}", count: (bytes - 1) / 4)
+        let name = "a" + marks + String(repeating: "x", count: bytes - 1 - marks.utf8.count)
+        #expect(name.utf8.count == bytes)
+        let token = Fixtures.pki.sign(payloadJSON: Self.payload(name))
+        let result = Fixtures.inspect(token)
+        if bytes <= MemberNames.nonASCIILimit {
+            #expect(result.status != .malformed, "\(result.reason)")
+        } else {
+            #expect(result.status == .malformed)
+            #expect(
+                result.reason.contains(
+                    "a member name of \(bytes) bytes that is not ASCII, over the 1024 bytes such a name may have"),
+                "\(result.reason)")
+        }
+    }
+
+    /// ASCII names have no such bound: App Store data names its members in ASCII.
+    @Test func anASCIINameIsNotBounded() {
+        let token = Fixtures.pki.sign(payloadJSON: Self.payload(String(repeating: "n", count: 100_000)))
+        #expect(Fixtures.inspect(token).status != .malformed)
+    }
+
+    /// The strict check, whatever the path to it (an escaped name, a name split across pieces).
+    @Test func theStrictCheckRefusesItEscapedToo() {
+        let escaped = "a" + String(repeating: #"\u0301\u0316"#, count: 300)
+        let bytes = Array(Self.payload(escaped).utf8)
+        let (problem, _, _) = bytes.withUnsafeBufferPointer { JSONSyntax.strictCheck($0) }
+        #expect(problem?.contains("a member name of 1201 bytes that is not ASCII") == true, "\(problem ?? "")")
+    }
+}

@@ -36,6 +36,7 @@ SIGNED_MS = 1735689600000  # 2025-01-01, inside the leaf's validity
 # Mutation classes where jwsinspect and Apple's library differ on purpose (see DIFFERENCES.md).
 EXPECTED_DIFFERENCES = {
     "base64-padding", "jwt-claims", "signedDate-string", "duplicate-keys", "payload-type-mismatch", "deep-nesting",
+    "long-non-ascii-member-name",
     "no-key-identifiers", "json-number-beyond-double", "json-unpaired-surrogate", "payload-encoding",
     "raw-control-characters", "signedDate-not-a-date", "huge-number", "base64-whitespace",
     "intermediate-without-keyusage", "leaf-keycertsign-only", "weak-algorithms",
@@ -314,6 +315,11 @@ def corpus(rng):
         add("duplicate-keys", kind, token(pki, payload, raw_header=('{"alg":"none",' + header_text[1:]).encode()))
         add("duplicate-keys", kind, token(pki, payload, raw_header=(header_text[:-1] + ',"alg":"none"}').encode()))
         add("deep-nesting", kind, token(pki, None, raw_payload=(text[:-1] + ',"deep":' + "[" * 600 + "]" * 600 + "}").encode()))
+        # A member name of combining marks: Swift compares such names by canonical equivalence,
+        # in more than linear time, so jwsinspect refuses one over 1024 bytes; at 1024 it agrees.
+        marks = "\u0301\u0316"
+        add("long-non-ascii-member-name", kind, token(pki, None, raw_payload=(text[:-1] + ',"a' + marks * 300 + '":1}').encode()))
+        add("long-non-ascii-member-name-ok", kind, token(pki, None, raw_payload=(text[:-1] + ',"a' + marks * 200 + '":1}').encode()))
         add("deep-nesting-ok", kind, token(pki, None, raw_payload=(text[:-1] + ',"deep":' + "[" * 100 + "]" * 100 + "}").encode()))
         add("huge-number", kind, token(pki, None, raw_payload=(text[:-1] + ',"big":' + "9" * 400 + "}").encode()))
         # What Foundation's parser lets through and RFC 8259 does not (jwsinspect refuses it now).

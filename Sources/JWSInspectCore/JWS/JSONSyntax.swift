@@ -212,6 +212,7 @@ struct JSONSyntax {
     private mutating func endKey(_ base: UnsafePointer<UInt8>, at end: Int) -> Bool {
         let piece = UnsafeBufferPointer(start: base + keyStart, count: end - keyStart)
         guard keyEscaped || !keyPrefix.isEmpty else {
+            guard MemberNames.isWithinLimit(piece) else { return nameOverLimit(piece.count) }
             if members.add(piece, textStart: offset + keyStart, piece: base, pieceOffset: offset) {
                 return true
             }
@@ -221,9 +222,19 @@ struct JSONSyntax {
         let name = keyEscaped ? MemberNames.unescape(keyPrefix) : keyPrefix
         keyPrefix.removeAll(keepingCapacity: true)
         return name.withUnsafeBufferPointer { name in
+            guard MemberNames.isWithinLimit(name) else { return nameOverLimit(name.count) }
             if members.add(name, textStart: nil, piece: base, pieceOffset: offset) { return true }
             return duplicateKey(name)
         }
+    }
+
+    /// A member name that is not ASCII and over `MemberNames.nonASCIILimit` bytes: the text is
+    /// refused (comparing such names as Swift strings costs more than linear time).
+    private mutating func nameOverLimit(_ count: Int) -> Bool {
+        fail(
+            "a member name of \(count) bytes that is not ASCII, over the \(MemberNames.nonASCIILimit) bytes such a "
+                + "name may have", atAbsolute: keyOffset)
+        return false
     }
 
     private mutating func duplicateKey(_ name: UnsafeBufferPointer<UInt8>) -> Bool {

@@ -81,6 +81,8 @@ struct FastJSONObject {
         while true {
             skipWhitespace()
             guard peek == UInt8(ascii: "\""), let key = string() else { return nil }
+            // A long name that is not ASCII: the strict check refuses it, before Swift hashes it.
+            if key.utf8.count > MemberNames.nonASCIILimit, key.utf8.contains(where: { $0 >= 0x80 }) { return nil }
             skipWhitespace()
             guard peek == UInt8(ascii: ":") else { return nil }
             index += 1
