@@ -5,6 +5,12 @@ import TestPKI
 import TestSupport
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 private typealias Seed = MockAppStoreServer.Seed
 
 /// `--check-revocation` as users run it: the built executable against real `openssl ocsp`
@@ -119,6 +125,50 @@ private typealias Seed = MockAppStoreServer.Seed
         let linked = try CLI.run(arguments + ["--revocation-cache", cache])
         #expect(linked.status == 75)
         #expect(try String(contentsOfFile: victim, encoding: .utf8) == "untouched")
+    }
+
+    /// Issue 48: a FIFO and a symbolic link at the names a run reads (the entry names are
+    /// predictable) are misses, said in one warning line: the run neither blocks on the FIFO (it
+    /// did, forever, past `--timeout`) nor follows the link to an answer someone put there, asks
+    /// the responders instead, and leaves both where they are.
+    @Test func anEntryThatIsNotARegularFileIsAMiss() throws {
+        let folder = try CLI.temporaryDirectory()
+        let cache = folder.appendingPathComponent("cache").path
+        let arguments = [
+            "--root", Self.root, "--check-revocation", "--timeout", "2", "--format", "jsonl",
+            try Self.token(.good, in: folder), "--revocation-cache", cache,
+        ]
+        #expect(try CLI.run(arguments).status == 0)
+        let files = try FileManager.default.contentsOfDirectory(atPath: cache).sorted()
+        try #require(files.count == 2, "\(files)")
+        let fifo = cache + "/" + files[0]
+        let link = cache + "/" + files[1]
+        // The link leads to a kept answer: followed, it would be believed.
+        let elsewhere = folder.appendingPathComponent("elsewhere.ocsp").path
+        try FileManager.default.moveItem(atPath: link, toPath: elsewhere)
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: elsewhere)
+        try FileManager.default.removeItem(atPath: fifo)
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let started = Date()
+        let result = try CLI.run(arguments, timeout: 60)
+        #expect(Date().timeIntervalSince(started) < 30)
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        let detail = try Self.revocationCheck(result)?["detail"] as? String ?? ""
+        #expect(!detail.contains("kept in the cache"), "\(detail)")
+        let warnings = result.stderr.split(separator: "\n").filter { $0.contains("--revocation-cache") }
+        #expect(warnings.count == 1, "\(result.stderr)")
+        let warning = String(warnings.first ?? "")
+        #expect(warning.hasPrefix("jwsinspect: warning: --revocation-cache \(cache): \(cache)/"), "\(warning)")
+        #expect(
+            warning.contains(".ocsp: not read, asked again: it is a FIFO (named pipe), not a regular file")
+                || warning.contains(".ocsp: not read, asked again: it is a symbolic link, which is not followed"),
+            "\(warning)")
+        // Both left there, as they were.
+        let kinds = [fifo, link].map { path in
+            var info = stat()
+            return lstat(path, &info) == 0 ? info.st_mode & S_IFMT : 0
+        }
+        #expect(kinds == [S_IFIFO, S_IFLNK])
     }
 
     /// fetch verifies the API's JWS with the same check: a revoked signing certificate fails.
