@@ -56,6 +56,37 @@ private typealias Seed = MockAppStoreServer.Seed
         #expect(try Self.revocationCheck(result) != nil)
     }
 
+    /// Issue 48: a refused connection is an answer. The check fails at once, unavailable (exit
+    /// 75), saying who refused, instead of trying to connect again every 100 ms until `--timeout`
+    /// (5.7 s for `--timeout 5`, said as "no connection within 5 s").
+    @Test func aRefusedConnectionFailsAtOnce() throws {
+        let started = Date()
+        let result = try CLI.run(
+            ["--root", Self.root, "--check-revocation", "--timeout", "10", "--format", "jsonl", try Self.token(.down)],
+            timeout: 60)
+        let elapsed = Date().timeIntervalSince(started)
+        #expect(result.status == 75, "\(result.stdout)\(result.stderr)")
+        let record = try #require(try result.jsonObjects().first)
+        #expect(record["status"] as? String == "revocation-unavailable")
+        let detail = try Self.revocationCheck(result)?["detail"] as? String ?? ""
+        #expect(detail.contains(": the connection was refused by 127.0.0.1:"), "\(detail)")
+        #expect(!detail.contains("no connection within"), "\(detail)")
+        // Not a measurement: only that the whole --timeout was not spent.
+        #expect(elapsed < 4, "\(elapsed) s")
+    }
+
+    /// Through the proxy `http_proxy` names, as `openssl ocsp` goes (the request line carries the
+    /// responder's absolute URL): a proxy that refuses is named as the proxy, at once.
+    @Test func theProxyHTTPProxyNamesIsUsed() throws {
+        let proxy = LoopbackPort.refusing()
+        let refused = try CLI.run(
+            ["--root", Self.root, "--check-revocation", "--timeout", "10", "--format", "jsonl", try Self.token(.good)],
+            timeout: 60, environment: ["http_proxy": proxy.url, "no_proxy": ""])
+        #expect(refused.status == 75, "\(refused.stdout)\(refused.stderr)")
+        let detail = try Self.revocationCheck(refused)?["detail"] as? String ?? ""
+        #expect(detail.contains("the connection was refused by the proxy 127.0.0.1:"), "\(detail)")
+    }
+
     /// Without the option nothing is asked: a responder that would hang is never reached.
     @Test func withoutTheOptionNothingIsAsked() throws {
         let result = try CLI.run(["--root", Self.root, "--format", "jsonl", try Self.token(.hanging)], timeout: 60)
