@@ -326,6 +326,23 @@ static inline void COpenSSL_restore_sigpipe(const sigset_t *previous) {
     pthread_sigmask(SIG_SETMASK, previous, NULL);
 }
 
+// OCSP's connection, made by jwsinspect so that a refusal is an answer: OpenSSL's own client
+// (BIO_do_connect_retry) tries a refused connection again every 100 ms until its timeout.
+
+/// A non-blocking connect BIO to `host` and `port`, not yet connected; NULL when it cannot be made.
+static inline BIO *COpenSSL_BIO_new_nonblocking_connect(const char *host, const char *port) {
+    BIO *bio = BIO_new(BIO_s_connect());
+    if (bio == NULL) return NULL;
+    if (BIO_set_conn_hostname(bio, host) <= 0 || BIO_set_conn_port(bio, port) <= 0 || BIO_set_nbio(bio, 1) <= 0) {
+        BIO_free_all(bio);
+        return NULL;
+    }
+    return bio;
+}
+static inline int COpenSSL_BIO_do_connect(BIO *bio) { return (int)BIO_do_connect(bio); }
+static inline int COpenSSL_BIO_should_retry(BIO *bio) { return BIO_should_retry(bio); }
+static inline int COpenSSL_BIO_reset(BIO *bio) { return BIO_reset(bio); }
+
 // OCSP (revocation checks): the certificate's responder URL from its Authority Information Access.
 
 /// The number of OCSP responder URLs in `certificate`'s Authority Information Access, and the

@@ -298,6 +298,65 @@ enum System {
         }
     }
 
+    /// Why `readRegularFile` read nothing: there is nothing at the path (a miss, to say nothing
+    /// of), or what is there is not a file to read (to say so).
+    enum RegularFileFailure: Error {
+        case missing
+        case refused(String)
+    }
+
+    /// A regular file of at most `limit` bytes, read as a file others may have placed or replaced
+    /// is read (a cache entry): a symbolic link at `path` is not followed, and neither a FIFO nor
+    /// a device nor anything else but a regular file is opened for its content (a FIFO would
+    /// block the open or the read forever). `lstat` first, so no device is even opened; then
+    /// `open(O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC)`, `fstat` of that descriptor (what
+    /// is read is what was checked), and at most `limit` + 1 bytes read.
+    static func readRegularFile(_ path: String, limit: Int) -> Result<[UInt8], RegularFileFailure> {
+        var before = stat()
+        guard lstat(path, &before) == 0 else {
+            return .failure(errno == ENOENT || errno == ENOTDIR ? .missing : .refused(errorText(errno)))
+        }
+        if let problem = notARegularFile(before) { return .failure(.refused(problem)) }
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            if errno == ENOENT { return .failure(.missing) }
+            return .failure(
+                .refused(errno == ELOOP ? "it is a symbolic link, which is not followed" : errorText(errno)))
+        }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { return .failure(.refused(errorText(errno))) }
+        if let problem = notARegularFile(info) { return .failure(.refused(problem)) }
+        let tooLarge = RegularFileFailure.refused("it is over \(limit) bytes")
+        guard info.st_size <= limit else { return .failure(tooLarge) }
+        var bytes: [UInt8] = []
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 14, alignment: 1)
+        defer { chunk.deallocate() }
+        while true {
+            switch readSome(descriptor, into: chunk) {
+            case .failure(let error): return .failure(.refused(error.description))
+            case .success(0): return .success(bytes)
+            case .success(let count):
+                bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: chunk[0..<count]))
+                // The file grew after fstat.
+                if bytes.count > limit { return .failure(tooLarge) }
+            }
+        }
+    }
+
+    /// Why `info` is not a regular file's, in words, or nil.
+    private static func notARegularFile(_ info: stat) -> String? {
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: nil
+        case S_IFLNK: "it is a symbolic link, which is not followed"
+        case S_IFIFO: "it is a FIFO (named pipe), not a regular file"
+        case S_IFDIR: "it is a directory, not a regular file"
+        case S_IFSOCK: "it is a socket, not a regular file"
+        case S_IFCHR, S_IFBLK: "it is a device, not a regular file"
+        default: "it is not a regular file"
+        }
+    }
+
     /// Reads up to `buffer.count` bytes: how many (0 at the end), or the error number.
     static func readSome(_ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer) -> Result<Int, SystemError> {
         while true {

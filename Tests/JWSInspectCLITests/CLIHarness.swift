@@ -67,9 +67,13 @@ enum CLI {
     /// `ChildProcess` runs every process a test starts; one still running after `timeout` seconds
     /// (`ChildProcess.defaultTimeout` when nil) is killed, and the test fails with what it
     /// printed (a guard against runaway time, not a measurement: `make bench` measures).
-    static func run(_ arguments: [String], stdin: String? = nil, timeout: TimeInterval? = nil) throws -> Result {
+    static func run(
+        _ arguments: [String], stdin: String? = nil, timeout: TimeInterval? = nil,
+        environment extra: [String: String] = [:]
+    ) throws -> Result {
         var environment = ProcessInfo.processInfo.environment
         environment.removeValue(forKey: "NO_COLOR")
+        environment.merge(extra) { _, new in new }
         return Result(
             try ChildProcess.run(
                 executable.path, arguments, environment: environment, directory: try temporaryDirectory(),

@@ -5,6 +5,12 @@ import TestPKI
 import TestSupport
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 private typealias Seed = MockAppStoreServer.Seed
 
 /// `--check-revocation` as users run it: the built executable against real `openssl ocsp`
@@ -48,6 +54,37 @@ private typealias Seed = MockAppStoreServer.Seed
         let record = try #require(try result.jsonObjects().first)
         #expect(record["status"] as? String == name)
         #expect(try Self.revocationCheck(result) != nil)
+    }
+
+    /// Issue 48: a refused connection is an answer. The check fails at once, unavailable (exit
+    /// 75), saying who refused, instead of trying to connect again every 100 ms until `--timeout`
+    /// (5.7 s for `--timeout 5`, said as "no connection within 5 s").
+    @Test func aRefusedConnectionFailsAtOnce() throws {
+        let started = Date()
+        let result = try CLI.run(
+            ["--root", Self.root, "--check-revocation", "--timeout", "10", "--format", "jsonl", try Self.token(.down)],
+            timeout: 60)
+        let elapsed = Date().timeIntervalSince(started)
+        #expect(result.status == 75, "\(result.stdout)\(result.stderr)")
+        let record = try #require(try result.jsonObjects().first)
+        #expect(record["status"] as? String == "revocation-unavailable")
+        let detail = try Self.revocationCheck(result)?["detail"] as? String ?? ""
+        #expect(detail.contains(": the connection was refused by 127.0.0.1:"), "\(detail)")
+        #expect(!detail.contains("no connection within"), "\(detail)")
+        // Not a measurement: only that the whole --timeout was not spent.
+        #expect(elapsed < 4, "\(elapsed) s")
+    }
+
+    /// Through the proxy `http_proxy` names, as `openssl ocsp` goes (the request line carries the
+    /// responder's absolute URL): a proxy that refuses is named as the proxy, at once.
+    @Test func theProxyHTTPProxyNamesIsUsed() throws {
+        let proxy = LoopbackPort.refusing()
+        let refused = try CLI.run(
+            ["--root", Self.root, "--check-revocation", "--timeout", "10", "--format", "jsonl", try Self.token(.good)],
+            timeout: 60, environment: ["http_proxy": proxy.url, "no_proxy": ""])
+        #expect(refused.status == 75, "\(refused.stdout)\(refused.stderr)")
+        let detail = try Self.revocationCheck(refused)?["detail"] as? String ?? ""
+        #expect(detail.contains("the connection was refused by the proxy 127.0.0.1:"), "\(detail)")
     }
 
     /// Without the option nothing is asked: a responder that would hang is never reached.
@@ -119,6 +156,50 @@ private typealias Seed = MockAppStoreServer.Seed
         let linked = try CLI.run(arguments + ["--revocation-cache", cache])
         #expect(linked.status == 75)
         #expect(try String(contentsOfFile: victim, encoding: .utf8) == "untouched")
+    }
+
+    /// Issue 48: a FIFO and a symbolic link at the names a run reads (the entry names are
+    /// predictable) are misses, said in one warning line: the run neither blocks on the FIFO (it
+    /// did, forever, past `--timeout`) nor follows the link to an answer someone put there, asks
+    /// the responders instead, and leaves both where they are.
+    @Test func anEntryThatIsNotARegularFileIsAMiss() throws {
+        let folder = try CLI.temporaryDirectory()
+        let cache = folder.appendingPathComponent("cache").path
+        let arguments = [
+            "--root", Self.root, "--check-revocation", "--timeout", "2", "--format", "jsonl",
+            try Self.token(.good, in: folder), "--revocation-cache", cache,
+        ]
+        #expect(try CLI.run(arguments).status == 0)
+        let files = try FileManager.default.contentsOfDirectory(atPath: cache).sorted()
+        try #require(files.count == 2, "\(files)")
+        let fifo = cache + "/" + files[0]
+        let link = cache + "/" + files[1]
+        // The link leads to a kept answer: followed, it would be believed.
+        let elsewhere = folder.appendingPathComponent("elsewhere.ocsp").path
+        try FileManager.default.moveItem(atPath: link, toPath: elsewhere)
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: elsewhere)
+        try FileManager.default.removeItem(atPath: fifo)
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let started = Date()
+        let result = try CLI.run(arguments, timeout: 60)
+        #expect(Date().timeIntervalSince(started) < 30)
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        let detail = try Self.revocationCheck(result)?["detail"] as? String ?? ""
+        #expect(!detail.contains("kept in the cache"), "\(detail)")
+        let warnings = result.stderr.split(separator: "\n").filter { $0.contains("--revocation-cache") }
+        #expect(warnings.count == 1, "\(result.stderr)")
+        let warning = String(warnings.first ?? "")
+        #expect(warning.hasPrefix("jwsinspect: warning: --revocation-cache \(cache): \(cache)/"), "\(warning)")
+        #expect(
+            warning.contains(".ocsp: not read, asked again: it is a FIFO (named pipe), not a regular file")
+                || warning.contains(".ocsp: not read, asked again: it is a symbolic link, which is not followed"),
+            "\(warning)")
+        // Both left there, as they were.
+        let kinds = [fifo, link].map { path in
+            var info = stat()
+            return lstat(path, &info) == 0 ? info.st_mode & S_IFMT : 0
+        }
+        #expect(kinds == [S_IFIFO, S_IFLNK])
     }
 
     /// fetch verifies the API's JWS with the same check: a revoked signing certificate fails.

@@ -31,15 +31,20 @@ final class RevocationCheck: Sendable {
         self.cache = cache
     }
 
-    /// What the run says on standard error at its end: the first answer the cache could not keep.
+    /// What the run says on standard error at its end: the first entry the cache could not read
+    /// or answer it could not keep (one line, however many there were).
     var warnings: [String] {
         guard let cache, let failure = cache.firstFailure else { return [] }
-        return ["warning: --revocation-cache \(cache.path): an answer was not kept: \(failure)"]
+        return ["warning: --revocation-cache \(cache.path): \(failure)"]
     }
 
     /// Verified OCSP answers as files `HEX.ocsp` of a folder, written as every file jwsinspect
     /// writes (`System.writeFile`: a new file renamed into place, 0600, never through a symbolic
-    /// link). What is read is verified again before it is believed.
+    /// link). What is read is verified again before it is believed, and is read only from a
+    /// regular file of at most `OCSPRequester.maximumResponseBytes` (`System.readRegularFile`:
+    /// no symbolic link followed, no FIFO or device opened for reading, so no entry can hang
+    /// the run); anything else at an entry's name is a miss, said in a warning, and left there
+    /// (jwsinspect removes nothing it did not write).
     final class CacheFolder: RevocationResponseStore {
         let path: String
         private let failure = Locked<String?>(nil)
@@ -49,14 +54,22 @@ final class RevocationCheck: Sendable {
         var firstFailure: String? { failure.withLock { $0 } }
 
         func load(_ key: String) -> [UInt8]? {
-            guard case .success(let bytes) = System.readFile(file(key), limit: 64 * 1024)
-            else { return nil }
-            return bytes
+            switch System.readRegularFile(file(key), limit: OCSPRequester.maximumResponseBytes) {
+            case .success(let bytes): return bytes
+            case .failure(.missing): return nil
+            case .failure(.refused(let problem)):
+                note("\(file(key)): not read, asked again: \(problem)")
+                return nil
+            }
         }
 
         func save(_ key: String, _ response: [UInt8]) {
             guard let problem = System.writeFile(file(key), response) else { return }
-            failure.withLock { if $0 == nil { $0 = "\(file(key)): \(problem)" } }
+            note("an answer was not kept: \(file(key)): \(problem)")
+        }
+
+        private func note(_ problem: String) {
+            failure.withLock { if $0 == nil { $0 = problem } }
         }
 
         private func file(_ key: String) -> String {

@@ -207,31 +207,54 @@ enum OCSP {
     /// POSTs `request` to `url` (`application/ocsp-request`) with OpenSSL's HTTP client and
     /// returns the body of a 200 `application/ocsp-response` answer: no redirect followed, at
     /// most `maximumResponseBytes` read, the whole exchange within `timeout` seconds. The proxy
-    /// named by `http_proxy` (and `no_proxy`) is used as `openssl ocsp` uses it.
+    /// named by `http_proxy` (and `no_proxy`) is used as `openssl ocsp` uses it. The connection
+    /// is made here (`connect`), not by `OSSL_HTTP_transfer`, so that a refused one fails at once.
     static func post(_ request: [UInt8], to url: String, timeout: Int) -> Result<[UInt8], Failure> {
         defer { OpenSSLError.drain() }
+        let deadline = time(nil) + time_t(timeout)
         var host: UnsafeMutablePointer<CChar>?
         var port: UnsafeMutablePointer<CChar>?
         var path: UnsafeMutablePointer<CChar>?
         var query: UnsafeMutablePointer<CChar>?
+        var proxyHost: UnsafeMutablePointer<CChar>?
+        var proxyPort: UnsafeMutablePointer<CChar>?
         var ssl: Int32 = 0
         defer {
-            for pointer in [host, port, path, query] { COpenSSL_free(pointer) }
+            for pointer in [host, port, path, query, proxyHost, proxyPort] { COpenSSL_free(pointer) }
         }
         guard OSSL_HTTP_parse_url(url, &ssl, nil, &host, &port, nil, &path, &query, nil) == 1, ssl == 0,
             let host, let port, let path
         else { return .failure(.unusable("\(url) is not an http:// URL OpenSSL reads")) }
         var target = String(cString: path)
         if let query, query.pointee != 0 { target += "?" + String(cString: query) }
+        // The proxy OSSL_HTTP_transfer would take: http_proxy (or HTTP_PROXY), unless no_proxy
+        // names the host. Through one, the request line has the absolute URI (RFC 1945 5.1.2).
+        var peer = (host: String(cString: host), port: String(cString: port), name: "")
+        if let proxy = OSSL_HTTP_adapt_proxy(nil, nil, host, 0) {
+            guard OSSL_HTTP_parse_url(proxy, nil, nil, &proxyHost, &proxyPort, nil, nil, nil, nil) == 1,
+                let proxyHost, let proxyPort
+            else { return .failure(.unusable("the proxy \(String(cString: proxy)) is not a URL OpenSSL reads")) }
+            let authority = peer.host.contains(":") ? "[\(peer.host)]" : peer.host
+            target = "http://\(authority):\(peer.port)" + target
+            peer = (String(cString: proxyHost), String(cString: proxyPort), "the proxy ")
+        }
+        guard let connection = COpenSSL_BIO_new_nonblocking_connect(peer.host, peer.port) else {
+            return .failure(.unusable("OpenSSL could not make a connection BIO for \(peer.host):\(peer.port)"))
+        }
+        defer { BIO_free_all(connection) }
+        if let failure = connect(connection, to: peer, until: deadline, timeout: timeout) { return .failure(failure) }
         let body = request.withUnsafeBytes { BIO_new_mem_buf($0.baseAddress, Int32(clamping: $0.count)) }
         guard let body else { return .failure(.unusable("OpenSSL could not make a buffer (BIO_new_mem_buf)")) }
         defer { BIO_free(body) }
         var signals = sigset_t()
         COpenSSL_block_sigpipe(&signals)
         defer { COpenSSL_restore_sigpipe(&signals) }
+        // The connection is given both ways (bio and rbio): OpenSSL connects nothing itself, and
+        // the rest of `timeout` bounds the exchange.
+        let remaining = max(1, Int32(clamping: deadline - time(nil)))
         let answer = OSSL_HTTP_transfer(
-            nil, host, port, target, 0, nil, nil, nil, nil, nil, nil, 0, nil, "application/ocsp-request", body,
-            "application/ocsp-response", 1, maximumResponseBytes, Int32(timeout), 0)
+            nil, host, port, target, 0, nil, nil, connection, connection, nil, nil, 0, nil, "application/ocsp-request",
+            body, "application/ocsp-response", 1, maximumResponseBytes, remaining, 0)
         guard let answer else {
             return .failure(.unusable(describeHTTPFailure(OpenSSLError.drainEntries(), timeout: timeout)))
         }
@@ -247,12 +270,44 @@ enum OCSP {
         return .success(bytes)
     }
 
-    /// OpenSSL's HTTP errors, worded: a timeout and a refused connection are said plainly.
+    /// Connects `connection` (a non-blocking connect BIO) by `deadline`: nil, or why not. As
+    /// OpenSSL's `BIO_do_connect_retry` does (a failed attempt is tried again every 100 ms until
+    /// the deadline: a name not yet resolved, an address not yet reachable), except that a
+    /// refusal (ECONNREFUSED) is an answer: nothing listens there, and it fails at once.
+    private static func connect(
+        _ connection: OpaquePointer, to peer: (host: String, port: String, name: String), until deadline: time_t,
+        timeout: Int
+    ) -> Failure? {
+        while true {
+            if COpenSSL_BIO_do_connect(connection) > 0 { return nil }
+            let waiting = COpenSSL_BIO_should_retry(connection) != 0
+            let entries = OpenSSLError.drainEntries()
+            if entries.contains(where: { $0.library == ERR_LIB_SYS && $0.reason == ECONNREFUSED }) {
+                let authority = peer.host.contains(":") ? "[\(peer.host)]" : peer.host
+                return .unusable("the connection was refused by \(peer.name)\(authority):\(peer.port)")
+            }
+            if !waiting {
+                let retried: [Int32] = [
+                    Int32(ERR_R_SYS_LIB), Int32(BIO_R_CONNECT_ERROR), Int32(BIO_R_NBIO_CONNECT_ERROR),
+                ]
+                guard entries.contains(where: { $0.library == ERR_LIB_BIO && retried.contains($0.reason) }) else {
+                    return .unusable(describeHTTPFailure(entries, timeout: timeout))
+                }
+                _ = COpenSSL_BIO_reset(connection)
+            }
+            let waited = BIO_wait(connection, deadline, 100)
+            if waited == 0 { return .unusable("no connection within \(timeout) s (the responder is unreachable)") }
+            if waited < 0 {
+                return .unusable(describeHTTPFailure(OpenSSLError.drainEntries(), timeout: timeout))
+            }
+        }
+    }
+
+    /// OpenSSL's HTTP errors, worded: a timeout is said plainly.
     private static func describeHTTPFailure(_ entries: [OpenSSLError.Entry], timeout: Int) -> String {
         let text = OpenSSLError.describe(entries, or: "OSSL_HTTP_transfer failed")
-        // OpenSSL retries a refused connection until the timeout, so "down" and "unreachable" read alike.
         if text.contains("connect timeout") {
-            return "no connection within \(timeout) s (the responder is down or unreachable)"
+            return "no connection within \(timeout) s (the responder is unreachable)"
         }
         if text.contains("timeout") || text.contains("timed out") { return "no answer within \(timeout) s" }
         if text.contains("connect") { return "it could not be reached (\(text))" }

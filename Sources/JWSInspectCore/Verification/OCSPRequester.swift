@@ -33,6 +33,10 @@ public final class OCSPRequester: RevocationRequester {
         self.store = store
     }
 
+    /// The largest answer read from a responder or a store, in bytes (64 KiB; Apple's are about
+    /// 2 KB): a store need read no more.
+    public static var maximumResponseBytes: Int { OCSP.maximumResponseBytes }
+
     /// The requests sent to responders so far (answers from the store not counted).
     public var requestsSent: Int { sent.withLock { $0 } }
 
