@@ -306,7 +306,7 @@ private final class FetchRun {
             let inspection = engine(for: page.environment, decidesAccess: false).verifier.inspect(
                 token, source: page.origin)
             guard inspection.status == .valid, inspection.kind == .transaction,
-                let payload = inspection.jws?.payload.object, payload["transactionId"]?.stringValue == id
+                let payload = inspection.jws?.payload.object, Exact.same(payload["transactionId"]?.stringValue, id)
             else {
                 why = "its transaction is not the authentic transaction \(id) (\(inspection.status.rawValue))"
                 return false

@@ -37,12 +37,14 @@ enum TimelineCommand {
         let timeline = fold.timeline
         var subscriptions = timeline.subscriptions(at: verification.accessTime)
         if let customer = options.customer?.uuidString.lowercased() {
-            subscriptions = subscriptions.filter { $0.appAccountTokens.contains(customer) }
+            subscriptions = subscriptions.filter { $0.appAccountTokens.contains { Exact.same($0, customer) } }
         }
-        let kept = Set(subscriptions.map(\.id))
+        let kept = Set(subscriptions.map { ExactText($0.id) })
         var anomalies = timeline.anomalies()
         if !options.against.isEmpty { anomalies += timeline.reconcile(against: record.timeline) }
-        if options.customer != nil { anomalies = anomalies.filter { $0.subscriptionID.map(kept.contains) ?? false } }
+        if options.customer != nil {
+            anomalies = anomalies.filter { $0.subscriptionID.map { kept.contains(ExactText($0)) } ?? false }
+        }
 
         let report = TimelineReport(
             timeline: timeline, record: options.against.isEmpty ? nil : record.timeline, subscriptions: subscriptions,

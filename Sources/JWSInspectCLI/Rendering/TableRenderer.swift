@@ -166,7 +166,7 @@ struct TableRenderer {
         } else {
             environment = nil
         }
-        guard environment == "Sandbox" || environment == "ProductionSandbox" else { return nil }
+        guard Exact.same(environment, "Sandbox") || Exact.same(environment, "ProductionSandbox") else { return nil }
         return paint("Sandbox (test environment: no money charged)", .yellow)
     }
 

@@ -13,7 +13,7 @@ struct TimelineReport {
     /// When access was decided (`--access-at`, else now).
     let accessTime: Date
     /// The anomalies by subscription (nil: of none shown), found once.
-    private let bySubscription: [String: [Timeline.Anomaly]]
+    private let bySubscription: [ExactText: [Timeline.Anomaly]]
     private let others: [Timeline.Anomaly]
 
     init(
@@ -25,11 +25,11 @@ struct TimelineReport {
         self.record = record
         self.subscriptions = subscriptions
         self.anomalies = anomalies
-        let shown = Set(subscriptions.map(\.id))
-        var bySubscription: [String: [Timeline.Anomaly]] = [:]
+        let shown = Set(subscriptions.map { ExactText($0.id) })
+        var bySubscription: [ExactText: [Timeline.Anomaly]] = [:]
         var others: [Timeline.Anomaly] = []
         for anomaly in anomalies {
-            if let id = anomaly.subscriptionID, shown.contains(id) {
+            if let id = anomaly.subscriptionID.map(ExactText.init), shown.contains(id) {
                 bySubscription[id, default: []].append(anomaly)
             } else {
                 others.append(anomaly)
@@ -54,7 +54,7 @@ struct TimelineReport {
             for index in subscription.events {
                 out += "  " + eventLine(timeline.events[index], repeats: timeline.repeats[index] ?? []) + "\n"
             }
-            for anomaly in bySubscription[subscription.id] ?? [] {
+            for anomaly in bySubscription[ExactText(subscription.id)] ?? [] {
                 out += "  ! \(anomaly.kind.rawValue): \(safe(anomaly.detail)) (\(items(anomaly)))\n"
             }
             out += "\n"
@@ -83,7 +83,7 @@ struct TimelineReport {
 
     /// "SUBSCRIPTION 2000… · com.example.pro · Sandbox · grants access until 2026-03-01 · 2 anomalies".
     private func stateLine(_ subscription: Timeline.Subscription) -> String {
-        let count = bySubscription[subscription.id]?.count ?? 0
+        let count = bySubscription[ExactText(subscription.id)]?.count ?? 0
         return "SUBSCRIPTION \(safe(subscription.id)) · \(safe(subscription.productId ?? "(no productId)")) · "
             + "\(safe(subscription.environment ?? "(no environment)")) · \(safe(subscription.access.briefPhrase))"
             + (count == 0 ? "" : " · \(count) \(count == 1 ? "anomaly" : "anomalies")")
@@ -107,12 +107,12 @@ struct TimelineReport {
         case .transaction: return "$"
         case .renewalInfo: return "r"
         case .notification(let type, let subtype):
-            switch type {
+            switch Exact.ascii(type) {
             case "SUBSCRIBED", "ONE_TIME_CHARGE": return "+"
             case "DID_RENEW", "RENEWAL_EXTENDED": return "↻"
             case "REFUND", "REVOKE": return "↩"
             case "EXPIRED", "GRACE_PERIOD_EXPIRED": return "✕"
-            case "DID_FAIL_TO_RENEW": return subtype == "GRACE_PERIOD" ? "~" : "!"
+            case "DID_FAIL_TO_RENEW": return Exact.same(subtype, "GRACE_PERIOD") ? "~" : "!"
             default: return "·"
             }
         }
@@ -205,7 +205,7 @@ struct TimelineReport {
             (
                 "anomalies",
                 .array(
-                    (bySubscription[subscription.id] ?? []).map {
+                    (bySubscription[ExactText(subscription.id)] ?? []).map {
                         .object(anomalyRecord($0, type: false))
                     })
             ),

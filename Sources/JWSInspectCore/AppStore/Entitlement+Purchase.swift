@@ -142,7 +142,7 @@ extension Entitlement.Purchase {
         }
         let type = payload["type"]?.stringValue
         term =
-            switch type {
+            switch Exact.ascii(type) {
             case "Consumable": .consumable
             case "Auto-Renewable Subscription": .autoRenewable
             case "Non-Consumable": .nonConsumable

@@ -19,7 +19,7 @@ public enum FieldMeanings {
             return table[number].map(Meaning.known) ?? .unknownValue
         }
         if let table = stringEnums[field] {
-            guard case .string(let text) = value else { return .unknownValue }
+            guard case .string(let text) = value, let text = Exact.ascii(text) else { return .unknownValue }
             return table[text].map(Meaning.known) ?? .unknownValue
         }
         return .notEnumerated

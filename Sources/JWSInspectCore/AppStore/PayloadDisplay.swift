@@ -305,7 +305,7 @@ public struct PayloadDisplay: Sendable {
             }
             return Rendering(raw: raw, rendered: rendered)
         case .strings(let table):
-            guard case .string(let text) = value, let rendered = table[text] else {
+            guard case .string(let text) = value, let ascii = Exact.ascii(text), let rendered = table[ascii] else {
                 return Rendering(raw: raw, flag: unknownValueFlag)
             }
             return Rendering(raw: raw, rendered: rendered)

@@ -63,21 +63,22 @@ extension Timeline {
 
     /// One transaction described two ways: its identity members differ between items.
     private func transactionConflicts(_ id: String, _ indices: [Int]) -> [Anomaly] {
-        var first: [String: Int] = [:]
+        var first: [ExactText: Int] = [:]
         var found: [Anomaly] = []
-        var reported: Set<String> = []
+        var reported: Set<ExactText> = []
         for index in indices {
             guard let transaction = events[index].transaction, let transactionId = transaction.transactionId else {
                 continue
             }
-            guard let earlier = first[transactionId] else {
-                first[transactionId] = index
+            let key = ExactText(transactionId)
+            guard let earlier = first[key] else {
+                first[key] = index
                 continue
             }
             guard let seen = events[earlier].transaction, seen.identity != transaction.identity,
-                !reported.contains(transactionId)
+                !reported.contains(key)
             else { continue }
-            reported.insert(transactionId)
+            reported.insert(key)
             found.append(
                 Anomaly(
                     kind: .conflict, subscriptionID: id, items: [events[earlier].arrival, events[index].arrival],
@@ -114,24 +115,23 @@ extension Timeline {
     /// REFUND and REVOKE notifications, and revoked transactions, for a transaction no item
     /// showed granted (without a revocation).
     private func refundsWithoutPurchase(_ id: String, _ indices: [Int]) -> [Anomaly] {
-        var granted: Set<String> = []
+        var granted: Set<ExactText> = []
         for index in indices {
             if let transaction = events[index].transaction, transaction.revocationDate == nil,
                 let transactionId = transaction.transactionId
             {
-                granted.insert(transactionId)
+                granted.insert(ExactText(transactionId))
             }
         }
         var found: [Anomaly] = []
-        var reported: Set<String> = []
+        var reported: Set<ExactText> = []
         for index in indices {
             let event = events[index]
-            let isRefund = event.notificationType == "REFUND" || event.notificationType == "REVOKE"
+            let isRefund = Exact.same(event.notificationType, "REFUND") || Exact.same(event.notificationType, "REVOKE")
             guard let transaction = event.transaction, isRefund || transaction.revocationDate != nil,
-                let transactionId = transaction.transactionId, !granted.contains(transactionId),
-                !reported.contains(transactionId)
+                let transactionId = transaction.transactionId, !granted.contains(ExactText(transactionId)),
+                reported.insert(ExactText(transactionId)).inserted
             else { continue }
-            reported.insert(transactionId)
             found.append(
                 Anomaly(
                     kind: .refundWithoutPurchase, subscriptionID: id, items: [event.arrival], identifier: transactionId,
@@ -145,19 +145,19 @@ extension Timeline {
     /// signed over it (a renewal info's `gracePeriodExpiresDate` after the lapse began, at or
     /// after the renewal, within Apple's 60 days of billing retry).
     private func gaps(_ id: String, _ indices: [Int]) -> [Anomaly] {
-        var periods: [String: (purchase: Int64, expires: Int64, index: Int)] = [:]
+        var periods: [ExactText: (purchase: Int64, expires: Int64, index: Int)] = [:]
         for index in indices {
             guard let transaction = events[index].transaction, let transactionId = transaction.transactionId,
                 let purchase = transaction.purchaseDate, let expires = transaction.expiresDate,
-                periods[transactionId] == nil
+                periods[ExactText(transactionId)] == nil
             else { continue }
-            periods[transactionId] = (purchase, expires, index)
+            periods[ExactText(transactionId)] = (purchase, expires, index)
         }
         let ordered = periods.values.sorted { ($0.purchase, $0.index) < ($1.purchase, $1.index) }
         let lapseNotes: Set<String> = ["EXPIRED", "DID_FAIL_TO_RENEW", "GRACE_PERIOD_EXPIRED"]
         // When each such notification was signed, sorted: a lapse is told when one falls in it.
         let told = indices.compactMap { index -> Int64? in
-            guard let type = events[index].notificationType, lapseNotes.contains(type) else { return nil }
+            guard let type = Exact.ascii(events[index].notificationType), lapseNotes.contains(type) else { return nil }
             return events[index].signedDate
         }.sorted()
         let graceEnds = indices.compactMap { events[$0].graceEnd }
@@ -191,24 +191,28 @@ extension Timeline {
     /// folded) holds and the inputs do not: every notification by `notificationUUID`, every
     /// transaction by `transactionId`, in the record's order. A backfill must replay these.
     public func reconcile(against record: Timeline) -> [Anomaly] {
-        var notifications: Set<String> = []
-        var transactions: Set<String> = []
+        var notifications: Set<ExactText> = []
+        var transactions: Set<ExactText> = []
         for event in events {
-            if let uuid = event.notificationUUID { notifications.insert(uuid) }
-            if let transactionId = event.transaction?.transactionId { transactions.insert(transactionId) }
+            if let uuid = event.notificationUUID { notifications.insert(ExactText(uuid)) }
+            if let transactionId = event.transaction?.transactionId { transactions.insert(ExactText(transactionId)) }
         }
         var found: [Anomaly] = []
-        var reported: Set<String> = []
+        var reported: Set<ExactText> = []
         for event in record.events {
             if let uuid = event.notificationUUID {
-                guard !notifications.contains(uuid), reported.insert(uuid).inserted else { continue }
+                guard !notifications.contains(ExactText(uuid)), reported.insert(ExactText(uuid)).inserted else {
+                    continue
+                }
                 found.append(
                     Anomaly(
                         kind: .missed, subscriptionID: event.subscriptionID, items: [event.arrival], identifier: uuid,
                         detail: "\(event.name) \(uuid) (signed \(event.signedDate.map(Self.date) ?? "?")) is in "
                             + "Apple's record and not among the inputs"))
             } else if let transactionId = event.transaction?.transactionId {
-                guard !transactions.contains(transactionId), reported.insert(transactionId).inserted else { continue }
+                guard !transactions.contains(ExactText(transactionId)),
+                    reported.insert(ExactText(transactionId)).inserted
+                else { continue }
                 found.append(
                     Anomaly(
                         kind: .missed, subscriptionID: event.subscriptionID, items: [event.arrival],

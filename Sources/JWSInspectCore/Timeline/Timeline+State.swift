@@ -32,14 +32,14 @@ extension Timeline {
 
     /// Event indices by subscription, in the order each subscription first arrived.
     func grouped() -> [(String, [Int])] {
-        var order: [String] = []
-        var groups: [String: [Int]] = [:]
+        var order: [ExactText] = []
+        var groups: [ExactText: [Int]] = [:]
         for (index, event) in events.enumerated() {
-            guard let id = event.subscriptionID else { continue }
+            guard let id = event.subscriptionID.map(ExactText.init) else { continue }
             if groups[id] == nil { order.append(id) }
             groups[id, default: []].append(index)
         }
-        return order.map { ($0, groups[$0] ?? []) }
+        return order.map { ($0.text, groups[$0] ?? []) }
     }
 
     /// Sorted by signing time (an item without one last), then by arrival.
@@ -60,24 +60,27 @@ extension Timeline {
         let transactions = ordered.compactMap { events[$0].transaction }
         // The transaction that decides access: the latest period (greatest expiresDate, else
         // purchaseDate), the later-signed of equals; revoked if any item says so.
-        var decider = deciders[id]
-        if let transactionId = decider?.transactionId, let revocation = revoked[transactionId] { decider = revocation }
+        var decider = deciders[ExactText(id)]
+        if let transactionId = decider?.transactionId, let revocation = revoked[ExactText(transactionId)] {
+            decider = revocation
+        }
         let access =
             decider.map { decider in
                 var facts = Entitlement.Facts(
                     kind: .transaction, payload: decider.access, path: "item \(decider.arrival)")
-                facts.renewal = renewals[id].map { .init(payload: $0.access, path: "item \($0.arrival)") }
+                facts.renewal = renewals[ExactText(id)].map { .init(payload: $0.access, path: "item \($0.arrival)") }
                 return Entitlement.decide(facts, at: date)
             } ?? .undecided("no transaction of it was seen", brief: "no transaction")
         let deciding = transactions.last { $0.transactionId != nil && $0.transactionId == decider?.transactionId }
         return Subscription(
             id: id, productId: transactions.last?.productId ?? deciding?.productId,
             environment: transactions.last?.environment,
-            appAccountTokens: Array(Set(transactions.compactMap(\.appAccountToken))).sorted(),
+            appAccountTokens: Array(Set(transactions.compactMap { $0.appAccountToken.map(ExactText.init) })).map(\.text)
+                .sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) },
             expiresDate: transactions.compactMap(\.expiresDate).max(),
             revocationDate: decider.flatMap { Timeline.milliseconds($0.access["revocationDate"]) },
             revocationReason: decider.flatMap { Timeline.milliseconds($0.access["revocationReason"]) },
-            autoRenewStatus: renewals[id]?.status ?? nil,
+            autoRenewStatus: renewals[ExactText(id)]?.status ?? nil,
             access: access, events: ordered)
     }
 }

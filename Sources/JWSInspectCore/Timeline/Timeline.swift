@@ -92,8 +92,10 @@ public struct Timeline: Sendable {
 
         /// The members that never change for one transaction, whatever later notifications say
         /// of it (a refund adds `revocationDate`, an extension moves `expiresDate`).
-        var identity: [String?] {
-            [originalTransactionId, productId, environment, appAccountToken, purchaseDate.map(String.init)]
+        var identity: [ExactText?] {
+            [originalTransactionId, productId, environment, appAccountToken, purchaseDate.map(String.init)].map {
+                $0.map(ExactText.init)
+            }
         }
     }
 
@@ -120,21 +122,21 @@ public struct Timeline: Sendable {
     public private(set) var skipped: [(arrival: Int, source: String, status: Status)] = []
     /// Items folded that carry nothing of a subscription (a TEST notification): their count.
     public private(set) var unrelated = 0
-    private var byUUID: [String: Int] = [:]
+    private var byUUID: [ExactText: Int] = [:]
     private var arrivals = 0
     /// Per subscription, the transaction that decides access so far: the latest period, the
     /// later-signed of equals, with the members the access rule reads (`Entitlement.accessKeys`).
-    private(set) var deciders: [String: Decider] = [:]
+    private(set) var deciders: [ExactText: Decider] = [:]
     /// Those members of every transaction an item showed revoked, by transactionId (the
     /// latest-signed such item's).
-    private(set) var revoked: [String: Decider] = [:]
+    private(set) var revoked: [ExactText: Decider] = [:]
     /// Per subscription, the latest-signed renewal info: its signedDate, `autoRenewStatus`, the
     /// members the access model reads, and the item that carried it.
-    private(set) var renewals: [String: (signed: Int64, status: Int64?, access: [String: JSONValue], arrival: Int)] =
+    private(set) var renewals: [ExactText: (signed: Int64, status: Int64?, access: [String: JSONValue], arrival: Int)] =
         [:]
     /// Strings many events share (products, environments, subscription IDs, account tokens,
     /// types), stored once.
-    private var strings: [String: String] = [:]
+    private var strings: [ExactText: String] = [:]
 
     struct Decider: Sendable {
         let transactionId: String?
@@ -162,7 +164,7 @@ public struct Timeline: Sendable {
             }
             return
         }
-        if let uuid = event.notificationUUID, let kept = byUUID[uuid] {
+        if let uuid = event.notificationUUID.map(ExactText.init), let kept = byUUID[uuid] {
             if events[kept].digest == event.digest {
                 repeats[kept, default: []].append(event.arrival)
             } else {
@@ -174,15 +176,15 @@ public struct Timeline: Sendable {
             unrelated += 1
             return
         }
-        if let uuid = event.notificationUUID { byUUID[uuid] = events.count }
+        if let uuid = event.notificationUUID { byUUID[ExactText(uuid)] = events.count }
         events.append(event)
-        if let renewal, let id = event.subscriptionID {
+        if let renewal, let id = event.subscriptionID.map(ExactText.init) {
             let signed = renewal.signedDate ?? event.signedDate ?? .min
             if (renewals[id]?.signed ?? .min) <= signed {
                 renewals[id] = (signed, renewal.autoRenewStatus, renewal.access, event.arrival)
             }
         }
-        if let transaction = event.transaction, let access, let id = event.subscriptionID {
+        if let transaction = event.transaction, let access, let id = event.subscriptionID.map(ExactText.init) {
             let decider = Decider(
                 transactionId: transaction.transactionId,
                 period: transaction.expiresDate ?? transaction.purchaseDate ?? 0,
@@ -191,7 +193,7 @@ public struct Timeline: Sendable {
                 deciders[id] = decider
             }
             if let revocation = access["revocationDate"], revocation != .null,
-                let transactionId = transaction.transactionId,
+                let transactionId = transaction.transactionId.map(ExactText.init),
                 (revoked[transactionId]?.signedDate ?? .min) <= decider.signedDate
             {
                 revoked[transactionId] = decider
@@ -202,8 +204,9 @@ public struct Timeline: Sendable {
     /// `text`, sharing the storage of an equal string seen before.
     private mutating func intern(_ text: String?) -> String? {
         guard let text else { return nil }
-        if let stored = strings[text] { return stored }
-        if strings.count < 1 << 16 { strings[text] = text }
+        let key = ExactText(text)
+        if let stored = strings[key] { return stored }
+        if strings.count < 1 << 16 { strings[key] = text }
         return text
     }
 

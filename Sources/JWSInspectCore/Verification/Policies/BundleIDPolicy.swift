@@ -14,14 +14,15 @@ struct BundleIDPolicy: ExpectationPolicy {
         }
         let comparison = Comparison(
             field: identity.bundleIdField, actual: identity.bundleId, expected: expected, quoted: true)
-        return Self.outcome(identity.bundleId == expected, comparison)
+        return Self.outcome(Exact.same(identity.bundleId, expected), comparison)
     }
 
     /// A receipt's `bundle_id` (field 2).
     func decide(receipt: ReceiptEnvelope, isXcode: Bool) -> StepOutcome {
         let actual = receipt.payload.bundleID
         return Self.outcome(
-            actual == expected, Comparison(field: "bundle_id", actual: actual, expected: expected, quoted: true))
+            Exact.same(actual, expected),
+            Comparison(field: "bundle_id", actual: actual, expected: expected, quoted: true))
     }
 }
 

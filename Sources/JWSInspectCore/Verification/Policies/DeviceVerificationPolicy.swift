@@ -29,7 +29,7 @@ struct DeviceVerificationPolicy: ExpectationPolicy {
         }
         let expected = DeviceVerification.expected(nonce: nonce, deviceID: deviceID)
         let seen = Detail.Seen.value(actual, expected: expected, nonce: nonce)
-        return Check(name, passed: actual == expected, Detail(label: label, deviceID: deviceID, seen: seen))
+        return Check(name, passed: Exact.same(actual, expected), Detail(label: label, deviceID: deviceID, seen: seen))
     }
 
     /// What one payload carries for the device, or that there is no payload to look in.

@@ -16,7 +16,7 @@ struct EnvironmentPolicy: ExpectationPolicy {
                 expected == .xcode, XcodeDetail(payloadSays: identity.environment, expected: expected.rawValue))
         }
         return Self.outcome(
-            identity.environment == expected.rawValue,
+            Exact.same(identity.environment, expected.rawValue),
             Comparison(field: identity.environmentField, actual: identity.environment, expected: expected.rawValue))
     }
 
@@ -28,7 +28,7 @@ struct EnvironmentPolicy: ExpectationPolicy {
 
         var text: String {
             var text = "signed by StoreKit Testing in Xcode, so its environment is Xcode"
-            if let payloadSays, payloadSays != "Xcode" {
+            if let payloadSays, !Exact.same(payloadSays, "Xcode") {
                 text += " whatever the payload says (\(Excerpt.of(payloadSays)))"
             }
             return expected == "Xcode" ? text : text + "; expected \(expected)"
@@ -40,7 +40,7 @@ extension EnvironmentPolicy {
     /// The environment a receipt's `receipt_type` (field 0) means: `Production` is Production,
     /// `ProductionSandbox` Sandbox, `Xcode` Xcode.
     static func environment(receiptType: String?) -> Environment? {
-        switch receiptType {
+        switch Exact.ascii(receiptType) {
         case "Production": .production
         case "ProductionSandbox": .sandbox
         case "Xcode": .xcode
@@ -54,10 +54,10 @@ extension EnvironmentPolicy {
         let receiptType = receipt.payload.receiptType
         let actual = isXcode ? .xcode : Self.environment(receiptType: receiptType)
         let shown = receiptType.map { type in
-            actual.map { $0.rawValue == type ? type : "\(type) (\($0.rawValue))" } ?? type
+            actual.map { Exact.same($0.rawValue, type) ? type : "\(type) (\($0.rawValue))" } ?? type
         }
         let detail: String
-        if isXcode, receiptType != "Xcode" {
+        if isXcode, !Exact.same(receiptType, "Xcode") {
             detail =
                 "signed by StoreKit Testing in Xcode, so its environment is Xcode whatever receipt_type says ("
                 + (receiptType.map { Excerpt.of($0) } ?? "none") + ")"
