@@ -36,9 +36,11 @@ public struct AppIdentity: Sendable, Equatable {
                 environmentField: environmentField)
             self.bundleIdClaim = bundleIdClaim
         case .notificationBody:
-            // The first body present decides, in `NotificationBody.all`'s order.
+            // The first body present decides, in `NotificationBody.all`'s order: one that is not
+            // an object (`"data": 5`) decides too, with nothing in it, never a later body.
             for key in NotificationBody.names {
-                guard let object = payload[key]?.objectValue else { continue }
+                guard let value = payload[key], value != .null else { continue }
+                let object = value.objectValue ?? [:]
                 var environment = object["environment"]?.stringValue
                 var environmentField = "\(key).environment"
                 if key == "externalPurchaseToken" {

@@ -137,8 +137,9 @@ extension Entitlement {
             if let renewal = nested.first(where: { $0.kind == .renewalInfo }) {
                 facts.renewal = Signed(payload: renewal.payload, path: renewal.path)
             }
-            for name in NotificationBody.names {
-                guard let status = payload[name]?.objectValue?["status"] else { continue }
+            // The first body present, as the identity reads it (`AppIdentity`).
+            for name in NotificationBody.names where payload[name].map({ $0 != .null }) ?? false {
+                guard let status = payload[name]?.objectValue?["status"] else { break }
                 facts.status = AppleStatus(
                     value: status, path: name + ".status", asOf: Timestamp.date(payload["signedDate"]))
                 break
@@ -229,7 +230,7 @@ extension Entitlement {
         // The renewal info of this subscription only (the same originalTransactionId).
         let renewal = facts.renewal.flatMap { renewal -> Signed? in
             guard let original = payload["originalTransactionId"]?.stringValue,
-                renewal.payload["originalTransactionId"]?.stringValue == original
+                Exact.same(renewal.payload["originalTransactionId"]?.stringValue, original)
             else { return nil }
             return renewal
         }
@@ -299,11 +300,11 @@ extension Entitlement {
         let original = payload["originalTransactionId"]?.stringValue
         let shown = "transactionId \(transaction ?? "(none)"), originalTransactionId \(original ?? "(none)")"
         switch customer {
-        case .transaction(let asked) where transaction == asked: return nil
+        case .transaction(let asked) where Exact.same(transaction, asked): return nil
         case .subscription(let asked, let resolved)
-        where transaction == asked || original == asked
-            || (original != nil && original == resolved?.originalTransactionId)
-            || (payload["appTransactionId"]?.stringValue).map({ $0 == resolved?.appTransactionId }) == true:
+        where Exact.same(transaction, asked) || Exact.same(original, asked)
+            || (original != nil && Exact.same(original, resolved?.originalTransactionId))
+            || (payload["appTransactionId"]?.stringValue).map({ Exact.same($0, resolved?.appTransactionId) }) == true:
             return nil
         case .transaction(let asked):
             return Access(
@@ -325,13 +326,13 @@ extension Entitlement {
     private static func contradiction(_ facts: Facts, renewal: Signed?) -> Access? {
         guard let type = facts.notificationType else { return nil }
         let revoked = facts.payload["revocationDate"].map { $0 != .null } ?? false
-        if type == "REFUND" || type == "REVOKE", !revoked {
+        if Exact.same(type, "REFUND") || Exact.same(type, "REVOKE"), !revoked {
             return .undecided(
                 "no access decision: a \(type) notification whose transaction has no revocationDate "
                     + "(the two contradict each other)",
                 brief: "\(type) without revocationDate")
         }
-        if type == "DID_FAIL_TO_RENEW", facts.subtype == "GRACE_PERIOD",
+        if Exact.same(type, "DID_FAIL_TO_RENEW"), Exact.same(facts.subtype, "GRACE_PERIOD"),
             Timestamp.date(renewal?.payload["gracePeriodExpiresDate"]) == nil
         {
             return .undecided(
@@ -411,8 +412,9 @@ extension Entitlement {
             // The revocation is a number (`Purchase(transaction:)` read it so).
             let revoked = payload["revocationDate"]?.numberValue ?? 0
             let family =
-                facts.notificationType == "REVOKE" || payload["revocationType"]?.stringValue == "FAMILY_REVOKE"
-                || payload["inAppOwnershipType"]?.stringValue == "FAMILY_SHARED"
+                Exact.same(facts.notificationType, "REVOKE")
+                || Exact.same(payload["revocationType"]?.stringValue, "FAMILY_REVOKE")
+                || Exact.same(payload["inAppOwnershipType"]?.stringValue, "FAMILY_SHARED")
             if family {
                 return .denied(
                     "revoked from this family member \(day(revoked, style)): Family Sharing no longer gives it to "

@@ -206,7 +206,8 @@ public enum Entitlement {
             let type = string("notificationType") ?? "(no notificationType)"
             var text = type + (string("subtype").map { "/\($0)" } ?? "")
             if let what = meaning("notificationType") { text += " (\(what))" }
-            let body = NotificationBody.names.lazy.compactMap { payload[$0]?.objectValue }.first
+            // The first body present, as the identity reads it (`AppIdentity`).
+            let body = NotificationBody.names.lazy.compactMap { payload[$0] }.first { $0 != .null }?.objectValue
             if let bundle = body?["bundleId"]?.stringValue { text += " for \(bundle)" }
             if let environment = body?["environment"]?.stringValue { text += " in \(environment)" }
             if let signed = date("signedDate") { text += ", sent \(signed)" }
