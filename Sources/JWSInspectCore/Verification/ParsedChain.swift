@@ -69,14 +69,27 @@ final class ParsedChain: Sendable {
         Certificate, EntryFailure
     > {
         guard case .string(let text) = entry else { return .failure(.notString(entry.kindDescription)) }
-        guard let data = Data(base64Encoded: text) else { return .failure(.notBase64) }
-        let der = Array(data)
+        guard let der = standardBase64(text) else { return .failure(.notBase64) }
         if let root = trustStore.root(der: der) { return .success(root) }
         do {
             return .success(try cache.certificate(der: der))
         } catch {
             return .failure(.notCertificate(error, empty: text.isEmpty))
         }
+    }
+
+    /// The bytes of `text` when it is standard base64 as RFC 7515 §4.1.6 has `x5c` (RFC 4648
+    /// §4): padded to a multiple of four, `=` only as the last one or two characters. Nil for
+    /// anything else, as Apple's libraries refuse it (`b64decode(…, validate=True)`): Foundation
+    /// alone would take `=` after the padding.
+    static func standardBase64(_ text: String) -> [UInt8]? {
+        let bytes = text.utf8
+        guard bytes.count % 4 == 0 else { return nil }
+        let padding = bytes.reversed().prefix { $0 == UInt8(ascii: "=") }.count
+        guard padding <= 2,
+            bytes.dropLast(padding).allSatisfy({ LegacyReceipt.base64Value($0) != nil })
+        else { return nil }
+        return Data(base64Encoded: text).map(Array.init)
     }
 
     private init(
