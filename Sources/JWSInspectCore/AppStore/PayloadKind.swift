@@ -25,12 +25,30 @@ public enum PayloadKind: String, Sendable, CaseIterable {
         recognise { payload[$0] != nil }
     }
 
-    /// Recognises the kind from which members are present, asking about as few as possible.
+    /// Recognises the kind from which members are present. Every kind's members are asked
+    /// about: a payload carrying those of two kinds (a transaction with an app transaction's
+    /// `receiptType`) is ambiguous, so `unknown`, never read as the first kind that matches.
     static func recognise(has: (String) -> Bool) -> PayloadKind {
+        var found: PayloadKind?
         for rule in recognitionRules where rule.alternatives.contains(where: { $0.allSatisfy(has) }) {
-            return rule.kind
+            if found != nil { return .unknown }
+            found = rule.kind
         }
-        return .unknown
+        return found ?? .unknown
+    }
+
+    /// When `payload` carries the members of more than one kind: why it is read as an unknown
+    /// payload (each kind with the members that recognise it). Nil otherwise.
+    static func ambiguity(_ payload: [String: JSONValue]) -> String? {
+        let matches = recognitionRules.compactMap { rule -> String? in
+            guard let members = rule.alternatives.first(where: { $0.allSatisfy { payload[$0] != nil } }) else {
+                return nil
+            }
+            return "\(rule.kind.displayName) (\(members.joined(separator: ", ")))"
+        }
+        guard matches.count > 1 else { return nil }
+        return "the payload carries the members of more than one kind: " + matches.joined(separator: " and ")
+            + "; it is read as an unknown payload, not guessed (--type names the kind)"
     }
 
     /// In order: the first kind with an alternative whose members are all present wins

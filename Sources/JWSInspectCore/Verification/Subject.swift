@@ -13,6 +13,8 @@ struct TokenSubject: ~Copyable {
     let checkTime: Inspection.CheckTime
     /// Why the certificates are checked now, when the payload's signing time is unusable.
     let checkTimeNote: String?
+    /// Why the kind is unknown, when the payload carries the members of two kinds.
+    let kindNote: String?
     /// Where the signing key comes from, and the `x5c` and `key` checks that decided it:
     /// decided once, before any policy runs (`TrustModel.select`).
     let trust: TrustDecision
@@ -51,6 +53,9 @@ struct TokenSubject: ~Copyable {
                 ? PayloadKind.recogniseDeveloperSigned(claims)
                 : jws.payload.recognisedKind ?? PayloadKind.recognise(payload))
         self.kind = kind
+        kindNote =
+            kind == .unknown && !isDeveloperSigned && options.kindOverride == nil
+            ? PayloadKind.ambiguity(payload) : nil
         (checkTime, checkTimeNote) = Inspection.CheckTime.decide(options: options, payload: payload, kind: kind)
         self.trust = TrustModel.select(jws: jws, chain: chain, options: options, claims: claims)
     }

@@ -83,6 +83,7 @@ public struct Verifier: Sendable {
             jws: jws, chain: chain, signingPrefix: signingPrefix, options: options, cache: cache,
             deferringSignature: deferringSignature)
         var report = Report(chain: chain.summaries, note: subject.checkTimeNote)
+        if let kindNote = subject.kindNote { report.add(.note(kindNote)) }
         if !policies.verifiesSignatures, jws.signature.isEmpty {
             report.add(.note("the signature segment is empty: the token is not signed"))
         }
