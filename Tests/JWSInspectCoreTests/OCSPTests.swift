@@ -96,9 +96,11 @@ import Testing
         #expect(result.reason.contains("the answer is stale (nextUpdate "), "\(result.reason)")
     }
 
-    /// Asked an hour ago, the answer (thisUpdate now) is from the future: beyond five minutes of skew.
-    @Test func anAnswerFromTheFutureIsRetryable() {
-        let result = Self.inspect(.good, now: Date().addingTimeInterval(-3_600))
+    /// Asked an hour ago, or two minutes ago, the answer (thisUpdate now) is from the future:
+    /// beyond the 60 seconds of skew Apple's libraries allow (issue 48: it was five minutes).
+    @Test(arguments: [3_600.0, 120.0])
+    func anAnswerFromTheFutureIsRetryable(secondsAgo: Double) {
+        let result = Self.inspect(.good, now: Date().addingTimeInterval(-secondsAgo))
         #expect(result.status == .revocationUnavailable)
         #expect(result.reason.contains("the answer is from the future"), "\(result.reason)")
     }

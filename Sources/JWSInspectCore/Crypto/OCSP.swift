@@ -10,8 +10,9 @@ enum OCSP {
     static let maximumURLLength = 2_048
     /// The largest answer read from a responder or a cache file (Apple's are about 2 KB).
     static let maximumResponseBytes = 64 * 1024
-    /// The clock skew allowed either side of `thisUpdate` and `nextUpdate` (five minutes).
-    static let clockSkew: TimeInterval = 300
+    /// The clock skew allowed either side of `thisUpdate` and `nextUpdate`: 60 seconds, as
+    /// Apple's libraries allow (`MAX_SKEW`).
+    static let clockSkew: TimeInterval = 60
 
     /// What a certificate's Authority Information Access says of its OCSP responder.
     enum Responder: Equatable {
@@ -78,8 +79,8 @@ enum OCSP {
     /// Verifies an OCSP response (DER) about `certificate`, issued by `issuer`, at `now`: a
     /// successful response, signed by the issuer or by a responder the issuer delegated
     /// (`id-kp-OCSPSigning`, issued by it, valid at `now`), about this certificate, current
-    /// (`thisUpdate` not after `now`, `nextUpdate` not before it, five minutes of skew either
-    /// way; an answer without `nextUpdate` is refused), and good or revoked.
+    /// (`thisUpdate` not after `now`, `nextUpdate` not before it, 60 seconds of skew either
+    /// way, as Apple allows; an answer without `nextUpdate` is refused), and good or revoked.
     ///
     /// - Returns: the finding, or why the answer is not one (never a guess: unknown, unsigned,
     ///   stale and foreign answers are all failures).
