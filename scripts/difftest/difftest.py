@@ -36,7 +36,7 @@ SIGNED_MS = 1735689600000  # 2025-01-01, inside the leaf's validity
 # Mutation classes where jwsinspect and Apple's library differ on purpose (see DIFFERENCES.md).
 EXPECTED_DIFFERENCES = {
     "base64-padding", "jwt-claims", "signedDate-string", "duplicate-keys", "payload-type-mismatch", "deep-nesting",
-    "long-non-ascii-member-name",
+    "long-non-ascii-member-name", "x5c-padding-after-full-group", "b64-not-boolean",
     "no-key-identifiers", "json-number-beyond-double", "json-unpaired-surrogate", "payload-encoding",
     "raw-control-characters", "signedDate-not-a-date", "huge-number", "base64-whitespace",
     "intermediate-without-keyusage", "leaf-keycertsign-only", "weak-algorithms",
@@ -247,6 +247,19 @@ def corpus(rng):
                            ("x5c-unpadded", [x5c[0].rstrip("="), x5c[1].rstrip("="), x5c[2]]),
                            ("x5c-garbage-cert", [base64.b64encode(b"\x30\x03\x02\x01\x01").decode(), x5c[1], x5c[2]])]:
             add(cls, kind, token(pki, payload, {"alg": "ES256", "x5c": chain}))
+        # Padding after correct padding: Apple's b64decode(validate=True) refuses excess data after
+        # padding; a = after a whole group it takes, jwsinspect refuses (RFC 4648 length).
+        padded_index = next((i for i in (0, 1) if x5c[i].endswith("=")), None)
+        if padded_index is not None:
+            for extra in ["=", "==", "===="]:
+                chain = list(x5c)
+                chain[padded_index] += extra
+                add("x5c-extra-padding", kind, token(pki, payload, {"alg": "ES256", "x5c": chain}))
+        whole_index = next((i for i in (0, 1) if not x5c[i].endswith("=")), None)
+        if whole_index is not None:
+            chain = list(x5c)
+            chain[whole_index] += "="
+            add("x5c-padding-after-full-group", kind, token(pki, payload, {"alg": "ES256", "x5c": chain}))
         # x5c[2] is never read by Apple's libraries: whatever it holds, the chain is leaf -> intermediate -> root.
         for third in ["!!", "", base64.b64encode(b"hello").decode(), base64.b64encode(b"\x30\x03\x02\x01\x01").decode(),
                       attacker.x5c()[1], x5c[0]]:
@@ -280,6 +293,12 @@ def corpus(rng):
         for alg in ["none", "HS256", "ES384", "RS256", "es256", "ES256 ", "", None, 256]:
             add("alg", kind, token(pki, payload, {"alg": alg, "x5c": x5c}))
         add("crit-header", kind, token(pki, payload, {"alg": "ES256", "x5c": x5c, "crit": ["exp"]}))
+        # RFC 7797's unencoded payload: b64 false needs crit (PyJWT refuses it without a detached
+        # payload); b64 true is the default; anything else jwsinspect refuses, PyJWT ignores.
+        add("b64-false", kind, token(pki, payload, {"alg": "ES256", "x5c": x5c, "b64": False}))
+        add("b64-true", kind, token(pki, payload, {"alg": "ES256", "x5c": x5c, "b64": True}))
+        for b64 in [0, "no", None]:
+            add("b64-not-boolean", kind, token(pki, payload, {"alg": "ES256", "x5c": x5c, "b64": b64}))
         for extra in [{"kid": "Apple_Xcode_Key"}, {"typ": "JWT"}, {"extra": {"a": [1]}}, {"cty": "x"}]:
             add("header-extra-key", kind, token(pki, payload, {"alg": "ES256", "x5c": x5c, **extra}))
         # Base64 variants (the signing input is re-signed, so only the encoding differs).
@@ -345,6 +364,14 @@ def corpus(rng):
         add("non-utf8", kind, token(pki, None, raw_payload=(text[:-1] + ',"s":"').encode() + b"\xff\xfe" + b'"}'))
         add("trailing-garbage", kind, token(pki, None, raw_payload=text.encode() + b" x"))
         add("payload-not-object", kind, token(pki, None, raw_payload=b"[1,2]"))
+        if kind == "notification":
+            # `data` present but not an object: Apple's model cannot hold it; jwsinspect reads the
+            # identity from it (nothing), never from the `summary` after it.
+            for data in [5, [], "x"]:
+                edited = {k: v for k, v in payload.items() if k != "data"}
+                edited["data"] = data
+                edited["summary"] = {"bundleId": BUNDLE, "environment": "Sandbox"}
+                add("notification-data-not-object", kind, token(pki, edited))
         add("payload-type-mismatch", kind, token(pki, None, raw_payload=text.replace('"Sandbox"', '["Sandbox"]').encode()))
         add("header-not-json", kind, sign(pki.leaf_key, b64u(b"not json"), pb))
         add("truncated", kind, valid[: len(valid) // 2])
