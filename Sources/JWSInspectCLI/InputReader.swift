@@ -45,6 +45,9 @@ enum InputReader {
                     origin: "<stdin>", recordLimit: io.recordLimit, wouldWait: wouldWait, firstLine: firstLine,
                     read: read))
         }
+        if System.isAmbiguousFileName(argument) {
+            return .unreadable("cannot read '\(argument)': \(System.ambiguousName)")
+        }
         switch System.kind(ofPath: argument) {
         case .directory?:
             return .unreadable("cannot read '\(argument)': it is a directory")

@@ -1,3 +1,5 @@
+internal import JWSInspectCore
+
 #if canImport(Glibc)
     internal import Glibc
 #elseif canImport(Darwin)
@@ -264,8 +266,48 @@ enum System {
 
     /// Opens a file for reading: its descriptor, or the error number.
     static func openForReading(_ path: String) -> Result<Int32, SystemError> {
-        let descriptor = open(path, O_RDONLY)
+        let descriptor = withFileName(path) { open($0, O_RDONLY) }
+        guard let descriptor else { return .failure(ambiguousName) }
         return descriptor >= 0 ? .success(descriptor) : .failure(SystemError(errno))
+    }
+
+    /// The command-line arguments that are not UTF-8 (a file name in Latin-1, say), by the text
+    /// Swift made of them (each invalid byte a U+FFFD): their bytes, or nil when two such
+    /// arguments read as the same text, so that the text cannot say which is meant.
+    private static let argumentBytes: [ExactText: [UInt8]?] = {
+        var found: [ExactText: [UInt8]?] = [:]
+        for index in 0..<Int(CommandLine.argc) {
+            guard let argument = CommandLine.unsafeArgv[index] else { continue }
+            let bytes = Array(UnsafeBufferPointer(start: argument, count: strlen(argument))).map {
+                UInt8(bitPattern: $0)
+            }
+            guard String(validating: bytes, as: UTF8.self) == nil else { continue }
+            let key = ExactText(String(decoding: bytes, as: UTF8.self))
+            if let seen = found[key] {
+                if seen != bytes { found[key] = .some(nil) }
+            } else {
+                found[key] = bytes
+            }
+        }
+        return found
+    }()
+
+    /// Whether `path` is the text of two arguments that are not UTF-8 (`withFileName`).
+    static func isAmbiguousFileName(_ path: String) -> Bool {
+        argumentBytes[ExactText(path)].map { $0 == nil } ?? false
+    }
+
+    /// Why a file named by an argument that is not UTF-8 was not opened.
+    static let ambiguousName = SystemError(
+        EILSEQ, "its name is not UTF-8, and another argument's name reads the same, so which is meant is unclear")
+
+    /// Calls `body` with the bytes of the file name `path`: the command-line argument's own
+    /// bytes when it was not UTF-8 (Swift's text of it would name another file), else the
+    /// text's. Nil when two such arguments read as `path`.
+    static func withFileName<Value>(_ path: String, _ body: (UnsafePointer<CChar>) -> Value) -> Value? {
+        guard let entry = argumentBytes[ExactText(path)] else { return path.withCString(body) }
+        guard let bytes = entry else { return nil }
+        return (bytes.map { CChar(bitPattern: $0) } + [0]).withUnsafeBufferPointer { body($0.baseAddress!) }
     }
 
     static func closeDescriptor(_ descriptor: Int32) { close(descriptor) }
@@ -377,7 +419,7 @@ enum System {
 
     static func kind(ofPath path: String) -> FileKind? {
         var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
+        guard withFileName(path, { stat($0, &info) }) == 0 else { return nil }
         return kind(info)
     }
 
