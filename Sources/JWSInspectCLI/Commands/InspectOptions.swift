@@ -388,14 +388,12 @@ struct InspectOptions: HasKeyOptions, SubcommandOptions {
             }
             return .fixed(date)
         }
-        let utc = TimeZone.gmt
-        let styles: [Date.ISO8601FormatStyle] = [
-            Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: utc),
-            Date.ISO8601FormatStyle(timeZone: utc),
-            Date.ISO8601FormatStyle(timeZone: utc).year().month().day(),
-        ]
-        for style in styles {
-            guard let date = try? style.parse(text) else { continue }
+        // Read as the output writes dates: proleptic Gregorian, as ISO 8601 has it (Foundation's
+        // parser switches to the Julian calendar before 1582-10-15, so 0001-01-01 fell outside
+        // year 1 and 1582-10-10 read as 1582-10-20). A date alone is its midnight, UTC.
+        let isDateOnly =
+            text.utf8.count == 10 && text.utf8.allSatisfy { $0 == UInt8(ascii: "-") || (0x30...0x39).contains($0) }
+        if let date = ReceiptDate.parse(isDateOnly ? text + "T00:00:00Z" : text) {
             guard Timestamp.isValid(date) else { throw outOfRange }
             return .fixed(date)
         }
