@@ -5,8 +5,8 @@ public import FoundationEssentials
 ///
 /// Every attribute is kept, in order, known or not (`attributes`); the typed properties read
 /// the first attribute of their type. Decoding is bounded: at most `maximumAttributes`
-/// attributes in the receipt and in each in-app entry, at most `maximumInAppEntries` in-app
-/// entries, and nesting is fixed at two levels (the receipt's SET and, inside type-17 values,
+/// attributes in each in-app entry and in the receipt besides its in-app entries, at most
+/// `maximumInAppEntries` in-app entries, and nesting is fixed at two levels (the receipt's SET and, inside type-17 values,
 /// an in-app entry's SET: nothing deeper is decoded, an in-app entry's own type 17 stays raw).
 public struct ReceiptPayload: Sendable {
     /// The most attributes decoded from one SET (the receipt's, or an in-app entry's).
@@ -67,9 +67,16 @@ public struct ReceiptPayload: Sendable {
     /// - Throws: `DecodingError` when the content is not a SET of attributes, an in-app entry
     ///   is not one, or a limit is exceeded.
     public init(der: [UInt8]) throws(DecodingError) {
-        let attributes = try ReceiptAttributeSet.decode(der, limit: Self.maximumAttributes, what: "the receipt")
+        // The in-app entries' own limit decides how many there may be: 9,994 entries and the
+        // receipt's fields must not reach the attributes' limit first, with the wrong words.
+        let attributes = try ReceiptAttributeSet.decode(
+            der, limit: Self.maximumAttributes + Self.maximumInAppEntries, what: "the receipt")
         try ReceiptAttributeSet.refuseDuplicates(in: attributes, of: Self.fieldOrder, what: "the receipt")
         let entries = attributes.filter { $0.type == Field.inApp }
+        guard attributes.count - entries.count <= Self.maximumAttributes else {
+            throw .tooManyAttributes(
+                what: "the receipt", count: attributes.count - entries.count, limit: Self.maximumAttributes)
+        }
         guard entries.count <= Self.maximumInAppEntries else {
             throw .tooManyInAppEntries(count: entries.count, limit: Self.maximumInAppEntries)
         }
@@ -103,6 +110,11 @@ public struct ReceiptPayload: Sendable {
     public var creationDateText: String? { attribute(Field.creationDate)?.value.string }
     /// `receipt_creation_date` (field 12) parsed; nil when absent or not an RFC 3339 date.
     public var creationDate: Date? { creationDateText.flatMap(ReceiptDate.parse) }
+    /// `receipt_creation_date` (field 12) as the check time reads it: absent, a date, or
+    /// unreadable (another ASN.1 type, text that is no date, the field more than once).
+    public var creation: ReceiptDate.Reading {
+        ReceiptDate.read(Field.creationDate, named: "receipt_creation_date", in: attributes)
+    }
     /// `expiration_date` (field 21) as signed.
     public var expirationDateText: String? { attribute(Field.expirationDate)?.value.string }
     /// `expiration_date` (field 21) parsed.

@@ -102,11 +102,19 @@ struct ReceiptSubject {
         (checkTime, checkTimeNote) = Inspection.CheckTime.decide(
             options.timePolicy, now: options.now, hints: options.hints
         ) {
-            if let created = payload.creationDate { return .date(created, field: "receipt_creation_date") }
-            let text = payload.creationDateText.map { "is \"\($0)\", not an RFC 3339 date" }
+            let reading = payload.creation
+            if case .date(let created) = reading { return .date(created, field: "receipt_creation_date") }
+            let why: String?
+            switch reading {
+            case .unreadable(let text) where payload.creationDateText == nil || payload.creationDate != nil:
+                // Another ASN.1 type (an INTEGER), or the field more than once: unreadable, not absent.
+                why = text
+            default:
+                why = payload.creationDateText.map { "receipt_creation_date is \"\($0)\", not an RFC 3339 date" }
+            }
             return .unusable(
-                .init(name: "receipt_creation_date", container: "the receipt"), text == nil ? .absent : .notADate,
-                note: "receipt_creation_date \(text ?? "is absent"): certificates checked now")
+                .init(name: "receipt_creation_date", container: "the receipt"), why == nil ? .absent : .notADate,
+                note: "\(why ?? "receipt_creation_date is absent"): certificates checked now")
         }
     }
 }
