@@ -38,8 +38,12 @@ enum ClaimDetail: CheckDetail {
             }
         case .bundleID(let value, let kind):
             switch value {
-            case .string(let bundleID)? where !bundleID.isEmpty: return "bid is \(Excerpt.of(bundleID, limit: 60))"
-            case .string?: return "bid is empty; \(Self.bundleIDWanted(kind))"
+            case .string(let bundleID)? where Self.isBundleID(bundleID):
+                return "bid is \(Excerpt.of(bundleID, limit: 60))"
+            case .string(let bundleID)? where bundleID.isEmpty: return "bid is empty; \(Self.bundleIDWanted(kind))"
+            case .string(let bundleID)?:
+                return "bid is \"\(Excerpt.of(bundleID, limit: 60))\", not a bundle ID (letters, digits, hyphens and "
+                    + "periods only); \(Self.bundleIDWanted(kind))"
             case let other?: return "bid is \(other.kindDescription), expected the bundle ID string"
             case nil: return "no bid; \(Self.bundleIDWanted(kind))"
             }
@@ -93,6 +97,16 @@ enum ClaimDetail: CheckDetail {
         }
     }
 
+    /// Whether `text` can be a bundle ID: not empty, and only the characters Apple allows in
+    /// one (A–Z, a–z, 0–9, hyphen and period). `" "` is present, but names no app.
+    static func isBundleID(_ text: String) -> Bool {
+        !text.isEmpty
+            && text.utf8.allSatisfy { byte in
+                (0x41...0x5a).contains(byte) || (0x61...0x7a).contains(byte) || (0x30...0x39).contains(byte)
+                    || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
+            }
+    }
+
     /// What Apple wants in `bid`, and what follows without it.
     static func bundleIDWanted(_ kind: PayloadKind) -> String {
         let what = kind.isDeveloperSigned ? article(kind) : "every token a developer signs"
@@ -107,12 +121,18 @@ enum ClaimDetail: CheckDetail {
     }
 
     /// "5 minutes", "61.5 minutes".
+    /// A duration in words, exact: never rounded onto the limit it is compared with (3,601
+    /// seconds is "60 minutes 1 second", over Apple's 60 minutes, not "60 minutes").
     static func minutes(_ seconds: Double) -> String {
-        let tenths = (seconds / 6).rounded()
-        guard tenths.isFinite, abs(tenths) < 1e15 else { return "\(seconds / 60) minutes" }
-        let whole = Int64(tenths) / 10
-        let fraction = abs(Int64(tenths) % 10)
-        let shown = fraction == 0 ? String(whole) : "\(whole).\(fraction)"
-        return "\(shown) minute\(shown == "1" ? "" : "s")"
+        func plural(_ count: Int64, _ unit: String) -> String { "\(count) \(unit)\(count == 1 ? "" : "s")" }
+        guard seconds.isFinite, abs(seconds) < 1e15 else { return "\(seconds / 60) minutes" }
+        let sign = seconds < 0 ? "-" : ""
+        let magnitude = abs(seconds)
+        guard magnitude == magnitude.rounded() else {
+            return sign + "\(magnitude / 60) minutes (\(magnitude) seconds)"
+        }
+        let (whole, rest) = Int64(magnitude).quotientAndRemainder(dividingBy: 60)
+        if rest == 0 { return sign + plural(whole, "minute") }
+        return sign + (whole == 0 ? "" : plural(whole, "minute") + " ") + plural(rest, "second")
     }
 }

@@ -9,7 +9,7 @@ struct BundleClaimPolicy: VerifierPolicy, TokenStep {
         guard token.isDeveloperSigned else { return .none }
         let value = token.claims["bid"]
         var passed = false
-        if case .string(let bundleID)? = value, !bundleID.isEmpty { passed = true }
+        if case .string(let bundleID)? = value, ClaimDetail.isBundleID(bundleID) { passed = true }
         return Self.outcome(passed, ClaimDetail.bundleID(value, kind: token.kind))
     }
 }
