@@ -1,0 +1,129 @@
+import AppStoreTestData
+import Foundation
+import TestPKI
+import Testing
+
+/// Issue 48, item 6: the smaller findings, each through the built executable.
+@Suite(.timeLimit(.minutes(10))) struct SmallerHostileCasesCLITests {
+    static let pki = ExecutableTests.pki
+    static var root: String { ExecutableTests.rootFile }
+
+    /// A file whose name is not UTF-8 is read by its own bytes (Swift's text of the argument
+    /// has U+FFFD for each bad byte, which names another file); two such names that read
+    /// the same are refused (66), as which is meant cannot be told.
+    @Test func aFileNameThatIsNotUTF8IsRead() throws {
+        let folder = try CLI.temporaryDirectory()
+        let token = folder.appendingPathComponent("token.jws")
+        try Data(Self.pki.sign(payloadJSON: TestPayloads.transaction()).utf8).write(to: token)
+        let script = """
+            cd "$1" && cp token.jws "$(printf 'tx\\377.jws')" && cp token.jws "$(printf 'tx\\376.jws')" || exit 99
+            "$2" -q --root "$3" "$(printf 'tx\\377.jws')"; echo "one $?"
+            "$2" -q --root "$3" "$(printf 'tx\\377.jws')" "$(printf 'tx\\376.jws')"; echo "two $?"
+            """
+        let result = try CLI.runProgram(
+            "/bin/sh", ["-c", script, "sh", folder.path, CLI.executable.path, Self.root])
+        #expect(result.stdout.contains("one 0"), "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.contains("two 66"), "\(result.stdout)\(result.stderr)")
+        #expect(result.stderr.contains("its name is not UTF-8, and another argument's name reads the same"))
+    }
+
+    /// `--at` reads ISO 8601 as the output writes it, proleptic Gregorian: year 1 is in range,
+    /// and a date before 1582-10-15 is that date (Foundation's parser went Julian there).
+    @Test(arguments: [
+        ("0001-01-01", "0001-01-01T00:00:00.000Z", Int32(2)), ("1582-10-10", "1582-10-10T00:00:00.000Z", 2),
+        ("9999-12-31T23:59:59.999Z", "9999-12-31T23:59:59.999Z", 2),
+        ("2025-06-01T12:00:00.5+01:00", "2025-06-01T11:00:00.500Z", 0),
+    ])
+    func theEarliestDatesAreDates(given: String, read: String, status: Int32) throws {
+        let result = try CLI.run([
+            "--root", Self.root, "--at", given, "--format", "jsonl",
+            Self.pki.sign(payloadJSON: TestPayloads.transaction()),
+        ])
+        // The test certificates are valid from 2024 to 2026 only.
+        #expect(result.status == status, "\(result.stdout)\(result.stderr)")
+        let record = try #require(try result.jsonObjects().first)
+        #expect((record["checkTime"] as? [String: Any])?["time"] as? String == read, "\(result.stdout)")
+    }
+
+    /// A receipt whose `receipt_creation_date` is an INTEGER says so, not "absent".
+    @Test func aCreationDateOfAnotherTypeIsUnreadable() throws {
+        var builder = ReceiptBuilder()
+        builder.omitsCreationDate = true
+        builder.extraAttributes = [TestReceiptAttribute(type: 12, value: .integer(5))]
+        let file = try ReceiptCLI.file(ReceiptCLI.chain.sign(builder.der()), named: "integer-date.der")
+        let result = try CLI.run(["--root", ReceiptCLI.rootFile, "--format", "jsonl", file])
+        let record = try #require(try result.jsonObjects().first)
+        let notes = record["notes"] as? [String] ?? []
+        #expect(
+            notes.contains("receipt_creation_date is an INTEGER (5), not a date: certificates checked now"),
+            "\(notes)")
+    }
+
+    /// 9,994 in-app entries are within the in-app limit (10,000), and the receipt's fields do
+    /// not make the attributes' limit refuse it first; 10,001 meet the in-app limit, in its words.
+    @Test(arguments: [(9_994, true), (10_001, false)])
+    func theInAppLimitIsTheOneMet(entries: Int, accepted: Bool) throws {
+        let entry = InAppEntry(
+            productID: "com.example.coins", transactionID: "1001",
+            purchaseDate: Date(timeIntervalSince1970: 1_735_689_600))
+        var builder = ReceiptBuilder()
+        builder.inApp = Array(repeating: entry, count: entries)
+        let file = try ReceiptCLI.file(ReceiptCLI.chain.sign(builder.der()), named: "many-\(entries).der")
+        let result = try CLI.run(["--root", ReceiptCLI.rootFile, "--format", "jsonl", file], timeout: 300)
+        let record = try #require(try result.jsonObjects().first)
+        if accepted {
+            #expect(record["status"] as? String == "valid", "\(String(describing: record["reason"]))")
+        } else {
+            #expect(result.status == 5)
+            #expect(
+                (record["reason"] as? String)?.contains("10001 in-app entries, over the limit of 10000") == true,
+                "\(String(describing: record["reason"]))")
+        }
+    }
+
+    /// Bidi overrides and isolates and U+2028/U+2029 in a payload are escaped in tables, as
+    /// controls are: a product `gpj.<U+202E>exe` cannot show as `exe.jpg`.
+    @Test func bidiAndSeparatorsAreEscapedInTables() throws {
+        let payload = TestPayloads.transaction().replacingOccurrences(
+            of: "com.example.pro.monthly", with: "gpj.\\u202eexe\\u2028x\\u2066y")
+        let result = try CLI.run(["--root", Self.root, Self.pki.sign(payloadJSON: payload)])
+        #expect(result.status == 0, "\(result.stdout)")
+        #expect(result.stdout.contains("gpj.\\u{202e}exe\\u{2028}x\\u{2066}y"), "\(result.stdout)")
+        for raw in ["\u{202E}", "\u{2028}", "\u{2066}"] {
+            #expect(!result.stdout.unicodeScalars.contains(raw.unicodeScalars.first!))
+        }
+    }
+
+    /// A developer token's `exp` one second past Apple's 60 minutes says so, never "60 minutes".
+    @Test func aLifetimeOverTheLimitIsNotRoundedOntoIt() throws {
+        let keys = try SignCommandTests.Keys()
+        let now = Int(Date().timeIntervalSince1970)
+        let claims =
+            #"{"iss":"\#(SignCommandTests.issuer)","iat":\#(now),"exp":\#(now + 3_601),"#
+            + #""aud":"appstoreconnect-v1","bid":"com.example.app"}"#
+        let token = TestPKI.compactJWS(
+            headerJSON: #"{"alg":"ES256","kid":"ABCDE12345","typ":"JWT"}"#, payloadJSON: claims, key: keys.key)
+        let result = try CLI.run(["--key", keys.path, "--format", "jsonl", token])
+        #expect(result.status == 7, "\(result.stdout)")
+        let record = try #require(try result.jsonObjects().first)
+        #expect(
+            (record["reason"] as? String)?.contains("60 minutes 1 second after iat; Apple refuses") == true,
+            "\(String(describing: record["reason"]))")
+    }
+
+    /// `bid: " "` is present but names no app: refused, as an empty one is.
+    @Test(arguments: [" ", "com.example.app ", "com example"])
+    func aBundleIDClaimThatIsNoBundleIDIsRefused(bid: String) throws {
+        let keys = try SignCommandTests.Keys()
+        let now = Int(Date().timeIntervalSince1970)
+        let claims =
+            #"{"iss":"\#(SignCommandTests.issuer)","iat":\#(now),"exp":\#(now + 300),"#
+            + #""aud":"appstoreconnect-v1","bid":"\#(bid)"}"#
+        let token = TestPKI.compactJWS(
+            headerJSON: #"{"alg":"ES256","kid":"ABCDE12345","typ":"JWT"}"#, payloadJSON: claims, key: keys.key)
+        let result = try CLI.run(["--key", keys.path, "--format", "jsonl", token])
+        #expect(result.status == 7, "\(result.stdout)")
+        let record = try #require(try result.jsonObjects().first)
+        #expect((record["reason"] as? String)?.contains("not a bundle ID") == true, "\(record)")
+    }
+}
