@@ -155,7 +155,9 @@ enum InspectCommand {
         ///   while this thread shows the results of the one before and reads the next, instead
         ///   of in turn (one batch in flight at most: memory stays two batches'). Results are
         ///   shown in input order all the same; the end of an input, or a stalled one, waits for
-        ///   everything (`flush()`).
+        ///   everything (`flush()`). A batch holding a record the engine streams
+        ///   (`BatchEngine.streamedRecordBytes`) is not overlapped: its results are shown as they
+        ///   are made, never all held (a 64 MiB line may hold 2.8 million tokens).
         func flush(overlapping: Bool = false) {
             // What is shown is written before anything waits (a stalled input, the next batch).
             defer { output.flush() }
@@ -166,7 +168,11 @@ enum InspectCommand {
             let work = batch
             batch.removeAll(keepingCapacity: true)
             batchBytes = 0
-            guard overlapping, engine.jobs > 1 else {
+            let streamed = work.contains {
+                if case .record(let record) = $0 { return record.size >= BatchEngine.streamedRecordBytes }
+                return false
+            }
+            guard overlapping, engine.jobs > 1, !streamed else {
                 show(previous?.results)
                 let problem = engine.run(work, outcome: render.outcome, deliver: show)
                 if jsonProblem == nil { jsonProblem = problem }

@@ -40,6 +40,11 @@ public final class BatchEngine: Sendable {
     /// Bytes of tokens verified before their outcomes are handed over.
     public static let groupBytes = 8 << 20
 
+    /// A record at least this large is scanned on the calling thread, its items verified as
+    /// they are found, a group at a time: a 64 MiB line of 2.8 million glued tokens is never
+    /// held as a list of them (each item costs about a hundred bytes more than its text).
+    public static let streamedRecordBytes = 1 << 20
+
     public init(verifier: Verifier, jobs: Int) {
         self.verifier = verifier
         self.jobs = jobs
@@ -63,12 +68,6 @@ public final class BatchEngine: Sendable {
         _ work: [Work], outcome: @Sendable (Inspection) -> Outcome, deliver: (Outcome) -> Void
     ) -> String? {
         guard !work.isEmpty else { return nil }
-        let scanned = parallelMap(work) { work -> (items: [InputScanner.Item], jsonProblem: String?) in
-            switch work {
-            case .item(let item): return ([item], nil)
-            case .record(let record): return record.scan()
-            }
-        }
         var group: [InputScanner.Item] = []
         var groupBytes = 0
         func verifyGroup() {
@@ -83,7 +82,7 @@ public final class BatchEngine: Sendable {
             group.removeAll(keepingCapacity: true)
             groupBytes = 0
         }
-        for item in scanned.lazy.flatMap(\.items) {
+        func add(_ item: InputScanner.Item) {
             group.append(item)
             switch item {
             case .token(_, let token): groupBytes += token.utf8.count
@@ -92,8 +91,36 @@ public final class BatchEngine: Sendable {
             }
             if group.count >= Self.groupSize || groupBytes >= Self.groupBytes { verifyGroup() }
         }
+        var jsonProblem: String?
+        // In input order: runs of smaller records scanned in parallel, each large one streamed.
+        var start = work.startIndex
+        while start < work.endIndex {
+            if case .record(let record) = work[start], record.size >= Self.streamedRecordBytes {
+                let problem = record.scan(emit: add)
+                if jsonProblem == nil { jsonProblem = problem }
+                start += 1
+                continue
+            }
+            let end =
+                work[start...].firstIndex {
+                    if case .record(let record) = $0 { return record.size >= Self.streamedRecordBytes }
+                    return false
+                } ?? work.endIndex
+            let scanned = parallelMap(Array(work[start..<end])) {
+                work -> (items: [InputScanner.Item], jsonProblem: String?) in
+                switch work {
+                case .item(let item): return ([item], nil)
+                case .record(let record): return record.scan()
+                }
+            }
+            for (items, problem) in scanned {
+                items.forEach(add)
+                if jsonProblem == nil { jsonProblem = problem }
+            }
+            start = end
+        }
         verifyGroup()
-        return scanned.lazy.compactMap(\.jsonProblem).first
+        return jsonProblem
     }
 
     /// `transform` applied to every element on `jobs` threads, results in order.

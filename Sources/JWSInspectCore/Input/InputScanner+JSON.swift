@@ -25,16 +25,22 @@ extension InputScanner {
     /// The walk keeps a stack, not the call stack: an embedded document may nest 512 levels
     /// again, on a worker thread.
     static func jsonTokens(_ document: JSONValue, origin: String) -> [Item] {
+        var items: [Item] = []
+        jsonTokens(document, origin: origin) { items.append($0) }
+        return items
+    }
+
+    /// `jsonTokens`, each item handed to `emit` as it is found (a 64 MiB document of tokens is
+    /// never held as a list of them as well).
+    static func jsonTokens(_ document: JSONValue, origin: String, emit: (Item) -> Void) {
         var walk = JSONWalk(origin: origin)
-        walk.run(document)
-        return walk.items
+        walk.run(document, emit: emit)
     }
 }
 
 /// A walk over a JSON document, strings and all (see `InputScanner.jsonTokens`).
 private struct JSONWalk {
     let origin: String
-    var items: [InputScanner.Item] = []
     var path = SourcePath()
 
     /// A container being walked: its values, the next one to visit, where its path starts
@@ -55,8 +61,8 @@ private struct JSONWalk {
         self.origin = origin
     }
 
-    mutating func run(_ document: JSONValue) {
-        visit(document, level: 0)
+    mutating func run(_ document: JSONValue, emit: (InputScanner.Item) -> Void) {
+        visit(document, level: 0, emit: emit)
         while !frames.isEmpty {
             let top = frames.count - 1
             let frame = frames[top]
@@ -79,13 +85,13 @@ private struct JSONWalk {
                 value = member
             }
             frames[top].next += 1
-            visit(value, level: frame.level)
+            visit(value, level: frame.level, emit: emit)
         }
     }
 
-    private mutating func visit(_ value: JSONValue, level: Int) {
+    private mutating func visit(_ value: JSONValue, level: Int, emit: (InputScanner.Item) -> Void) {
         switch value {
-        case .string(let string): visit(string, level: level)
+        case .string(let string): visit(string, level: level, emit: emit)
         case .array(let values): frames.append(Frame(values: .array(values), pathCount: path.count, level: level))
         case .object(let object):
             frames.append(
@@ -99,7 +105,7 @@ private struct JSONWalk {
         origin + " " + (path.count == 0 ? "(document)" : path.description)
     }
 
-    private mutating func visit(_ value: String, level: Int) {
+    private mutating func visit(_ value: String, level: Int, emit: (InputScanner.Item) -> Void) {
         // Read in place: a document's strings may be megabytes, and most hold no JWS.
         var string = value
         string.makeContiguousUTF8()
@@ -136,7 +142,11 @@ private struct JSONWalk {
                     || (first == UInt8(ascii: "[") && last == UInt8(ascii: "]"))
             {
                 do {
-                    embedded = try JSONValue.decode(Array(trimmed))
+                    embedded = try JSONValue.decode(
+                        Array(trimmed), budget: 4 * InputScanner.maximumEmbeddedDocumentSize)
+                } catch let dense as JSONValue.TreeCost.TooDense {
+                    found.append(
+                        .malformed(source: source(), reason: "the JSON document in this string is refused: \(dense)"))
                 } catch let duplicate as DuplicateMember {
                     // Read two ways, as a document of the input would be: refused whole, neither
                     // copy (nor any token in it) verified.
@@ -150,10 +160,10 @@ private struct JSONWalk {
                 InputScanner.textTokens(trimmed, into: &found, source: source)
             }
         }
-        items += found
+        found.forEach(emit)
         if let embedded {
             path.append(.document)
-            visit(embedded, level: level + 1)
+            visit(embedded, level: level + 1, emit: emit)
         }
     }
 }

@@ -58,6 +58,14 @@ public enum InputScanner {
     static func textTokens(
         _ bytes: UnsafeBufferPointer<UInt8>, into items: inout [Item], source: () -> String
     ) {
+        textTokens(bytes, source: source) { items.append($0) }
+    }
+
+    /// The tokens in `bytes`, each handed to `emit` as it is found (a 64 MiB line of tokens is
+    /// never held as a list); `source` is asked for only when one is found.
+    static func textTokens(
+        _ bytes: UnsafeBufferPointer<UInt8>, source: () -> String, emit: (Item) -> Void
+    ) {
         // This runs over every byte of every input: runs are measured sixteen bytes at a
         // time (TokenCharacters), their dots counted with CompactJWS.forEachDot.
         let count = bytes.count
@@ -75,7 +83,7 @@ public enum InputScanner {
                 noJoinBefore = scannedTo
                 if let (token, pieces) = joined {
                     // Named, since whitespace inside a JWS string is refused by Apple's libraries.
-                    items.append(
+                    emit(
                         .token(
                             source: "\(source()) (rejoined from \(pieces) pieces)",
                             token: String(decoding: token, as: UTF8.self)))
@@ -86,7 +94,7 @@ public enum InputScanner {
             let runEnd = tokenEnd(bytes, run: index..<(index + length))
             if runEnd - index >= minimumCandidateLength {
                 let runBytes = UnsafeBufferPointer(rebasing: bytes[index..<runEnd])
-                if looksLikeJWSHeader(runBytes) { items += wholeRun(runBytes, source: source()) }
+                if looksLikeJWSHeader(runBytes) { wholeRun(runBytes, source: source(), emit: emit) }
             }
             index += length
         }
@@ -96,10 +104,22 @@ public enum InputScanner {
     /// segments, else the tokens glued together in it, or why it is not one. `token` is the
     /// run as a String when the caller has it already.
     static func wholeRun(_ run: UnsafeBufferPointer<UInt8>, source: String, token: String? = nil) -> [Item] {
+        var items: [Item] = []
+        wholeRun(run, source: source, token: token) { items.append($0) }
+        return items
+    }
+
+    /// `wholeRun`'s items, each handed to `emit` as it is found.
+    static func wholeRun(
+        _ run: UnsafeBufferPointer<UInt8>, source: String, token: String? = nil, emit: (Item) -> Void
+    ) {
         guard dotCount(run) != 2 else {
-            return [.token(source: source, token: token ?? String(decoding: run, as: UTF8.self))]
+            emit(.token(source: source, token: token ?? String(decoding: run, as: UTF8.self)))
+            return
         }
-        return splitConcatenated(run).flatMap { classify(UnsafeBufferPointer(rebasing: run[$0]), source: source) }
+        for range in splitConcatenated(run) {
+            classify(UnsafeBufferPointer(rebasing: run[range]), source: source).forEach(emit)
+        }
     }
 
     /// A token wrapped by whitespace (line breaks or spaces) that starts with the run at

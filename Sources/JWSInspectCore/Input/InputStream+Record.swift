@@ -34,60 +34,75 @@ extension InputStream {
             }
         }
 
+        /// The memory a JSON record's tree may take (`JSONValue.TreeCost`): four times the record
+        /// limit, so that with the record itself and the reader's buffer a record of 64 MiB
+        /// stays within 8 times its size; never under 64 MiB, so a small limit (tests) refuses
+        /// no small document.
+        public static func treeBudget(limit: Int) -> Int { max(4 * limit, 64 << 20) }
+
         /// The JWS found in the record, and why it is not JSON when it looked like JSON.
         public func scan() -> (items: [InputScanner.Item], jsonProblem: String?) {
+            var items: [InputScanner.Item] = []
+            let problem = scan { items.append($0) }
+            return (items, problem)
+        }
+
+        /// The JWS found in the record, each handed to `emit` as it is found (a 64 MiB line of
+        /// tokens is never held as a list of them), and why it is not JSON when it looked like JSON.
+        public func scan(emit: (InputScanner.Item) -> Void) -> String? {
             let source = numberLines ? "\(origin):\(number)" : origin
             var limit: String { "the \(InputStream.describe(size: self.limit)) limit for one record" }
             switch content {
             case .overLimit(let length):
-                return (
-                    [
-                        .malformed(
-                            source: "\(origin):\(number)", reason: "line \(number) is \(length) bytes, over \(limit)")
-                    ], nil
-                )
+                emit(
+                    .malformed(
+                        source: "\(origin):\(number)", reason: "line \(number) is \(length) bytes, over \(limit)"))
             case .documentOverLimit(let last):
-                return (
-                    [
-                        .malformed(
-                            source: "\(origin):\(number)",
-                            reason:
-                                "the JSON document on lines \(number) to \(last) is over \(limit); nothing in it was read"
-                        )
-                    ], nil
-                )
+                emit(
+                    .malformed(
+                        source: "\(origin):\(number)",
+                        reason:
+                            "the JSON document on lines \(number) to \(last) is over \(limit); nothing in it was read"))
             case .text(let bytes):
-                return (InputScanner.textTokens(bytes[...], source: source), nil)
+                bytes.withUnsafeBufferPointer { InputScanner.textTokens($0, source: { source }, emit: emit) }
             case .receipt(let bytes):
-                return ([.receipt(source: source, der: bytes)], nil)
+                emit(.receipt(source: source, der: bytes))
             case .receiptOverLimit(let size):
                 let error = CMSSignedData.ParseError.tooLarge(size: size, limit: CMSSignedData.maximumSize)
-                return ([.malformed(source: source, reason: error.description)], nil)
+                emit(.malformed(source: source, reason: error.description))
             case .receiptText(let text):
-                return ([InputScanner.receipt(base64: text[...], source: source)], nil)
+                emit(InputScanner.receipt(base64: text[...], source: source))
             case .json(let record, let lines, let whole):
                 do {
-                    let document = try JSONValue.decode(record)
+                    let document = try JSONValue.decode(record, budget: Self.treeBudget(limit: self.limit))
                     let prefix = whole ? "\(origin):" : numberLines ? "\(origin):\(number):" : "\(origin):"
-                    return (InputScanner.jsonTokens(document, origin: prefix), nil)
+                    InputScanner.jsonTokens(document, origin: prefix, emit: emit)
+                } catch let dense as JSONValue.TreeCost.TooDense {
+                    let last = lines.last?.number ?? number
+                    let place = last == number ? "on line \(number)" : "on lines \(number) to \(last)"
+                    emit(
+                        .malformed(
+                            source: whole || !numberLines ? origin : "\(origin):\(number)",
+                            reason: "the JSON document \(place) is refused: \(dense)"))
                 } catch let duplicate as DuplicateMember {
                     // Read two ways (Foundation keeps the first, others the last): refused whole,
                     // neither copy verified.
                     let line = lines.last { $0.start <= duplicate.offset }?.number ?? number
                     let reason = "the JSON document names member \(duplicate.quotedName) twice at line \(line)"
-                    return (
-                        [.malformed(source: whole || !numberLines ? origin : "\(origin):\(number)", reason: reason)],
-                        nil
-                    )
+                    emit(.malformed(source: whole || !numberLines ? origin : "\(origin):\(number)", reason: reason))
                 } catch {
                     // Not JSON after all (a log line that starts with a brace): scan its lines as text.
-                    let items = lines.flatMap { number, start, end in
-                        InputScanner.textTokens(
-                            record[start..<end], source: numberLines ? "\(origin):\(number)" : origin)
+                    record.withUnsafeBufferPointer { buffer in
+                        for (number, start, end) in lines {
+                            InputScanner.textTokens(
+                                UnsafeBufferPointer(rebasing: buffer[start..<end]),
+                                source: { numberLines ? "\(origin):\(number)" : origin }, emit: emit)
+                        }
                     }
-                    return (items, JSONValue.describeFailure(error, bytes: record))
+                    return JSONValue.describeFailure(error, bytes: record)
                 }
             }
+            return nil
         }
     }
 }
