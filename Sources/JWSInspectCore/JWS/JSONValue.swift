@@ -65,7 +65,11 @@ public enum JSONValue: Sendable, Equatable, Decodable {
     /// - Throws: Foundation's error for anything that is not JSON; `DuplicateMember` for a
     ///   member named twice; `Unchecked` for a text Foundation reads and the member check
     ///   cannot (not UTF-8).
-    public static func decode(_ bytes: [UInt8]) throws -> JSONValue {
+    public static func decode(_ bytes: [UInt8], budget: Int? = nil) throws -> JSONValue {
+        if let budget {
+            let estimate = bytes.withUnsafeBufferPointer { TreeCost.estimate($0) }
+            if estimate.bytes > budget { throw TreeCost.TooDense(values: estimate.values, size: bytes.count) }
+        }
         let value = try decodeUnchecked(bytes)
         let (duplicate, problem) = bytes.withUnsafeBufferPointer { JSONSyntax.memberCheck($0) }
         if let duplicate { throw duplicate }
@@ -82,6 +86,61 @@ public enum JSONValue: Sendable, Equatable, Decodable {
                 bytesNoCopy: UnsafeMutableRawPointer(mutating: raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!),
                 count: raw.count, deallocator: .none)
             return try JSONDecoder().decode(JSONValue.self, from: data)
+        }
+    }
+
+    /// The bytes a member name that is not ASCII may have (`MemberNames.nonASCIILimit`).
+    public static var nonASCIIMemberNameLimit: Int { MemberNames.nonASCIILimit }
+
+    /// What decoding a JSON text costs in memory, estimated before it is decoded: Foundation's
+    /// decoder and the tree it makes take about 56 bytes per value and 128 more per object,
+    /// whatever the value's own bytes (`[1,1,…]` of 64 MiB made 1.7 GB, `[{"x":1},…]` 2.2 GB),
+    /// so a document of many small values is refused before it is read, not held.
+    public enum TreeCost {
+        /// Bytes per value (a separator, a member name's colon or a container opening marks one).
+        static let perValue = 56
+        /// Bytes more per object.
+        static let perObject = 128
+
+        /// The values a text holds and the bytes its tree would take: one linear pass, strings
+        /// skipped (their escapes too).
+        public static func estimate(_ bytes: UnsafeBufferPointer<UInt8>) -> (values: Int, bytes: Int) {
+            var values = 1
+            var objects = 0
+            var inString = false
+            var index = 0
+            while index < bytes.count {
+                let byte = bytes[index]
+                if inString {
+                    if byte == UInt8(ascii: "\\") {
+                        index += 1
+                    } else if byte == UInt8(ascii: "\"") {
+                        inString = false
+                    }
+                } else {
+                    switch byte {
+                    case UInt8(ascii: "\""): inString = true
+                    case UInt8(ascii: ","), UInt8(ascii: ":"), UInt8(ascii: "["): values += 1
+                    case UInt8(ascii: "{"):
+                        values += 1
+                        objects += 1
+                    default: break
+                    }
+                }
+                index += 1
+            }
+            return (values, values * perValue + objects * perObject)
+        }
+
+        /// A document whose tree would take more than the memory allowed for it.
+        public struct TooDense: Error, CustomStringConvertible {
+            public let values: Int
+            public let size: Int
+
+            public var description: String {
+                "it holds about \(values) values in \(size) bytes, too many to read within the memory allowed "
+                    + "for one record (split it, e.g. jq -c '.[]')"
+            }
         }
     }
 
