@@ -224,6 +224,16 @@ for count in (50, 200):
         for i in range(count):
             fields["pad"] = "%06d" % i + "x" * 690000
             f.write(b64(json.dumps(fields).encode()) + "." + b64(b'{"signedDate":1}') + "." + b64(bytes(64)) + "\n")
+# Issue 48: a line of the record limit (64 MiB) of minimal tokens glued by spaces (2.79 million),
+# and JSON documents of many small values (numbers, objects) and of tokens.
+with open(f"{work}/glued-line-64", "w") as f:
+    f.write("eyJhIjoxfQ.eyJhIjoxfQ.x " * 2790000 + "\n")
+with open(f"{work}/dense-numbers", "w") as f:
+    f.write("[" + ",".join(["1"] * 33000000) + "]\n")
+with open(f"{work}/dense-objects", "w") as f:
+    f.write("[" + ",".join(['{"x":1}'] * 8300000) + "]\n")
+with open(f"{work}/token-array", "w") as f:
+    f.write(json.dumps(["eyJhIjoxfQ.eyJhIjoxfQ.x"] * 2400000, separators=(",", ":")) + "\n")
 PY
 measure() { /usr/bin/time -f '%e %M' -o "$work/m" "$bin" -q --jobs 1 "$@" >/dev/null 2>&1 || true; tail -n 1 "$work/m"; }
 row() {  # label, small file, large file, size ratio
@@ -235,6 +245,22 @@ printf '\n| hostile input (--jobs 1 -q) | smaller: time, peak RSS | larger: time
 row "one line of minimal tokens glued together, 4 / 16 MiB" "$work/glued-4" "$work/glued-16" 4
 row "a notification body, then 16 / 64 MiB of newlines" "$work/blank-16" "$work/blank-64" 4
 row "50 / 200 distinct 920 KB headers" "$work/headers-50" "$work/headers-200" 4
+
+# One record of 64 MiB: peak RSS at most 8 times the record limit (512 MiB), at --jobs 1, the
+# default and 8 (issue 48: 477 MB, 2.45 GB and more before).
+printf '\n| one 64 MiB record (-q) | --jobs 1: time, peak RSS | default: time, peak RSS | --jobs 8: time, peak RSS |\n|---|---|---|---|\n'
+for input in glued-line-64 token-array dense-numbers dense-objects; do
+    line="| $input ($(( $(stat -c %s "$work/$input") >> 20 )) MiB) |"
+    for jobs in 1 default 8; do
+        args=(); [ "$jobs" = default ] || args=(--jobs "$jobs")
+        /usr/bin/time -f '%e %M' -o "$work/m" "$bin" -q "${args[@]}" "$work/$input" >/dev/null 2>&1 || true
+        read -r t m < <(tail -n 1 "$work/m")
+        mib=$(calc "$m / 1024" 1)
+        line="$line $t s, $mib MiB |"
+        target "$input, --jobs $jobs: peak RSS, MiB" "$mib" "<=" 512
+    done
+    printf '%s\n' "$line"
+done
 
 printf '\n| measured | figure | target | holds |\n|---|---|---|---|\n%s' "$report"
 printf '| tokens: targets held | %s of %s | | |\n' "$held" "$targets"

@@ -66,6 +66,44 @@ enum Harness {
         // only as a whole input, also alone.
         for limit in recordLimits { checkCommand(bytes, recordLimit: limit) }
         if rawReceipt { checkReceiptCommand(bytes, recordLimit: recordLimits[1]) }
+        checkDocument(bytes)
+    }
+
+    /// The input as a JSON document, as a record is read (issue 48). Invariants:
+    /// - member names are compared in linear time: no member name that is not ASCII is over
+    ///   `MemberNames.nonASCIILimit` bytes in a document that decodes (such names are where
+    ///   Swift's string comparison went quadratic);
+    /// - memory is bounded per record: a document decodes only when the tree it makes is
+    ///   estimated within the record's budget (`JSONValue.TreeCost`), and a text scan of the
+    ///   input hands its items over one at a time, in the same order as the list `scan()` makes.
+    static func checkDocument(_ bytes: [UInt8]) {
+        let budget = InputStream.Record.treeBudget(limit: recordLimits[1])
+        if let document = try? JSONValue.decode(bytes, budget: budget) {
+            let estimate = bytes.withUnsafeBufferPointer { JSONValue.TreeCost.estimate($0) }
+            precondition(estimate.bytes <= budget, "a document over its memory budget decoded")
+            var pending = [document]
+            while let value = pending.popLast() {
+                switch value {
+                case .object(let members):
+                    for (name, member) in members {
+                        precondition(
+                            name.utf8.allSatisfy { $0 < 0x80 } || name.utf8.count <= JSONValue.nonASCIIMemberNameLimit,
+                            "a member name of \(name.utf8.count) bytes, not ASCII, was compared")
+                        pending.append(member)
+                    }
+                case .array(let values): pending += values
+                default: break
+                }
+            }
+        }
+        var emitted: [InputScanner.Item] = []
+        var stream = InputStream(bytes: bytes, origin: "fuzz", recordLimit: recordLimits[1])
+        while let record = stream.nextRecord() {
+            let problem = record.scan { emitted.append($0) }
+            let (listed, listedProblem) = record.scan()
+            precondition(problem == listedProblem, "streaming changed the JSON problem")
+            precondition(Array(emitted.suffix(listed.count)) == listed, "streaming changed the items")
+        }
     }
 
     private static func inspect(_ token: String, source: String, verifier: Verifier) {
