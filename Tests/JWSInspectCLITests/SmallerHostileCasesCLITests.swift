@@ -1,6 +1,7 @@
 import AppStoreTestData
 import Foundation
 import TestPKI
+import TestSupport
 import Testing
 
 /// Issue 48, item 6: the smaller findings, each through the built executable.
@@ -125,5 +126,76 @@ import Testing
         #expect(result.status == 7, "\(result.stdout)")
         let record = try #require(try result.jsonObjects().first)
         #expect((record["reason"] as? String)?.contains("not a bundle ID") == true, "\(record)")
+    }
+}
+
+/// Issue 48, item 4: memory follows the record, not the tokens in it. A line of minimal tokens
+/// glued by spaces was held as a list of them (about a hundred bytes each beyond their text)
+/// and, with more than one job, as a list of their results: a 64 MiB line took 2.45 GB. A
+/// JSON document of many small values took 26 times its size to decode. The bounds here are
+/// generous checks of the kernel's high-water mark, not measurements: `make bench` measures.
+@Suite(.timeLimit(.minutes(10))) struct MemoryPerRecordCLITests {
+    /// Runs the executable (through `ChildProcess`), reading its peak resident set (`VmHWM` in
+    /// /proc, which only grows) every 10 ms while it runs: the last reading before it exits,
+    /// in KiB. (`wait4`'s `ru_maxrss` would count the test process's own, from before exec.)
+    static func runWithPeak(_ arguments: [String]) throws -> (result: ChildProcess.Result, peakKiB: Int) {
+        let child = try ChildProcess(
+            CLI.executable.path, arguments, directory: try CLI.temporaryDirectory(), input: .nullDevice,
+            timeout: .seconds(600), outputLimit: 256 << 20)
+        let peak = Locked(0)
+        let done = Locked(false)
+        let path = "/proc/\(child.pid)/status"
+        let sampler = Thread {
+            while !done.value {
+                if let status = try? String(contentsOfFile: path, encoding: .utf8),
+                    let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+                    let kib = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+                {
+                    peak.update { $0 = max($0, kib) }
+                }
+                usleep(10_000)
+            }
+        }
+        sampler.start()
+        defer { done.set(true) }
+        let result = try child.finish()
+        return (result, peak.value)
+    }
+
+    /// 8 MiB of `eyJhIjoxfQ.eyJhIjoxfQ.x ` (350,000 tokens) on one line: every token has its
+    /// result, in order, and the peak stays under 4 times the line plus 32 MiB (161 MB before).
+    @Test(arguments: [nil, "8"])
+    func aLineOfGluedTokensIsNotHeldAsAList(jobs: String?) throws {
+        let file = try CLI.temporaryDirectory().appendingPathComponent("glued.txt")
+        let count = 350_000
+        try Data((String(repeating: "eyJhIjoxfQ.eyJhIjoxfQ.x ", count: count) + "\n").utf8).write(to: file)
+        let size = try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int ?? 0
+        let (result, peak) = try Self.runWithPeak(
+            ["--format", "jsonl"] + (jobs.map { ["--jobs", $0] } ?? []) + [file.path])
+        var lines = 0
+        for byte in result.stdout where byte == UInt8(ascii: "\n") { lines += 1 }
+        #expect(lines == count, "\(lines) results")
+        #expect(result.status == 5, "\(result.stderrText.prefix(300))")
+        let bound = (4 * size + (32 << 20)) >> 10
+        #expect(peak > 0 && peak <= bound, "peak \(peak) KiB, bound \(bound) KiB")
+    }
+
+    /// A document of 5 million numbers (10 MB) would take about 280 MB to decode, past the
+    /// 256 MiB a record's tree may take: refused before it is read, in one line naming why.
+    /// 33 million (66 MB) took 1.7 GB and 33 s before; refused at once now.
+    @Test(arguments: [5_000_000, 33_000_000])
+    func aDocumentOfManySmallValuesIsRefusedBeforeItIsRead(values: Int) throws {
+        let file = try CLI.temporaryDirectory().appendingPathComponent("numbers.json")
+        let text = Array(("[1" + String(repeating: ",1", count: values - 1) + "]\n").utf8)
+        try Data(text).write(to: file)
+        let (result, peak) = try Self.runWithPeak(["-q", file.path])
+        #expect(result.status == 5)
+        #expect(
+            result.stderrText.contains(
+                // The array is a value too.
+                "the JSON document on line 1 is refused: it holds about \(values + 1) values in \(text.count - 1) bytes"
+            ),
+            "\(result.stderrText)")
+        #expect(peak <= (4 * text.count + (32 << 20)) >> 10, "peak \(peak) KiB")
     }
 }
