@@ -41,6 +41,10 @@ public enum TransportError: Error, Sendable, Equatable {
     case unreachable(String)
     /// The body, after its `Content-Encoding` is decoded, was larger than the client reads.
     case tooLarge(limit: Int)
+    /// The answer's `Content-Encoding` is one the client does not decode (more than one layer,
+    /// or not the gzip it asked for), or an earlier such answer holds the client: the reason.
+    /// Refused before any byte of the body was decoded.
+    case encodingRefused(String)
     /// A 3xx answer: the API never redirects, and the request (with its bearer token) is not
     /// sent on; `location` is the `Location` header as sent, if any.
     case redirected(status: Int, location: String?)
@@ -60,13 +64,15 @@ public enum TransportError: Error, Sendable, Equatable {
                 + (location.map { "to '\(Excerpt.of($0, limit: 200))'" } ?? "without a Location")
                 + ": the App Store Server API never redirects, so the request and its bearer token were not sent on"
         case .certificate(let reason): "the server's TLS certificate is not trusted (\(reason))"
+        case .encodingRefused(let reason): reason
         }
     }
 
-    /// Whether an answer came and cannot be used (too large, a redirect): not retried.
+    /// Whether an answer came and cannot be used (too large, a redirect, an encoding refused):
+    /// not retried, for the server would answer the same.
     var isAnswer: Bool {
         switch self {
-        case .tooLarge, .redirected: true
+        case .tooLarge, .redirected, .encodingRefused: true
         case .timedOut, .unreachable, .certificate: false
         }
     }

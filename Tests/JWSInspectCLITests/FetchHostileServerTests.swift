@@ -4,6 +4,7 @@ import TestSupport
 import Testing
 
 @testable import AppStoreServerAPI
+@testable import AppStoreServerHTTP
 @testable import JWSInspectCLI
 
 private typealias Seed = MockAppStoreServer.Seed
@@ -92,6 +93,18 @@ struct FetchHostileServerTests {
         return result.stdout
     }
 
+    /// `jwsinspect fetch ARGUMENTS` as a process, against `harness`'s servers: a refused answer
+    /// stops libcurl for the rest of the program (`URLSessionTransport`), so not in this one.
+    static func runCompanion(_ harness: FetchHarness, _ arguments: [String]) throws -> (CLI.Result, Duration) {
+        // The process signs its bearer tokens at this machine's time: the mock follows it meanwhile.
+        let behind = Date().timeIntervalSince(harness.production.now)
+        harness.production.clockOffset = .milliseconds(Int64(behind * 1000))
+        defer { harness.production.clockOffset = .zero }
+        let start = ContinuousClock.now
+        let result = try CLI.run(["fetch"] + arguments + harness.credentials + harness.endpoints, timeout: 120)
+        return (result, ContinuousClock.now - start)
+    }
+
     @Test("a gzip body is read after decoding: 17 MiB from a few KB is refused at 16 MiB (69); a small one is read")
     func gzipBomb() throws {
         let harness = try FetchHarness()
@@ -100,7 +113,7 @@ struct FetchHostileServerTests {
         harness.production.enqueue(
             .bytes(200, headers: ["Content-Type": "application/json", "Content-Encoding": "gzip"], body: bomb),
             forPathPrefix: "/inApps/v1/transactions/")
-        let result = harness.run(["transaction", Seed.coins, "--environment", "Production"])
+        let (result, _) = try Self.runCompanion(harness, ["transaction", Seed.coins, "--environment", "Production"])
         #expect(result.status == 69, "\(result.stderr)")
         #expect(
             result.stderr.contains(
@@ -108,7 +121,7 @@ struct FetchHostileServerTests {
                     + "Store Server API answer; the transfer was stopped there"), "\(result.stderr)")
         #expect(harness.production.requests.count == 1)
 
-        // A gzip answer within the limit is decoded and verified as any other.
+        // A gzip answer within the limit is decoded and verified as any other; gzip alone is asked for.
         let body = harness.directory.appendingPathComponent("answer.json")
         try Data(#"{"signedTransactionInfo":"\#(try Self.signedCoins(harness))"}"#.utf8).write(to: body)
         harness.production.enqueue(
@@ -119,6 +132,66 @@ struct FetchHostileServerTests {
         let small = harness.run(["transaction", Seed.coins, "--environment", "Production", "--format", "jsonl"])
         #expect(small.status == 0, "\(small.stderr)")
         #expect(FetchHarness.records(small.stdout).last?["status"] as? String == "valid")
+        #expect(
+            harness.production.requests.last?.headers.filter({ $0.name.lowercased() == "accept-encoding" }).map(\.value)
+                == ["gzip"])
+    }
+
+    /// libcurl decodes every coding it knows, layer after layer (up to five), before jwsinspect
+    /// sees a byte: `gzip, gzip` turns 33 KB into 20 GiB in one call (65 s and 469 MB at
+    /// `--timeout 2` before issue 48). Refused when the headers arrive, never retried.
+    @Test(
+        "a Content-Encoding of more than one layer, or not the gzip asked for, is refused unread (69), not retried",
+        arguments: [
+            (["Content-Encoding": "gzip, gzip"], Self.layered("gzip, gzip")),
+            (["Content-Encoding": "gzip,gzip"], Self.layered("gzip,gzip")),
+            (["Content-Encoding": "GZIP, identity, gzip"], Self.layered("GZIP, identity, gzip")),
+            // Foundation keeps one of two lines whose names differ in case, and libcurl stacks
+            // both: the bound on what is kept stops it.
+            (["Content-Encoding": "gzip", "content-encoding": "gzip"], Self.overLimit),
+            (["Content-Encoding": "deflate"], Self.unasked("deflate")),
+            (["Content-Encoding": "br"], Self.unasked("br")),
+            (["Content-Encoding": "zstd"], Self.unasked("zstd")),
+            (["Content-Encoding": "x-gzip"], Self.unasked("x-gzip")),
+        ])
+    func contentEncodingRefused(_ encoding: [String: String], _ message: String) throws {
+        let harness = try FetchHarness()
+        // Two layers of gzip over 17 MiB of zeros: without the refusal, libcurl inflates both and
+        // the 16 MiB bound answers instead.
+        let inner = harness.directory.appendingPathComponent("inner.gz")
+        try Data(try Self.gzipZeros(17 << 20, in: harness.directory)).write(to: inner)
+        let body = try Self.gzip(inner)
+        harness.production.enqueue(
+            .bytes(200, headers: encoding.merging(["Content-Type": "application/json"]) { a, _ in a }, body: body),
+            forPathPrefix: "/inApps/v1/transactions/")
+        let (result, elapsed) = try Self.runCompanion(
+            harness,
+            ["transaction", Seed.coins, "--environment", "Production", "--timeout", "5", "--retries", "3", "-q"])
+        #expect(result.status == 69, "\(result.stderr)")
+        #expect(result.stderr.contains("unusable answer: \(message)"), "\(result.stderr)")
+        #expect(harness.production.requests.count == 1)
+        #expect(elapsed < .seconds(5), "\(elapsed)")
+    }
+
+    static func layered(_ named: String) -> String {
+        "the answer's Content-Encoding is '\(named)', 2 layers, where at most one (gzip, as asked) is decoded; "
+            + "refused before any of its body was decoded"
+    }
+
+    static func unasked(_ named: String) -> String {
+        "the answer's Content-Encoding is '\(named)', not the gzip asked for (Accept-Encoding: gzip); refused "
+            + "before any of its body was decoded"
+    }
+
+    static let overLimit =
+        "the answer is over 16 MiB (after decoding its Content-Encoding), more than any App Store Server API answer; "
+        + "the transfer was stopped there"
+
+    @Test(
+        "no Content-Encoding, identity, or one gzip in any case is read",
+        arguments: [[], ["identity"], ["gzip"], [" GZIP "], ["gzip, identity"], ["identity", "gzip"], [""]])
+    func contentEncodingRead(_ values: [String]) {
+        #expect(URLSessionTransport.encodingRefusal(values) == nil)
     }
 
     @Test(
