@@ -65,8 +65,8 @@ enum ExitStatus: Int32, CaseIterable {
                 + "customer's answer)"
         case .unavailable:
             "fetch: the App Store Server API refused the request (a 4xx other than 401, with its errorCode), or its "
-                + "answer is unusable (not one JSON object, a member named twice, over 16 MiB, a redirect, pages "
-                + "that do not add up), or its TLS certificate is not trusted"
+                + "answer is unusable (not one JSON object, a member named twice, over 16 MiB, a Content-Encoding "
+                + "other than one gzip, a redirect, pages that do not add up), or its TLS certificate is not trusted"
         case .software:
             "OpenSSL did not make a key, a certificate or a signature: mint's test data, sign's token or signature, "
                 + "fetch's bearer token (the message names the call; a broken OpenSSL installation)"
