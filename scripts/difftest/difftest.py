@@ -181,6 +181,10 @@ def payloads():
 def corpus(rng):
     """(class, kind, token) triples."""
     pki = PKI()
+    # One of the leaf and the intermediate with base64 padding and one without, so that both
+    # x5c padding classes are made (a certificate's length varies with its signature's).
+    while sorted(entry.endswith("=") for entry in pki.x5c()[:2]) != [False, True]:
+        pki = PKI()
     attacker = PKI("Attacker Root")
     impostor = PKI("Difftest Root")  # same root name, other key
     no_leaf_oid = PKI(root=pki.root, root_key=pki.root_key, leaf_oid=False)
@@ -257,9 +261,10 @@ def corpus(rng):
                 add("x5c-extra-padding", kind, token(pki, payload, {"alg": "ES256", "x5c": chain}))
         whole_index = next((i for i in (0, 1) if not x5c[i].endswith("=")), None)
         if whole_index is not None:
-            chain = list(x5c)
-            chain[whole_index] += "="
-            add("x5c-padding-after-full-group", kind, token(pki, payload, {"alg": "ES256", "x5c": chain}))
+            for extra in ["=", "==", "===="]:
+                chain = list(x5c)
+                chain[whole_index] += extra
+                add("x5c-padding-after-full-group", kind, token(pki, payload, {"alg": "ES256", "x5c": chain}))
         # x5c[2] is never read by Apple's libraries: whatever it holds, the chain is leaf -> intermediate -> root.
         for third in ["!!", "", base64.b64encode(b"hello").decode(), base64.b64encode(b"\x30\x03\x02\x01\x01").decode(),
                       attacker.x5c()[1], x5c[0]]:
