@@ -144,9 +144,11 @@ private struct JSONWalk {
                 do {
                     embedded = try JSONValue.decode(
                         Array(trimmed), budget: 4 * InputScanner.maximumEmbeddedDocumentSize)
-                } catch let dense as JSONValue.TreeCost.TooDense {
+                } catch let refusal as any Error & CustomStringConvertible
+                    where refusal is JSONValue.TreeCost.TooDense || refusal is JSONValue.RefusedNames
+                {
                     found.append(
-                        .malformed(source: source(), reason: "the JSON document in this string is refused: \(dense)"))
+                        .malformed(source: source(), reason: "the JSON document in this string is refused: \(refusal)"))
                 } catch let duplicate as DuplicateMember {
                     // Read two ways, as a document of the input would be: refused whole, neither
                     // copy (nor any token in it) verified.

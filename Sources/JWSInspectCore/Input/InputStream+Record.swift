@@ -77,13 +77,16 @@ extension InputStream {
                     let document = try JSONValue.decode(record, budget: Self.treeBudget(limit: self.limit))
                     let prefix = whole ? "\(origin):" : numberLines ? "\(origin):\(number):" : "\(origin):"
                     InputScanner.jsonTokens(document, origin: prefix, emit: emit)
-                } catch let dense as JSONValue.TreeCost.TooDense {
+                } catch let refusal as any Error & CustomStringConvertible
+                    where refusal is JSONValue.TreeCost.TooDense || refusal is JSONValue.RefusedNames
+                {
+                    // Too costly to read (memory, or time): refused whole, nothing in it verified.
                     let last = lines.last?.number ?? number
                     let place = last == number ? "on line \(number)" : "on lines \(number) to \(last)"
                     emit(
                         .malformed(
                             source: whole || !numberLines ? origin : "\(origin):\(number)",
-                            reason: "the JSON document \(place) is refused: \(dense)"))
+                            reason: "the JSON document \(place) is refused: \(refusal)"))
                 } catch let duplicate as DuplicateMember {
                     // Read two ways (Foundation keeps the first, others the last): refused whole,
                     // neither copy verified.

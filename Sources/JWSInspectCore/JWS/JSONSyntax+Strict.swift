@@ -27,11 +27,14 @@ extension JSONSyntax {
     /// (read as leniently as Foundation reads, in `.record` mode); or why the text could not
     /// be read to its end (Foundation takes UTF-16 and UTF-32 too): the caller refuses it
     /// then, rather than trust a reading it could not check.
-    static func memberCheck(_ bytes: UnsafeBufferPointer<UInt8>) -> (duplicate: DuplicateMember?, problem: String?) {
+    static func memberCheck(_ bytes: UnsafeBufferPointer<UInt8>) -> (
+        duplicate: DuplicateMember?, problem: String?, refusedNames: String?
+    ) {
         var syntax = JSONSyntax(mode: .record, members: true)
         syntax.feed(bytes)
-        if let duplicate = syntax.duplicate { return (duplicate, nil) }
-        return (nil, syntax.finish())
+        if let duplicate = syntax.duplicate { return (duplicate, nil, nil) }
+        let problem = syntax.finish()
+        return (nil, problem, syntax.refusedNames.map { _ in problem ?? "" })
     }
 
     /// A copy of valid JSON text with every raw control character inside a string written as

@@ -48,6 +48,11 @@ struct JSONSyntax {
     private(set) var rawControlCharacters = false
     /// The first member named twice in one object (set with `outcome` `.broken`).
     private(set) var duplicate: DuplicateMember?
+    /// Why the text was refused for its member names' cost (one too long, or all of them
+    /// together), before anything decodes it.
+    private(set) var refusedNames: String?
+    /// The bytes of the member names that are not ASCII, so far.
+    private var nonASCIINameBytes = 0
 
     var state = State.value
     /// One bit per open container: set for an object, clear for an array.
@@ -213,6 +218,7 @@ struct JSONSyntax {
         let piece = UnsafeBufferPointer(start: base + keyStart, count: end - keyStart)
         guard keyEscaped || !keyPrefix.isEmpty else {
             guard MemberNames.isWithinLimit(piece) else { return nameOverLimit(piece.count) }
+            guard countNonASCII(piece) else { return namesOverLimit() }
             if members.add(piece, textStart: offset + keyStart, piece: base, pieceOffset: offset) {
                 return true
             }
@@ -223,6 +229,7 @@ struct JSONSyntax {
         keyPrefix.removeAll(keepingCapacity: true)
         return name.withUnsafeBufferPointer { name in
             guard MemberNames.isWithinLimit(name) else { return nameOverLimit(name.count) }
+            guard countNonASCII(name) else { return namesOverLimit() }
             if members.add(name, textStart: nil, piece: base, pieceOffset: offset) { return true }
             return duplicateKey(name)
         }
@@ -231,9 +238,29 @@ struct JSONSyntax {
     /// A member name that is not ASCII and over `MemberNames.nonASCIILimit` bytes: the text is
     /// refused (comparing such names as Swift strings costs more than linear time).
     private mutating func nameOverLimit(_ count: Int) -> Bool {
-        fail(
+        let reason =
             "a member name of \(count) bytes that is not ASCII, over the \(MemberNames.nonASCIILimit) bytes such a "
-                + "name may have", atAbsolute: keyOffset)
+            + "name may have"
+        refusedNames = reason
+        fail(reason, atAbsolute: keyOffset)
+        return false
+    }
+
+    /// Counts a member name's bytes when it is not ASCII: false once all such names are over
+    /// `MemberNames.nonASCIITotalLimit`.
+    private mutating func countNonASCII(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard name.count > 0, MemberNames.isNotASCII(name) else { return true }
+        nonASCIINameBytes += name.count
+        return nonASCIINameBytes <= MemberNames.nonASCIITotalLimit
+    }
+
+    /// Member names that are not ASCII, over `MemberNames.nonASCIITotalLimit` bytes in all.
+    private mutating func namesOverLimit() -> Bool {
+        let reason =
+            "member names that are not ASCII of \(nonASCIINameBytes) bytes in all, over the "
+            + "\(MemberNames.nonASCIITotalLimit) bytes such names may have in one text"
+        refusedNames = reason
+        fail(reason, atAbsolute: keyOffset)
         return false
     }
 

@@ -70,9 +70,12 @@ public enum JSONValue: Sendable, Equatable, Decodable {
             let estimate = bytes.withUnsafeBufferPointer { TreeCost.estimate($0) }
             if estimate.bytes > budget { throw TreeCost.TooDense(values: estimate.values, size: bytes.count) }
         }
-        let value = try decodeUnchecked(bytes)
-        let (duplicate, problem) = bytes.withUnsafeBufferPointer { JSONSyntax.memberCheck($0) }
+        // Members first, so that names too costly to compare (`MemberNames`) are refused before
+        // Foundation's decoder hashes them: a 320 KB name of combining marks took it 131 s.
+        let (duplicate, problem, refusedNames) = bytes.withUnsafeBufferPointer { JSONSyntax.memberCheck($0) }
         if let duplicate { throw duplicate }
+        if let refusedNames { throw RefusedNames(description: refusedNames) }
+        let value = try decodeUnchecked(bytes)
         if let problem { throw Unchecked(description: "its members cannot be checked: \(problem)") }
         return value
     }
@@ -142,6 +145,12 @@ public enum JSONValue: Sendable, Equatable, Decodable {
                     + "for one record (split it, e.g. jq -c '.[]')"
             }
         }
+    }
+
+    /// A text refused for its member names before it is decoded (`MemberNames`: names that are
+    /// not ASCII, too long one by one or all together, cost more than linear time to compare).
+    public struct RefusedNames: Error, CustomStringConvertible {
+        public let description: String
     }
 
     /// A text Foundation decoded whose members could not be checked for duplicates.
