@@ -77,7 +77,7 @@ import Testing
         /// The `Authorization` field carrying the defect (nil: none sent).
         func authorization(_ key: MockAPIKey) -> String? {
             let now = InProcess.now
-            let valid = key.token(issuedAt: now)
+            let valid = key.token(issuedAt: now, lifetime: 3_600)
             func replacing(_ name: String, _ value: DeveloperToken.Value?) -> String {
                 var claims = key.claims(issuedAt: now).filter { $0.0 != name }
                 if let value { claims.append((name, value)) }

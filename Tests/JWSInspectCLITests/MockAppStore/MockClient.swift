@@ -54,8 +54,11 @@ enum MockClient {
     }
 
     /// `Bearer <token>` for a valid token of `key` issued at `date`.
+    /// A bearer token issued at `date`, valid for the 60 minutes Apple allows: a mock's clock
+    /// runs on from `InProcess.now` while its suite runs (minutes under a sanitizer), and a
+    /// token of 5 minutes issued at the fixed time would be judged expired by then.
     static func bearer(_ key: MockAPIKey, issuedAt date: Date = InProcess.now) -> String {
-        "Bearer " + key.token(issuedAt: date)
+        "Bearer " + key.token(issuedAt: date, lifetime: 3_600)
     }
 
     /// The verdict of JWSInspectCore's verifier on a JWS the mock minted: the chain's root
