@@ -101,7 +101,9 @@ enum Harness {
         while let record = stream.nextRecord() {
             let problem = record.scan { emitted.append($0) }
             let (listed, listedProblem) = record.scan()
-            precondition(problem == listedProblem, "streaming changed the JSON problem")
+            precondition(
+                problem == listedProblem,
+                "streaming changed the JSON problem: \(problem ?? "none") / \(listedProblem ?? "none")")
             precondition(Array(emitted.suffix(listed.count)) == listed, "streaming changed the items")
         }
     }
