@@ -144,9 +144,7 @@ private struct JSONWalk {
                 do {
                     embedded = try JSONValue.decode(
                         Array(trimmed), budget: 4 * InputScanner.maximumEmbeddedDocumentSize)
-                } catch let refusal as any Error & CustomStringConvertible
-                    where refusal is JSONValue.TreeCost.TooDense || refusal is JSONValue.RefusedNames
-                {
+                } catch let refusal as any JSONValue.CostRefusal {
                     found.append(
                         .malformed(source: source(), reason: "the JSON document in this string is refused: \(refusal)"))
                 } catch let duplicate as DuplicateMember {

@@ -77,9 +77,7 @@ extension InputStream {
                     let document = try JSONValue.decode(record, budget: Self.treeBudget(limit: self.limit))
                     let prefix = whole ? "\(origin):" : numberLines ? "\(origin):\(number):" : "\(origin):"
                     InputScanner.jsonTokens(document, origin: prefix, emit: emit)
-                } catch let refusal as any Error & CustomStringConvertible
-                    where refusal is JSONValue.TreeCost.TooDense || refusal is JSONValue.RefusedNames
-                {
+                } catch let refusal as any JSONValue.CostRefusal {
                     // Too costly to read (memory, or time): refused whole, nothing in it verified.
                     let last = lines.last?.number ?? number
                     let place = last == number ? "on line \(number)" : "on lines \(number) to \(last)"

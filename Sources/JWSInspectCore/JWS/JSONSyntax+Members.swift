@@ -76,11 +76,6 @@ struct MemberNames {
     /// their total is bounded too, and the time with it (about 0.2 s).
     static let nonASCIITotalLimit = 64 << 10
 
-    /// Whether `name` is ASCII or at most `nonASCIILimit` bytes.
-    static func isWithinLimit(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
-        name.count <= nonASCIILimit || !isNotASCII(name)
-    }
-
     /// Whether `name` holds a byte that is not ASCII.
     static func isNotASCII(_ name: UnsafeBufferPointer<UInt8>) -> Bool { name.contains { $0 >= 0x80 } }
 

@@ -34,7 +34,7 @@ extension JSONSyntax {
         syntax.feed(bytes)
         if let duplicate = syntax.duplicate { return (duplicate, nil, nil) }
         let problem = syntax.finish()
-        return (nil, problem, syntax.refusedNames.map { _ in problem ?? "" })
+        return (nil, problem, syntax.refusedForNames ? problem : nil)
     }
 
     /// A copy of valid JSON text with every raw control character inside a string written as

@@ -48,9 +48,9 @@ struct JSONSyntax {
     private(set) var rawControlCharacters = false
     /// The first member named twice in one object (set with `outcome` `.broken`).
     private(set) var duplicate: DuplicateMember?
-    /// Why the text was refused for its member names' cost (one too long, or all of them
-    /// together), before anything decodes it.
-    private(set) var refusedNames: String?
+    /// Whether the text was refused for its member names' cost (one too long, or all of them
+    /// together): `problem` says why; nothing should decode it.
+    private(set) var refusedForNames = false
     /// The bytes of the member names that are not ASCII, so far.
     private var nonASCIINameBytes = 0
 
@@ -217,8 +217,7 @@ struct JSONSyntax {
     private mutating func endKey(_ base: UnsafePointer<UInt8>, at end: Int) -> Bool {
         let piece = UnsafeBufferPointer(start: base + keyStart, count: end - keyStart)
         guard keyEscaped || !keyPrefix.isEmpty else {
-            guard MemberNames.isWithinLimit(piece) else { return nameOverLimit(piece.count) }
-            guard countNonASCII(piece) else { return namesOverLimit() }
+            guard withinNameCost(piece) else { return false }
             if members.add(piece, textStart: offset + keyStart, piece: base, pieceOffset: offset) {
                 return true
             }
@@ -228,38 +227,32 @@ struct JSONSyntax {
         let name = keyEscaped ? MemberNames.unescape(keyPrefix) : keyPrefix
         keyPrefix.removeAll(keepingCapacity: true)
         return name.withUnsafeBufferPointer { name in
-            guard MemberNames.isWithinLimit(name) else { return nameOverLimit(name.count) }
-            guard countNonASCII(name) else { return namesOverLimit() }
+            guard withinNameCost(name) else { return false }
             if members.add(name, textStart: nil, piece: base, pieceOffset: offset) { return true }
             return duplicateKey(name)
         }
     }
 
-    /// A member name that is not ASCII and over `MemberNames.nonASCIILimit` bytes: the text is
-    /// refused (comparing such names as Swift strings costs more than linear time).
-    private mutating func nameOverLimit(_ count: Int) -> Bool {
-        let reason =
-            "a member name of \(count) bytes that is not ASCII, over the \(MemberNames.nonASCIILimit) bytes such a "
-            + "name may have"
-        refusedNames = reason
-        fail(reason, atAbsolute: keyOffset)
-        return false
-    }
-
-    /// Counts a member name's bytes when it is not ASCII: false once all such names are over
-    /// `MemberNames.nonASCIITotalLimit`.
-    private mutating func countNonASCII(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard name.count > 0, MemberNames.isNotASCII(name) else { return true }
+    /// Whether a member name is within what names that are not ASCII may cost (comparing them
+    /// as Swift strings costs more than linear time): each at most `MemberNames.nonASCIILimit`
+    /// bytes, all of them at most `MemberNames.nonASCIITotalLimit`. Otherwise the text is
+    /// refused (`refusedForNames`). An ASCII name costs nothing here but one scan.
+    private mutating func withinNameCost(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard MemberNames.isNotASCII(name) else { return true }
         nonASCIINameBytes += name.count
-        return nonASCIINameBytes <= MemberNames.nonASCIITotalLimit
-    }
-
-    /// Member names that are not ASCII, over `MemberNames.nonASCIITotalLimit` bytes in all.
-    private mutating func namesOverLimit() -> Bool {
-        let reason =
-            "member names that are not ASCII of \(nonASCIINameBytes) bytes in all, over the "
-            + "\(MemberNames.nonASCIITotalLimit) bytes such names may have in one text"
-        refusedNames = reason
+        let reason: String
+        if name.count > MemberNames.nonASCIILimit {
+            reason =
+                "a member name of \(name.count) bytes that is not ASCII, over the \(MemberNames.nonASCIILimit) "
+                + "bytes such a name may have"
+        } else if nonASCIINameBytes > MemberNames.nonASCIITotalLimit {
+            reason =
+                "member names that are not ASCII of \(nonASCIINameBytes) bytes in all, over the "
+                + "\(MemberNames.nonASCIITotalLimit) bytes such names may have in one text"
+        } else {
+            return true
+        }
+        refusedForNames = true
         fail(reason, atAbsolute: keyOffset)
         return false
     }

@@ -136,7 +136,7 @@ public enum JSONValue: Sendable, Equatable, Decodable {
         }
 
         /// A document whose tree would take more than the memory allowed for it.
-        public struct TooDense: Error, CustomStringConvertible {
+        public struct TooDense: CostRefusal {
             public let values: Int
             public let size: Int
 
@@ -147,9 +147,13 @@ public enum JSONValue: Sendable, Equatable, Decodable {
         }
     }
 
+    /// A JSON text refused before it is decoded because reading it would cost too much (memory:
+    /// `TreeCost.TooDense`; time: `RefusedNames`): refused whole, nothing in it read.
+    public protocol CostRefusal: Error, CustomStringConvertible {}
+
     /// A text refused for its member names before it is decoded (`MemberNames`: names that are
     /// not ASCII, too long one by one or all together, cost more than linear time to compare).
-    public struct RefusedNames: Error, CustomStringConvertible {
+    public struct RefusedNames: CostRefusal {
         public let description: String
     }
 
