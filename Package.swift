@@ -1,5 +1,15 @@
 // swift-tools-version:6.0
+import Foundation
 import PackageDescription
+
+/// The commit `--version` names: JWSINSPECT_COMMIT, set by the Makefile from `git rev-parse`
+/// (12 hexadecimal digits, "-dirty" when the tree had changes). Anything else is ignored.
+let buildCommit: String? = {
+    guard let value = ProcessInfo.processInfo.environment["JWSINSPECT_COMMIT"] else { return nil }
+    let hex = value.hasSuffix("-dirty") ? value.dropLast(6) : Substring(value)
+    guard (7...40).contains(hex.count), hex.allSatisfy({ $0.isHexDigit && !$0.isUppercase }) else { return nil }
+    return value
+}()
 
 let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
@@ -21,6 +31,10 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
         ),
+        // The commit the build came from, for `--version` (the one C file a new commit recompiles).
+        .target(
+            name: "CBuildInfo",
+            cSettings: buildCommit.map { [.define("JWSINSPECT_COMMIT", to: "\"\($0)\"")] } ?? []),
         // Decoding and verification; never prints, never exits.
         .target(name: "JWSInspectCore", dependencies: ["COpenSSL"], swiftSettings: strictSettings),
         // The App Store Server API client: requests, retries, pages; returns answers. It sends
@@ -30,7 +44,8 @@ let package = Package(
         .target(name: "AppStoreServerHTTP", dependencies: ["AppStoreServerAPI"], swiftSettings: strictSettings),
         // Arguments, rendering and exit codes; no cryptography.
         .target(
-            name: "JWSInspectCLI", dependencies: ["JWSInspectCore", "AppStoreServerAPI", "AppStoreTestData"],
+            name: "JWSInspectCLI",
+            dependencies: ["JWSInspectCore", "AppStoreServerAPI", "AppStoreTestData", "CBuildInfo"],
             swiftSettings: strictSettings),
         // The offline commands, linking no network library; `jwsinspect fetch` runs jwsinspect-fetch.
         .executableTarget(name: "jwsinspect", dependencies: ["JWSInspectCLI"]),

@@ -3,6 +3,8 @@ import Foundation
 import TestPKI
 import Testing
 
+@testable import JWSInspectCLI
+
 /// The command-line contract, end to end through the built executable:
 /// exit statuses, JSON keys, inputs, and one-line errors.
 @Suite(.timeLimit(.minutes(10))) struct ExecutableTests {
@@ -325,7 +327,12 @@ import Testing
         }
         let version = try CLI.run(["--version"])
         #expect(version.status == 0)
-        #expect(version.stdout.hasPrefix("jwsinspect 1.1.0 (OpenSSL 3."))
+        // The commit is named by a release build (make build, make dist: ReleaseTests).
+        #expect(
+            version.stdout.wholeMatch(
+                of: /jwsinspect \d+\.\d+\.\d+ \((commit [0-9a-f]{12}(-dirty)?, )?OpenSSL 3\.[^\n]*\)\n/)
+                != nil, "\(version.stdout)")
+        #expect(version.stdout.hasPrefix("jwsinspect \(HelpText.version) ("))
         let quiet = try CLI.run(["-q", "--at", "now", Self.sample])
         #expect(quiet.status == 2)
         #expect(quiet.stdout.isEmpty)

@@ -1,13 +1,26 @@
+internal import CBuildInfo
 internal import JWSInspectCore
 
 /// `--help` texts, made from the subcommands' descriptions and option tables.
 enum HelpText {
-    static let version = "1.1.0"
+    static let version = "1.2.0"
     /// The version's date, on the manual pages' `.TH` lines.
-    static let versionDate = "2026-12-04"
+    static let versionDate = "2026-12-06"
 
-    /// What `--version` prints, after any subcommand: the version, and the OpenSSL in use.
-    static var versionLine: String { "jwsinspect \(version) (\(OpenSSLInfo.version))\n" }
+    /// The git commit the program was built from (12 hexadecimal digits, "-dirty" when the
+    /// checkout had changes), or nil when it was not built by `make` from a git checkout.
+    static var commit: String? {
+        let text = String(cString: jwsinspect_build_commit())
+        return text.isEmpty ? nil : text
+    }
+
+    /// What `--version` prints, after any subcommand: the version, the commit it was built from
+    /// and the OpenSSL in use, e.g. "jwsinspect 1.2.0 (commit e6ddbe4c1a2b, OpenSSL 3.0.19 27 Jan
+    /// 2026)".
+    static var versionLine: String {
+        let built = commit.map { "commit \($0), " } ?? ""
+        return "jwsinspect \(version) (\(built)\(OpenSSLInfo.version))\n"
+    }
 
     /// Help is wrapped to this width (and the man page is wrapped by man itself).
     static let width = 80
