@@ -7,6 +7,11 @@
 #   make lint     swift format lint --strict (the rules are in .swift-format)
 #   make format   swift format, in place
 #   make install  PREFIX=/usr/local (DESTDIR supported)
+#   make dist     the release tarball dist/jwsinspect-VERSION-linux-ARCH.tar.gz (both programs,
+#                 static Swift runtime, man pages, completions), dist/SHA256SUMS and, with
+#                 JWSINSPECT_SIGNING_KEY_FILE or JWSINSPECT_SIGNING_KEY, its minisign signature
+#   make deb      the Debian package dist/jwsinspect_VERSION-1_ARCH.deb (dpkg-deb, dpkg-shlibdeps),
+#                 checked by lintian; installs dpkg-dev and lintian (apt-get, as root)
 #   make bench    throughput and single-token timing (release build), then receipts;
 #                 BENCH_BASELINE=old/jwsinspect compares with another build, alternately
 #   make bench-receipts  the receipt figures of make bench alone
@@ -25,8 +30,27 @@ SHELL   := /bin/bash
 # The static Foundation archive's linker warning about mktemp (its own code, not ours).
 QUIET_LINK := { grep -v "the use of \`mktemp' is dangerous" || true; }
 STRICT  := -Xswiftc -warnings-as-errors --explicit-target-dependency-import-check error
+# The version (the source's) and the commit --version names: 12 hexadecimal digits, "-dirty"
+# when the checkout has changes, nothing outside a git checkout. Release builds carry it
+# (Package.swift passes it to one C file), so a release says what it was built from.
+VERSION := $(shell sed -n 's/^ *static let version = "\([0-9.]*\)"$$/\1/p' Sources/JWSInspectCLI/Documentation/HelpText.swift)
+COMMIT  := $(shell git -C "$(CURDIR)" rev-parse --short=12 HEAD 2>/dev/null)$(shell git -C "$(CURDIR)" rev-parse HEAD >/dev/null 2>&1 && test -n "$$(git -C "$(CURDIR)" status --porcelain)" && echo -dirty)
+# Full RELRO (-z relro -z now): the dynamic symbols are bound at start, then read-only.
+RELEASE_BUILD := JWSINSPECT_COMMIT=$(COMMIT) $(SWIFT) build -c release -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now
 
-.PHONY: all curl-deps test-deps build build-inspect build-fetch build-tools run test lint format install uninstall bench bench-receipts bench-revocation roots clean deps sanitize fuzz leakcheck difftest
+# $(call apt_install,PACKAGES,a shell test that they are present,why they are needed): as
+# root with apt-get, installs them when the test fails, saying so; otherwise does nothing, and
+# what needs them says what it skips.
+, := ,
+define apt_install
+@if ! { $(2); } >/dev/null 2>&1 && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	echo "make: installing $(1) (apt-get): $(3)"; \
+	apt-get install -y -q $(1) >/dev/null 2>&1 || { apt-get update -q >/dev/null && apt-get install -y -q $(1) >/dev/null; } \
+		|| { echo "error: apt-get could not install $(1)" >&2; exit 1; }; \
+fi
+endef
+
+.PHONY: all curl-deps test-deps dist-deps deb-deps dist deb build build-inspect build-fetch build-tools run test lint format install uninstall bench bench-receipts bench-revocation roots clean deps sanitize fuzz leakcheck difftest
 
 all: build
 
@@ -42,40 +66,48 @@ deps:
 # otherwise jwsinspect-fetch is linked against the toolchain's shared libraries instead.
 CURL_PACKAGE := libcurl4-openssl-dev
 curl-deps:
-	@if [ "$$(uname -s)" = Linux ] && ! pkg-config --exists libcurl && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-		echo "make: installing $(CURL_PACKAGE) (apt-get): jwsinspect-fetch, the program behind 'jwsinspect fetch', links libcurl statically; jwsinspect itself needs none of it"; \
-		apt-get install -y -q $(CURL_PACKAGE) >/dev/null 2>&1 || { apt-get update -q >/dev/null && apt-get install -y -q $(CURL_PACKAGE) >/dev/null; } \
-			|| { echo "error: apt-get could not install $(CURL_PACKAGE)" >&2; exit 1; }; \
-	fi
+	$(call apt_install,$(CURL_PACKAGE),[ "$$(uname -s)" != Linux ] || pkg-config --exists libcurl,jwsinspect-fetch$(,) the program behind 'jwsinspect fetch'$(,) links libcurl statically; jwsinspect itself needs none of it)
 
 # GNU parallel: a test runs the README's recipe for several processes with it. As root with
 # apt-get, it is installed; otherwise that test is skipped, and says why.
 PARALLEL_PACKAGE := parallel
 test-deps:
-	@if ! parallel --version 2>/dev/null | grep -q 'GNU parallel' && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-		echo "make: installing $(PARALLEL_PACKAGE) (apt-get): a test runs the README's GNU parallel recipe"; \
-		apt-get install -y -q $(PARALLEL_PACKAGE) >/dev/null 2>&1 || { apt-get update -q >/dev/null && apt-get install -y -q $(PARALLEL_PACKAGE) >/dev/null; } \
-			|| { echo "error: apt-get could not install $(PARALLEL_PACKAGE)" >&2; exit 1; }; \
-	fi
+	$(call apt_install,$(PARALLEL_PACKAGE),parallel --version | grep -q 'GNU parallel',a test runs the README's GNU parallel recipe)
+	$(call apt_install,minisign,command -v minisign,a test signs a release's SHA256SUMS with a throwaway key and verifies it)
+
+# make dist signs with minisign when given a key; make deb needs dpkg-dev, and lintian checks it.
+dist-deps:
+	@true
+	$(if $(JWSINSPECT_SIGNING_KEY_FILE)$(JWSINSPECT_SIGNING_KEY),$(call apt_install,minisign,command -v minisign,make dist signs SHA256SUMS with it))
+
+deb-deps:
+	$(call apt_install,dpkg-dev,command -v dpkg-shlibdeps,make deb builds the package with dpkg-deb and dpkg-shlibdeps)
+	$(call apt_install,lintian,command -v lintian,make deb checks the package with it)
+
+dist: build dist-deps
+	VERSION=$(VERSION) COMMIT=$(COMMIT) MANPAGES="$(MANPAGES)" ./scripts/release.sh tarball
+
+deb: build deb-deps
+	VERSION=$(VERSION) COMMIT=$(COMMIT) MANPAGES="$(MANPAGES)" ./scripts/release.sh deb
 
 # jwsinspect: the offline commands, statically linked, no network library (libcrypto and libc).
 build-inspect: deps
-	$(SWIFT) build -c release --static-swift-stdlib --product jwsinspect 2>&1 | $(QUIET_LINK)
+	$(RELEASE_BUILD) --static-swift-stdlib --product jwsinspect 2>&1 | $(QUIET_LINK)
 
 # jwsinspect-fetch: `jwsinspect fetch`, found beside jwsinspect.
 build-fetch: deps curl-deps
 	@if [ "$$(uname -s)" != Linux ] || pkg-config --exists libcurl; then \
-		$(SWIFT) build -c release --static-swift-stdlib --product jwsinspect-fetch 2>&1 | $(QUIET_LINK); \
+		$(RELEASE_BUILD) --static-swift-stdlib --product jwsinspect-fetch 2>&1 | $(QUIET_LINK); \
 	else \
 		echo "make: $(CURL_PACKAGE) is not installed (and this is not root): jwsinspect-fetch is linked against this toolchain's shared libraries, so it runs where this toolchain is; 'apt-get install $(CURL_PACKAGE)' makes it self-contained"; \
-		$(SWIFT) build -c release --product jwsinspect-fetch; \
+		$(RELEASE_BUILD) --product jwsinspect-fetch; \
 	fi
 
 build: build-inspect build-fetch
 
 # mint-test-tokens: the benchmarks' and the leak check's tokens and receipts.
 build-tools: deps
-	$(SWIFT) build -c release --static-swift-stdlib --product mint-test-tokens 2>&1 | $(QUIET_LINK)
+	$(RELEASE_BUILD) --static-swift-stdlib --product mint-test-tokens 2>&1 | $(QUIET_LINK)
 
 run: build-inspect
 	$(RELEASE) $(SAMPLE)
