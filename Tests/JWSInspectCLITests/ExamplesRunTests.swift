@@ -68,8 +68,11 @@ import Testing
         let readme = try String(contentsOf: CLI.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
         // The GNU parallel recipe needs GNU parallel (make test installs it; ParallelRecipeTests
         // says it is skipped without it).
+        // The Install section's blocks unpack and install a release: ReleaseTests runs them.
+        let install = Self.section(of: readme, headed: "## Install")
         let blocks = Self.shellBlocks(readme).filter {
             !$0.text.hasPrefix("make ") && (GNUParallel.path != nil || !$0.text.contains("| parallel "))
+                && !install.contains($0.line)
         }
         #expect(blocks.count >= 9)
         let workspace = try Workspace()
@@ -95,6 +98,24 @@ import Testing
     struct Block {
         let line: Int
         let text: String
+    }
+
+    /// The lines (numbered from 1) of the section under `heading`, up to the next heading of
+    /// its level or above.
+    static func section(of readme: String, headed heading: String) -> Range<Int> {
+        let lines = readme.split(separator: "\n", omittingEmptySubsequences: false)
+        guard let start = lines.firstIndex(where: { $0 == heading }) else { return 0..<0 }
+        let level = heading.prefix { $0 == "#" }.count
+        var fenced = false
+        for index in (start + 1)..<lines.count {
+            let line = lines[index]
+            if line.hasPrefix("```") { fenced.toggle() }
+            let marks = line.prefix { $0 == "#" }.count
+            if !fenced, marks > 0, marks <= level, line.dropFirst(marks).hasPrefix(" ") {
+                return (start + 1)..<(index + 1)
+            }
+        }
+        return (start + 1)..<(lines.count + 1)
     }
 
     /// The README's fenced `sh` blocks, with the line each starts at.
