@@ -33,7 +33,7 @@ let package = Package(
         ),
         // The commit the build came from, for `--version` (the one C file a new commit recompiles).
         .target(
-            name: "CBuildInfo",
+            name: "CProgram",
             cSettings: buildCommit.map { [.define("JWSINSPECT_COMMIT", to: "\"\($0)\"")] } ?? []),
         // Decoding and verification; never prints, never exits.
         .target(name: "JWSInspectCore", dependencies: ["COpenSSL"], swiftSettings: strictSettings),
@@ -45,7 +45,7 @@ let package = Package(
         // Arguments, rendering and exit codes; no cryptography.
         .target(
             name: "JWSInspectCLI",
-            dependencies: ["JWSInspectCore", "AppStoreServerAPI", "AppStoreTestData", "CBuildInfo"],
+            dependencies: ["JWSInspectCore", "AppStoreServerAPI", "AppStoreTestData", "CProgram"],
             swiftSettings: strictSettings),
         // The offline commands, linking no network library; `jwsinspect fetch` runs jwsinspect-fetch.
         .executableTarget(name: "jwsinspect", dependencies: ["JWSInspectCLI"]),

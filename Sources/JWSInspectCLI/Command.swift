@@ -7,7 +7,7 @@ public enum Command {
     /// Runs with the process's arguments and exits, after restoring the terminal if a paste
     /// was read from it.
     public static func main() -> Never {
-        let arguments = Array(CommandLine.arguments.dropFirst())
+        let arguments = Array(System.arguments.dropFirst())
         // `fetch` is a program of its own, the one that links a network library: run it in
         // this process's place, as git runs its subcommands (same streams, same exit status).
         // Without it, fetch runs here as far as its help and usage errors, then says how to get it.
@@ -22,7 +22,7 @@ public enum Command {
     /// `jwsinspect-fetch`: runs `jwsinspect fetch` with the process's arguments, sending its
     /// requests with `transport`.
     public static func main(fetchingWith transport: any HTTPTransport) -> Never {
-        main([Commands.Name.fetch.rawValue] + CommandLine.arguments.dropFirst(), transport: transport)
+        main([Commands.Name.fetch.rawValue] + System.arguments.dropFirst(), transport: transport)
     }
 
     private static func main(_ arguments: [String], transport: (any HTTPTransport)?) -> Never {

@@ -1,3 +1,4 @@
+internal import CProgram
 internal import JWSInspectCore
 
 #if canImport(Glibc)
@@ -37,18 +38,40 @@ enum System {
     /// Whether a descriptor is open (`<&-` closes standard input before the program starts).
     static func isOpen(_ descriptor: Int32) -> Bool { fcntl(descriptor, F_GETFD) != -1 || errno != EBADF }
 
-    /// This executable's path, symbolic links resolved (Linux: /proc/self/exe).
+    /// The process's arguments, the program's name first, as main received them: from the C
+    /// runtime where it hands them over (glibc), else from Swift's `CommandLine`, which on Linux
+    /// finds them through /proc and so has none where /proc is not mounted (a chroot).
+    static let rawArguments: [[UInt8]] = {
+        var count: Int32 = 0
+        let values: [UnsafeMutablePointer<CChar>?]
+        if let captured = jwsinspect_arguments(&count), count > 0 {
+            values = (0..<Int(count)).map { captured[$0] }
+        } else {
+            values = (0..<Int(CommandLine.argc)).map { CommandLine.unsafeArgv[$0] }
+        }
+        return values.map { pointer in
+            guard let pointer else { return [] }
+            return Array(UnsafeBufferPointer(start: pointer, count: strlen(pointer))).map { UInt8(bitPattern: $0) }
+        }
+    }()
+
+    /// `rawArguments` as text (bytes that are not UTF-8 each read as U+FFFD, as
+    /// `CommandLine.arguments` reads them).
+    static let arguments: [String] = rawArguments.map { String(decoding: $0, as: UTF8.self) }
+
+    /// This executable's path, symbolic links resolved (Linux: /proc/self/exe; without /proc,
+    /// or elsewhere, the program's name when it is a path).
     static func executablePath() -> String? {
         #if os(Linux)
             var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
             let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-            guard length > 0 else { return nil }
-            return String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        #else
-            guard let resolved = realpath(CommandLine.arguments[0], nil) else { return nil }
-            defer { free(resolved) }
-            return String(cString: resolved)
+            if length > 0 {
+                return String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            }
         #endif
+        guard let name = arguments.first, name.contains("/"), let resolved = realpath(name, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     /// Whether `path` is a regular file this process may execute.
@@ -276,12 +299,7 @@ enum System {
     /// arguments read as the same text, so that the text cannot say which is meant.
     private static let argumentBytes: [ExactText: [UInt8]?] = {
         var found: [ExactText: [UInt8]?] = [:]
-        for index in 0..<Int(CommandLine.argc) {
-            guard let argument = CommandLine.unsafeArgv[index] else { continue }
-            let bytes = Array(UnsafeBufferPointer(start: argument, count: strlen(argument))).map {
-                UInt8(bitPattern: $0)
-            }
-            guard String(validating: bytes, as: UTF8.self) == nil else { continue }
+        for bytes in rawArguments where String(validating: bytes, as: UTF8.self) == nil {
             let key = ExactText(String(decoding: bytes, as: UTF8.self))
             if let seen = found[key] {
                 if seen != bytes { found[key] = .some(nil) }

@@ -1,4 +1,4 @@
-internal import CBuildInfo
+internal import CProgram
 internal import JWSInspectCore
 
 /// `--help` texts, made from the subcommands' descriptions and option tables.
