@@ -67,15 +67,19 @@ check_builds() {
     for binary in "$BUILT/jwsinspect" "$BUILT/jwsinspect-fetch"; do
         [ -x "$binary" ] || fail "$binary is missing: run make build"
         self_contained "$binary"
+        line=$("$binary" --version)
+        case "$line" in
+        "jwsinspect $VERSION ("*) ;;
+        *) fail "$binary says '$line', not version $VERSION: run make build" ;;
+        esac
+        if [ -n "$COMMIT" ] && [[ "$line" != "jwsinspect $VERSION (commit $COMMIT, "* ]]; then
+            fail "$binary says '$line', not commit $COMMIT: run make build"
+        fi
     done
-    line=$("$BUILT/jwsinspect" --version)
-    case "$line" in
-    "jwsinspect $VERSION ("*) ;;
-    *) fail "$BUILT/jwsinspect says '$line', not version $VERSION: run make build" ;;
+    case "$COMMIT" in
+    "") say "warning: not built from a git checkout: --version names no commit" ;;
+    *-dirty) say "warning: built from a checkout with changes ($COMMIT): build a release from a clean one" ;;
     esac
-    if [ -n "$COMMIT" ] && [[ "$line" != "jwsinspect $VERSION (commit $COMMIT, "* ]]; then
-        fail "$BUILT/jwsinspect says '$line', not commit $COMMIT: run make build"
-    fi
 }
 
 # The two programs into $1, stripped as Debian strips (symbols, .comment and .note).
