@@ -42,10 +42,13 @@ public enum Command {
     public static func run(_ arguments: [String], io: CommandIO) -> Int32 {
         let (name, rest) = subcommand(of: arguments)
         do throws(UsageError) {
-            if name == .inspect, let first = arguments.first, Commands.Name(rawValue: first) == nil,
-                let meant = mistypedSubcommand(first)
-            {
-                throw UsageError("'\(Excerpt.of(first))' is no file and no subcommand (did you mean '\(meant)'?)")
+            if name == .inspect, let first = arguments.first, Commands.Name(rawValue: first) == nil {
+                if let meant = verbMeant(first) {
+                    throw UsageError("'\(first)' is no file and no subcommand: \(meant)")
+                }
+                if let meant = mistypedSubcommand(first) {
+                    throw UsageError("'\(Excerpt.of(first))' is no file and no subcommand (did you mean '\(meant)'?)")
+                }
             }
             guard let subcommand = Commands.subcommand(name) else {
                 // Every name has its type (a test holds the two together): never run another instead.
@@ -58,6 +61,23 @@ public enum Command {
             let usage = name == .inspect ? HelpText.usage : "usage: jwsinspect " + usageLine(name, for: rest)
             io.error(usage + " (see \(name == .inspect ? "--help" : "jwsinspect help \(name.rawValue)"))")
             return ExitStatus.usage.rawValue
+        }
+    }
+
+    /// What a first argument that is a common verb (`verify`, `decode`, `version`) and names no
+    /// file is meant to be: jwsinspect verifies what it is given, with no verb.
+    static func verbMeant(_ argument: String) -> String? {
+        guard System.kind(ofPath: argument) == nil else { return nil }
+        switch argument.lowercased() {
+        case "verify", "check", "validate":
+            return "jwsinspect verifies what it is given, with no verb: jwsinspect FILE|JWS"
+        case "decode", "show", "print", "parse":
+            return "jwsinspect shows what it verifies, with no verb: jwsinspect FILE|JWS "
+                + "(--no-verify decodes without verifying)"
+        case "version":
+            return "the version is jwsinspect --version"
+        default:
+            return nil
         }
     }
 

@@ -21,6 +21,10 @@ enum ArgumentParser {
             let argument = arguments[index]
             index += 1
             if onlyPositional || argument == "-" || !argument.hasPrefix("-") {
+                // "$TOKEN" with TOKEN unset: nothing to read, and no file of that name.
+                guard !argument.isEmpty else {
+                    throw UsageError("an argument is empty (''): an unset shell variable? Give what the usage names")
+                }
                 positional.append(argument)
                 continue
             }

@@ -13,7 +13,7 @@ struct InspectOptions: HasKeyOptions, SubcommandOptions {
     var format = Format.table
     var quiet = false
     var showHelp = false
-    /// `--brief`: the verdict and summary lines alone.
+    /// `--brief`: the verdict line, a failure's reason and the summary line alone.
     var brief = false
     /// `--time-zone`: the zone tables show dates in, as given (resolved when the run starts).
     var timeZone: String?
@@ -235,7 +235,9 @@ struct InspectOptions: HasKeyOptions, SubcommandOptions {
             },
             OptionSpec(
                 ["--brief"], group: output,
-                help: "Per item only the verdict line and the summary line, for a support desk (tables only)."
+                help:
+                    "Per item only the verdict line, the failed check's reason and the summary line, for a support "
+                    + "desk (tables only)."
             ) { options, _ in
                 options.brief = true
             },

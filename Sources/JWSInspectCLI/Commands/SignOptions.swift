@@ -102,9 +102,15 @@ struct SignOptions: HasKeyOptions, SubcommandOptions {
             },
             claim(
                 "--application-username", "TEXT",
-                "promotional-offer-v1: the applicationUsername (or appAccountToken) the app sends; may be empty. "
-                    + "Signed in lowercase."
-            ) { options, value in
+                "promotional-offer-v1: the applicationUsername (or appAccountToken) the app sends; leave it out "
+                    + "when the app sends none. Signed in lowercase."
+            ) { options, value throws(UsageError) in
+                // '' from an unset variable would sign a name the app never sends.
+                guard !value.isEmpty else {
+                    throw UsageError(
+                        "--application-username is empty: give the name the app sends, or leave the option out "
+                            + "when it sends none")
+                }
                 options.applicationUsername = value
             },
             claim("--nonce", "UUID", "promotional-offer-v1: the nonce (default: a new UUID); signed in lowercase.") {

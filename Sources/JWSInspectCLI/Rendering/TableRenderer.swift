@@ -21,10 +21,12 @@ struct TableRenderer {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// `--brief`, for a support desk: the verdict line and the summary line, nothing else.
+    /// `--brief`, for a support desk: the verdict line, the failed check's reason when one
+    /// failed (which field, what was expected), and the summary line.
     func brief(_ inspection: Inspection) -> String {
         let presentation = inspection.presentation(style)
         var lines = [verdict(inspection, access: presentation?.access)]
+        if inspection.status != .valid { lines.append("  " + TerminalText.safe(inspection.reason)) }
         if let summary = presentation?.summary { lines.append("  " + TerminalText.safe(summary)) }
         return lines.joined(separator: "\n") + "\n"
     }

@@ -43,7 +43,7 @@ _jwsinspect() {
             '--json[Short for --format json]' \
             '(--quiet -q)--quiet[Print nothing on standard output; the exit status says it all]' \
             '(--quiet -q)-q[Print nothing on standard output; the exit status says it all]' \
-            '--brief[Per item only the verdict line and the summary line, for a support desk (tables only)]' \
+            '--brief[Per item only the verdict line, the failed check'\''s reason and the summary line, for a support desk (tables only)]' \
             '--time-zone=[Show the dates of tables in this zone\: local (TZ, else /etc/localtime), UTC (the default), an IANA name such as Europe/Paris, or an offset such as +02\:00; JSON stays UTC]:local|UTC|ZONE: ' \
             '--summary[After everything, count results by status on standard error (one JSON object there with --format json or jsonl)]' \
             '(--jobs -j)--jobs=[Verification threads (default\: one per core); output stays in input order]:N: ' \
@@ -105,7 +105,7 @@ _jwsinspect() {
             '--json[Short for --format json]' \
             '(--quiet -q)--quiet[Print nothing on standard output; the exit status says it all]' \
             '(--quiet -q)-q[Print nothing on standard output; the exit status says it all]' \
-            '--brief[Per item only the verdict line and the summary line, for a support desk (tables only)]' \
+            '--brief[Per item only the verdict line, the failed check'\''s reason and the summary line, for a support desk (tables only)]' \
             '--time-zone=[Show the dates of tables in this zone\: local (TZ, else /etc/localtime), UTC (the default), an IANA name such as Europe/Paris, or an offset such as +02\:00; JSON stays UTC]:local|UTC|ZONE: ' \
             '--summary[After everything, count results by status on standard error (one JSON object there with --format json or jsonl)]' \
             '(--jobs -j)--jobs=[Verification threads (default\: one per core); output stays in input order]:N: ' \
@@ -129,7 +129,7 @@ _jwsinspect() {
             '--transaction-id=[The customer'\''s transaction ID, original transaction ID or appTransactionId (transactionId)\: optional in a promotional offer, required for introductory offer eligibility]:ID: ' \
             '--allow-introductory-offer=[Whether the customer may have the introductory offer (allowIntroductoryOffer)]:value:(true false)' \
             '--request=[advanced-commerce\: the in-app request, a JSON object (or @FILE holding it), carried as standard base64 of its UTF-8 bytes as given (whitespace around it dropped)]:file:_files' \
-            '--application-username=[promotional-offer-v1\: the applicationUsername (or appAccountToken) the app sends; may be empty]:TEXT: ' \
+            '--application-username=[promotional-offer-v1\: the applicationUsername (or appAccountToken) the app sends; leave it out when the app sends none]:TEXT: ' \
             '--nonce=[promotional-offer-v1\: the nonce (default\: a new UUID); signed in lowercase]:UUID: ' \
             '--timestamp=[promotional-offer-v1\: UNIX milliseconds (default\: now)]:MS: ' \
             '--format=[table (the default)\: one line, the token (or for promotional-offer-v1 the base64 signature); json\: an object with the token (jws), its header and its payload, the claims, as mint and inspect name them (for promotional-offer-v1\: keyIdentifier, nonce, timestamp, signature); jsonl\: the same object on one line]:value:(table json jsonl)' \

@@ -1,0 +1,76 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Common mistakes get a one-line answer naming the fix (issue 50): a verb where jwsinspect
+/// takes none, an empty argument (an unset variable), an empty `--application-username`, and
+/// `--brief` keeping the reason a check failed.
+@Suite(.timeLimit(.minutes(10))) struct MistakesNamedCLITests {
+    static let sample = CLI.packageRoot.appendingPathComponent("Samples/transaction-sandbox-2022.jws").path
+
+    @Test(arguments: [
+        (["verify", sample], "jwsinspect verifies what it is given, with no verb: jwsinspect FILE|JWS"),
+        (["check", sample], "jwsinspect verifies what it is given, with no verb"),
+        (["Validate"], "jwsinspect verifies what it is given, with no verb"),
+        (["decode", sample], "(--no-verify decodes without verifying)"),
+        (["version"], "the version is jwsinspect --version"),
+    ])
+    func aVerbIsAUsageErrorNamingTheCommand(_ arguments: [String], _ fix: String) throws {
+        let result = try CLI.run(arguments)
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(result.stdout.isEmpty, "nothing is verified: \(result.stdout.prefix(200))")
+        let first = result.stderr.split(separator: "\n").first.map(String.init) ?? ""
+        #expect(first.hasPrefix("jwsinspect: '\(arguments[0])' is no file and no subcommand: "), "\(first)")
+        #expect(first.contains(fix), "\(first)")
+    }
+
+    @Test func aFileNamedLikeAVerbIsReadAsAFile() throws {
+        let folder = try CLI.temporaryDirectory()
+        try FileManager.default.copyItem(
+            at: URL(fileURLWithPath: Self.sample), to: folder.appendingPathComponent("verify"))
+        let result = CLI.Result(
+            try ChildProcess.run(CLI.executable.path, ["-q", "verify"], directory: folder))
+        #expect(result.status == 0, "\(result.stderr)")
+    }
+
+    @Test func anEmptyArgumentIsAUsageError() throws {
+        for arguments in [[""], [Self.sample, ""], ["--", ""], ["timeline", ""]] {
+            let result = try CLI.run(arguments)
+            #expect(result.status == 64, "\(arguments): \(result.stderr)")
+            #expect(
+                result.stderr.hasPrefix(
+                    "jwsinspect: an argument is empty (''): an unset shell variable? Give what the usage names\n"),
+                "\(result.stderr)")
+            #expect(result.stdout.isEmpty)
+        }
+    }
+
+    @Test func anEmptyApplicationUsernameIsRefused() throws {
+        let key = try CLI.temporaryDirectory().appendingPathComponent("key.p8")
+        let arguments = [
+            "sign", "promotional-offer-v1", "--key", key.path, "--key-id", "ABCDEFGHIJ", "--bundle-id", "com.example",
+            "--product-id", "p", "--offer-id", "o",
+        ]
+        let empty = try CLI.run(arguments + ["--application-username", ""])
+        #expect(empty.status == 64, "\(empty.stderr)")
+        #expect(
+            empty.stderr.hasPrefix(
+                "jwsinspect: --application-username is empty: give the name the app sends, or leave the option out "
+                    + "when it sends none\n"), "\(empty.stderr)")
+    }
+
+    @Test func briefKeepsTheFailedChecksReason() throws {
+        let wrong = try CLI.run(["--brief", "--bundle-id", "com.example.app", Self.sample])
+        #expect(wrong.status == 4)
+        let lines = wrong.stdout.split(separator: "\n")
+        #expect(lines.count == 3, "\(wrong.stdout)")
+        #expect(
+            lines.dropFirst().first
+                == #"  bundle-id: bundleId is "Com.VoiceRecording.Telephone", expected "com.example.app""#,
+            "\(wrong.stdout)")
+        // A valid item keeps its two lines.
+        let valid = try CLI.run(["--brief", Self.sample])
+        #expect(valid.status == 0)
+        #expect(valid.stdout.split(separator: "\n").count == 2, "\(valid.stdout)")
+    }
+}
