@@ -73,4 +73,31 @@ import Testing
         #expect(valid.status == 0)
         #expect(valid.stdout.split(separator: "\n").count == 2, "\(valid.stdout)")
     }
+
+    @Test func mintRefusesAFormatItCannotHonour() throws {
+        let folder = try CLI.temporaryDirectory()
+        let ca = folder.appendingPathComponent("ca").path
+        let kinds: [([String], String)] = [
+            (["mint", "ca", "--out", ca], "mint ca writes files and says where in text"),
+            (
+                ["mint", "suite", "--ca", ca, "--out", folder.appendingPathComponent("suite").path],
+                "mint suite writes files and says where in text"
+            ),
+            (["mint", "timeline", "--ca", ca], "mint timeline prints webhook bodies as Apple posts them, one a line"),
+        ]
+        for (arguments, words) in kinds {
+            for format in [["--format", "json"], ["--json"], ["--format", "jsonl"]] {
+                let result = try CLI.run(arguments + format)
+                #expect(result.status == 64, "\(arguments + format): \(result.stderr)")
+                #expect(result.stderr.hasPrefix("jwsinspect: \(words); --format "), "\(result.stderr)")
+                #expect(result.stdout.isEmpty)
+            }
+        }
+        #expect(!FileManager.default.fileExists(atPath: ca), "a refused mint ca wrote its folder")
+        // Tables, the default, are what they print: given or not, they run.
+        let made = try CLI.run(["mint", "ca", "--out", ca, "--backdate", "90", "--format", "table"])
+        #expect(made.status == 0, "\(made.stderr)")
+        let timeline = try CLI.run(["mint", "timeline", "--ca", ca])
+        #expect(timeline.status == 0, "\(timeline.stderr)")
+    }
 }

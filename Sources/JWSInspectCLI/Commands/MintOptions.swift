@@ -196,6 +196,20 @@ struct MintOptions: SubcommandOptions {
         } else {
             throw UsageError("mint: the kind must be \(ArgumentParser.list(Kind.names)), not '\(Excerpt.of(given))'")
         }
+        // A CA and a suite are files and a line of text saying where they went; a timeline is
+        // webhook bodies as Apple posts them. --format words a minted token alone.
+        if options.format != .table, let kind = options.kind {
+            let written: String? =
+                switch kind {
+                case .ca, .suite: "writes files and says where in text"
+                case .timeline: "prints webhook bodies as Apple posts them, one a line"
+                case .token: nil
+                }
+            if let written {
+                throw UsageError(
+                    "mint \(given.lowercased()) \(written); --format \(options.format.rawValue) is for a minted token")
+            }
+        }
         return options
     }
 }
