@@ -17,6 +17,20 @@ public struct Credentials: Sendable {
     }
 }
 
+/// An answer that was an error: its HTTP status, and Apple's error code and message when the
+/// body carried them (`{"errorCode": 4040010, "errorMessage": "…"}`).
+public struct ErrorAnswer: Sendable, Equatable {
+    public let status: Int
+    public let errorCode: Int64?
+    public let errorMessage: String?
+
+    public init(status: Int, errorCode: Int64?, errorMessage: String?) {
+        self.status = status
+        self.errorCode = errorCode
+        self.errorMessage = errorMessage
+    }
+}
+
 /// Why a call got no usable answer.
 public enum APIFailure: Error, Sendable, Equatable {
     /// 401: the bearer token was refused; what was sent, for the diagnosis.
@@ -24,8 +38,9 @@ public enum APIFailure: Error, Sendable, Equatable {
     /// Another 4xx (or a retryable error after the retries): Apple's error code and message when
     /// the body carried them.
     case refused(status: Int, errorCode: Int64?, errorMessage: String?)
-    /// Try again later: unreachable, timed out, or 429/5xx after every retry.
-    case temporary(String)
+    /// Try again later: unreachable, timed out, or 429/5xx after every retry; `answer` is the
+    /// last HTTP answer when there was one.
+    case temporary(String, answer: ErrorAnswer?)
     /// An answer that cannot be used: a body that is not one JSON object (or names a member
     /// twice), over the size limit, a redirect, pages that do not add up.
     case badAnswer(String)
@@ -163,7 +178,7 @@ public final class APIClient: Sendable {
             let reason = "\(baseURL(environment).text): \(error.description)"
             return .retry(
                 wait: retry.backoff(attempt: attempt, jitter: jitter()), reason: error.description,
-                failure: .temporary(reason))
+                failure: .temporary(reason, answer: nil))
         case .success(let answer):
             response = answer
         }
@@ -186,13 +201,15 @@ public final class APIClient: Sendable {
                 wait: wait, reason: "429 rate limit exceeded",
                 failure: .temporary(
                     "429 rate limit exceeded" + (message.map { ": \($0)" } ?? "")
-                        + " (Apple limits requests per app per hour; try again later)"))
+                        + " (Apple limits requests per app per hour; try again later)",
+                    answer: ErrorAnswer(status: 429, errorCode: code, errorMessage: message)))
         case 500..<600:
             return .retry(
                 wait: retry.backoff(attempt: attempt, jitter: jitter()), reason: "HTTP \(response.status)",
                 failure: .temporary(
                     "HTTP \(response.status)" + (code.map { ", \(APIFailure.describe(code: $0))" } ?? "")
-                        + (message.map { ": \($0)" } ?? "")))
+                        + (message.map { ": \($0)" } ?? ""),
+                    answer: ErrorAnswer(status: response.status, errorCode: code, errorMessage: message)))
         default:
             let failure = APIFailure.refused(status: response.status, errorCode: code, errorMessage: message)
             if let code, APIErrorCodes.retryable.contains(code) {

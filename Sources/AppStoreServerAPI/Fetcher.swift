@@ -23,10 +23,36 @@ public enum FetchEnd: Sendable, Equatable {
     case done
     /// The caller stopped taking pages (`--limit` reached, or output failed).
     case stopped
-    /// Nothing exists for the request in any environment asked; why, in words.
-    case notFound(String)
-    /// The API gave no usable answer; `request` names the call (with its environment).
-    case failed(APIFailure, request: String)
+    /// Nothing exists for the request in any environment asked; why, in words, and the error
+    /// answer that said so (the last environment's), when one did.
+    case notFound(String, answer: ErrorAnswer?)
+    /// The API gave no usable answer; `request` names the call.
+    case failed(APIFailure, request: FailedCall)
+}
+
+/// The call that got no usable answer: which fetch, in which environment, on which page, and
+/// the HTTP request.
+public struct FailedCall: Sendable, Equatable {
+    /// "fetch history 2000000000000010 (Production)".
+    public let name: String
+    public let environment: ServerEnvironment
+    /// The page asked for, for a paged request.
+    public let page: Int?
+    /// "GET /inApps/v2/history/2000000000000010?sort=ASCENDING".
+    public let request: String
+
+    public init(name: String, environment: ServerEnvironment, page: Int?, request: String) {
+        self.name = name
+        self.environment = environment
+        self.page = page
+        self.request = request
+    }
+
+    /// Named as an answered page is: "fetch history 2000000000000010 (Production) page 2".
+    public var origin: String { name + (page.map { " page \($0)" } ?? "") }
+
+    /// "fetch history 2000000000000010 (Production): GET /inApps/v2/history/…", for messages.
+    public var description: String { "\(name): \(request)" }
 }
 
 /// Something that happened on the way, for standard error.
@@ -67,6 +93,7 @@ public struct Fetcher: Sendable {
         let environments: [ServerEnvironment] =
             environment.map { [$0] } ?? (request.isProductionOnly ? [.production] : [.production, .sandbox])
         var notFound: [String] = []
+        var lastAnswer: ErrorAnswer?
         for (index, environment) in environments.enumerated() {
             var unknownHere = true
             let end: FetchEnd
@@ -75,16 +102,17 @@ public struct Fetcher: Sendable {
             } else {
                 end = run(request, in: environment, unknownHere: &unknownHere, deliver: deliver)
             }
-            guard case .notFound(let reason) = end, unknownHere else {
+            guard case .notFound(let reason, let answer) = end, unknownHere else {
                 if environments.count > 1, end == .done || end == .stopped { note(.answeredBy(environment)) }
                 return end
             }
             notFound.append(reason)
+            lastAnswer = answer ?? lastAnswer
             if index + 1 < environments.count {
                 note(.fallingBack("\(reason); asking \(environments[index + 1].rawValue)"))
             }
         }
-        return .notFound(notFound.joined(separator: "; "))
+        return .notFound(notFound.joined(separator: "; "), answer: lastAnswer)
     }
 
     /// The request in one environment: `.notFound` when the environment does not know it, or
@@ -96,6 +124,9 @@ public struct Fetcher: Sendable {
         let name = "fetch \(request.name)" + (request.id.map { " \($0)" } ?? "") + " (\(environment.rawValue))"
         let stem = [request.name, request.id, environment.rawValue].compactMap { $0 }.joined(separator: "-")
         let paged = request.isPaged
+        func failedCall(page: Int?, _ described: String) -> FailedCall {
+            FailedCall(name: name, environment: environment, page: page, request: described)
+        }
         var call: APICall? = request.call(now: client.clock())
         var page = 1
         var signedItems = 0
@@ -106,19 +137,20 @@ public struct Fetcher: Sendable {
             let answer: [String: JSONValue]
             let response: HTTPResponse
             switch fetch(current, in: environment) {
-            case .failure(.refused(404, let code?, _)) where code == APIErrorCodes.transactionNotFound:
+            case .failure(.refused(404, let code?, let message)) where code == APIErrorCodes.transactionNotFound:
                 return .notFound(
-                    "\(request.id ?? "the ID") is not a \(environment.rawValue) transaction (\(APIFailure.describe(code: code)))"
-                )
+                    "\(request.id ?? "the ID") is not a \(environment.rawValue) transaction (\(APIFailure.describe(code: code)))",
+                    answer: ErrorAnswer(status: 404, errorCode: code, errorMessage: message))
             case .failure(let failure):
-                return .failed(failure, request: "\(name): \(described)")
+                return .failed(failure, request: failedCall(page: paged ? page : nil, described))
             case .success(let (body, members)):
                 response = body
                 answer = members
             }
             let summary = ResponseSummary(request: request, members: answer)
             if case .order = request, summary.orderStatus == 1 {
-                return .notFound("order \(request.id ?? "") is not known to Production (order status 1: invalid)")
+                return .notFound(
+                    "order \(request.id ?? "") is not known to Production (order status 1: invalid)", answer: nil)
             }
             signedItems += summary.signedCount
             let pageName = paged ? " page \(page)" : ""
@@ -132,21 +164,21 @@ public struct Fetcher: Sendable {
             case .none:
                 break
             case .malformed(let reason):
-                return .failed(.badAnswer("page \(page): \(reason)"), request: "\(name): \(described)")
+                return .failed(.badAnswer("page \(page): \(reason)"), request: failedCall(page: page, described))
             case .call(let next, let token):
                 // A server that does not advance would be asked forever: a page token seen before,
                 // or more pages than any App Store history has, ends the fetch.
                 guard seen.insert(Digest.sha256(Array(token.utf8))).inserted else {
                     return .failed(
                         .badAnswer("page \(page) says hasMore with a page token already answered"),
-                        request: "\(name): \(described)")
+                        request: failedCall(page: page, described))
                 }
                 guard page < pageLimit else {
                     return .failed(
                         .badAnswer(
                             "more than \(pageLimit) pages; narrow the request (dates, \(hints.word(.resultLimit)))"
                         ),
-                        request: "\(name): \(described)")
+                        request: failedCall(page: page, described))
                 }
                 call = next
             }
@@ -154,7 +186,7 @@ public struct Fetcher: Sendable {
         }
         if signedItems == 0 {
             unknownHere = false
-            return .notFound(emptyAnswer(request, environment))
+            return .notFound(emptyAnswer(request, environment), answer: nil)
         }
         return .done
     }
@@ -206,16 +238,19 @@ public struct Fetcher: Sendable {
         wait: Double, in environment: ServerEnvironment, note: (FetchNote) -> Void, _ deliver: (FetchedPage) -> Bool
     ) -> FetchEnd {
         let name = "fetch test-notification (\(environment.rawValue))"
+        func call(_ described: String) -> FailedCall {
+            FailedCall(name: name, environment: environment, page: nil, request: described)
+        }
         let request = FetchRequest.testNotification(wait: wait)
         let post = request.call(now: client.clock())
         let token: String
         switch fetch(post, in: environment) {
         case .failure(let failure):
-            return .failed(failure, request: "\(name): POST \(post.path)")
+            return .failed(failure, request: call("POST \(post.path)"))
         case .success(let (_, members)):
             guard case .string(let value) = members["testNotificationToken"], !value.isEmpty else {
                 return .failed(
-                    .badAnswer("the answer has no testNotificationToken"), request: "\(name): POST \(post.path)")
+                    .badAnswer("the answer has no testNotificationToken"), request: call("POST \(post.path)"))
             }
             token = value
         }
@@ -234,7 +269,7 @@ public struct Fetcher: Sendable {
                     told = true
                 }
             case .failure(let failure):
-                return .failed(failure, request: "\(name): GET \(status.path)")
+                return .failed(failure, request: call("GET \(status.path)"))
             case .success(let answer):
                 last = answer
                 if case .array(let attempts) = answer.1["sendAttempts"], !attempts.isEmpty { break }
@@ -247,8 +282,9 @@ public struct Fetcher: Sendable {
             return .failed(
                 .temporary(
                     "no status for test notification \(token) within \(TransportError.seconds(wait)) (Apple reports "
-                        + "it once a send is attempted; try a longer \(hints.word(.statusWait)))"),
-                request: "\(name): GET \(status.path)")
+                        + "it once a send is attempted; try a longer \(hints.word(.statusWait)))",
+                    answer: nil),
+                request: call("GET \(status.path)"))
         }
         let page = FetchedPage(
             origin: name, environment: environment, request: "GET \(status.path)", page: nil, response: response,

@@ -114,7 +114,7 @@ struct APIClientTests {
         let end = Fetcher(client: client(transport, waits: waits)).run(
             .transaction("1"), environment: .production, note: { _ in }, deliver: { _ in true })
         #expect(waits.all == [1, 2, 4])
-        guard case .failed(.temporary(let reason), _) = end else {
+        guard case .failed(.temporary(let reason, _), _) = end else {
             Issue.record("expected a temporary failure, got \(end)")
             return
         }
@@ -130,7 +130,7 @@ struct APIClientTests {
         let end = Fetcher(client: client(transport, waits: waits, retries: 1)).run(
             .transaction("1"), environment: .production, note: { _ in }, deliver: { _ in true })
         #expect(waits.all == [1])
-        guard case .failed(.temporary(let reason), _) = end else {
+        guard case .failed(.temporary(let reason, _), _) = end else {
             Issue.record("expected a temporary failure, got \(end)")
             return
         }
@@ -208,7 +208,7 @@ struct APIClientTests {
         ] {
             let end = Fetcher(client: client(ScriptedTransport(answers), waits: Waits()), hints: hints).run(
                 .testNotification(wait: 0), environment: .sandbox, note: { _ in }, deliver: { _ in true })
-            guard case .failed(.temporary(let reason), _) = end else {
+            guard case .failed(.temporary(let reason, _), _) = end else {
                 Issue.record("expected a temporary failure, got \(end)")
                 return
             }
@@ -266,7 +266,7 @@ struct APIClientTests {
         let end = Fetcher(client: client(transport, waits: Waits())).run(
             .order("MQ7TYF9XYZ"), environment: nil, note: { _ in }, deliver: { _ in true })
         #expect(transport.sent.count == 1)
-        guard case .notFound(let reason) = end else {
+        guard case .notFound(let reason, _) = end else {
             Issue.record("expected not found, got \(end)")
             return
         }

@@ -61,6 +61,72 @@ struct FetchFailureTests {
         #expect(record["status"] as? String == "unavailable" && record["type"] as? String == "apiResponse")
     }
 
+    /// Every `apiResponse` record has the same members, answered or not (issue 50): `httpStatus`,
+    /// `errorCode`, `errorMessage` (null when absent, never missing), a sentence `summary`, and
+    /// `source` named as an answered page is.
+    @Test("failure records carry httpStatus, errorCode, errorMessage and a sentence, as answered ones do")
+    func failureRecordsHaveEveryMember() throws {
+        let harness = try FetchHarness()
+        let page = harness.run(["transaction", Seed.coins, "--format", "jsonl"]).stdout
+        let answered = try #require(FetchHarness.records(page).first)
+        #expect(answered["errorCode"] is NSNull && answered["errorMessage"] is NSNull)
+        #expect(answered["response"] is [String: Any])
+        let keys = try Self.keys(of: String(#require(page.split(separator: "\n").first)))
+        #expect(keys.isSuperset(of: ["environment", "request", "httpStatus", "errorCode", "errorMessage", "response"]))
+        // In this order, after the keys every record has.
+        #expect(page.contains(#","environment":"Production","request":"GET /inApps/v1/transactions/"#))
+        #expect(page.contains(#","httpStatus":200,"errorCode":null,"errorMessage":null,"response":{"#))
+
+        // 404 errorCode 4040010 in both environments: nothing found.
+        let missing = harness.run(["transaction", Seed.unknownTransaction, "--format", "jsonl"])
+        #expect(missing.status == 8, "\(missing.stderr)")
+        let notFound = try #require(FetchHarness.records(missing.stdout).last)
+        #expect(notFound["status"] as? String == "not-found")
+        #expect(notFound["httpStatus"] as? Int == 404 && notFound["errorCode"] as? Int == 4_040_010)
+        #expect(notFound["errorMessage"] as? String == "Transaction id not found.")
+        #expect(notFound["source"] as? String == "fetch transaction \(Seed.unknownTransaction)")
+        #expect(notFound["environment"] is NSNull && notFound["request"] is NSNull && notFound["response"] is NSNull)
+        #expect(
+            notFound["summary"] as? String
+                == "Nothing found (HTTP 404, errorCode 4040010 TransactionIdNotFoundError).")
+        #expect(try Self.keys(of: missing.stdout) == keys)
+
+        // 500 after the retries: try again later, the last answer's status and code.
+        harness.production.enqueue(.internalError, forPathPrefix: "/inApps/v1/transactions/", times: 2)
+        let failed = harness.run(["transaction", Seed.coins, "--retries", "1", "--format", "jsonl"])
+        #expect(failed.status == 75)
+        let unavailable = try #require(FetchHarness.records(failed.stdout).last)
+        #expect(unavailable["httpStatus"] as? Int == 500 && unavailable["errorCode"] as? Int == 5_000_000)
+        #expect(unavailable["errorMessage"] is String)
+        #expect(unavailable["source"] as? String == "fetch transaction \(Seed.coins) (Production)")
+        #expect(unavailable["environment"] as? String == "Production")
+        #expect((unavailable["request"] as? String)?.hasPrefix("GET /inApps/v1/transactions/") == true)
+        #expect(
+            unavailable["summary"] as? String
+                == "No usable answer yet: try again later (HTTP 500, errorCode 5000000 GeneralInternalError).")
+        #expect(try Self.keys(of: failed.stdout) == keys)
+
+        // No answer at all (a connection refused): the members are there, null.
+        let closed = try MockHTTPServer.unusedPort()
+        let refused = InProcess.run(
+            [
+                "fetch", "transaction", Seed.coins, "--retries", "0", "--format", "jsonl", "--production-url",
+                "http://127.0.0.1:\(closed)",
+            ] + harness.credentials + ["--root", harness.rootPath], stdin: nil)
+        #expect(refused.status == 75, "\(refused.stderr)")
+        let nothing = try #require(FetchHarness.records(refused.stdout).last)
+        #expect(nothing["httpStatus"] is NSNull && nothing["errorCode"] is NSNull && nothing["errorMessage"] is NSNull)
+        #expect(nothing["summary"] as? String == "No usable answer yet: try again later.")
+        #expect(try Self.keys(of: refused.stdout) == keys)
+    }
+
+    /// The top-level keys of the last record.
+    static func keys(of output: String) throws -> Set<String> {
+        let line = try #require(output.split(separator: "\n").last)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        return Set(object.keys)
+    }
+
     @Test("a server that never answers: the timeout ends the request, 75 after the retries")
     func hangingServer() throws {
         let harness = try FetchHarness()

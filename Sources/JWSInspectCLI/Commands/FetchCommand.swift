@@ -319,7 +319,7 @@ private final class FetchRun {
         // The engines were made before the customer was resolved.
         engines.removeAll()
         if resolved == nil {
-            if case .notFound(let reason) = end { why = reason }
+            if case .notFound(let reason, _) = end { why = reason }
             io.error(
                 "fetch: \(id) could not be resolved with Get Transaction Info (\(TerminalText.safe(why))): only items "
                     + "whose own signed transactionId or originalTransactionId is \(id) are tied to it")
@@ -336,8 +336,7 @@ private final class FetchRun {
             + "\(id) by its signed transactionId or originalTransactionId; nothing in it is this customer's"
         io.error("\(sourceName): \(reason)")
         counts[FetchStatus.notFound.rawValue, default: 0] += 1
-        let request = UnansweredRequest(
-            source: sourceName, status: .notFound, reason: reason, httpStatus: nil, errorCode: nil)
+        let request = UnansweredRequest(source: sourceName, status: .notFound, reason: reason)
         if let record = render.output.unanswered(request) { output.write(record) }
         if exitStatus == .success || exitStatus == .inactive { exitStatus = .notFound }
     }
@@ -381,40 +380,49 @@ private final class FetchRun {
         switch end {
         case .done, .stopped:
             return
-        case .notFound(let reason):
+        case .notFound(let reason, let answer):
             var reason = "not found: " + reason
             if options.kind == .order, let id = options.id, id != id.uppercased() {
                 // Apple's order IDs are uppercase letters and digits, as its receipt e-mail shows them.
                 reason += "; order IDs are uppercase (as in Apple's receipt e-mail): try \(id.uppercased())"
             }
-            report(source: sourceName, status: .notFound, reason: reason, exit: .notFound)
-        case .failed(let failure, let request):
+            report(
+                UnansweredRequest(source: sourceName, status: .notFound, reason: reason, answer: answer),
+                message: sourceName, exit: .notFound)
+        case .failed(let failure, let call):
+            func failed(_ status: FetchStatus, _ reason: String, answer: ErrorAnswer? = nil) -> UnansweredRequest {
+                UnansweredRequest(
+                    source: call.origin, status: status, reason: reason, environment: call.environment,
+                    request: call.request, answer: answer)
+            }
+            let message = call.description
             switch failure {
             case .unauthorized(let diagnosis):
+                let answer = ErrorAnswer(status: 401, errorCode: nil, errorMessage: nil)
                 report(
-                    source: request, status: .unauthorized, reason: diagnosis.message(OptionHints()), http: 401,
+                    failed(.unauthorized, diagnosis.message(OptionHints()), answer: answer), message: message,
                     exit: .unauthorized)
-            case .refused(let status, let code, let message):
+            case .refused(let status, let code, let text):
                 let reason =
                     "HTTP \(status)" + (code.map { ", \(APIFailure.describe(code: $0))" } ?? "")
-                    + (message.map { ": \($0)" } ?? "")
-                report(source: request, status: .refused, reason: reason, http: status, code: code, exit: .unavailable)
-            case .temporary(let reason):
+                    + (text.map { ": \($0)" } ?? "")
+                let answer = ErrorAnswer(status: status, errorCode: code, errorMessage: text)
+                report(failed(.refused, reason, answer: answer), message: message, exit: .unavailable)
+            case .temporary(let reason, let answer):
                 report(
-                    source: request, status: .unavailable, reason: "try again later: " + reason, exit: .tryAgainLater)
+                    failed(.unavailable, "try again later: " + reason, answer: answer), message: message,
+                    exit: .tryAgainLater)
             case .badAnswer(let reason):
-                report(source: request, status: .malformed, reason: "unusable answer: " + reason, exit: .unavailable)
+                report(failed(.malformed, "unusable answer: " + reason), message: message, exit: .unavailable)
             case .untrustedCertificate(let environment, let reason):
                 let option = environment == .production ? "--production-url" : "--sandbox-url"
-                report(
-                    source: request, status: .untrustedCertificate,
-                    reason: "TLS refused: \(reason); not retried (the same certificate would be refused again): check "
-                        + "\(option), and that this system's CA store (/etc/ssl/certs) holds the CA that issued the "
-                        + "server's certificate (a TLS-inspecting proxy's own CA, for one)",
-                    exit: .unavailable)
+                let reason =
+                    "TLS refused: \(reason); not retried (the same certificate would be refused again): check "
+                    + "\(option), and that this system's CA store (/etc/ssl/certs) holds the CA that issued the "
+                    + "server's certificate (a TLS-inspecting proxy's own CA, for one)"
+                report(failed(.untrustedCertificate, reason), message: message, exit: .unavailable)
             case .signingFailed(let reason):
-                report(
-                    source: request, status: .signingFailed, reason: reason + "; nothing was sent", exit: .software)
+                report(failed(.signingFailed, reason + "; nothing was sent"), message: message, exit: .software)
             }
         }
     }
@@ -423,13 +431,11 @@ private final class FetchRun {
         "fetch " + (options.kind?.rawValue ?? "") + (options.id.map { " \($0)" } ?? "")
     }
 
-    private func report(
-        source: String, status: FetchStatus, reason: String, http: Int? = nil, code: Int64? = nil, exit: ExitStatus
-    ) {
-        io.error("\(source): \(reason)")
-        counts[status.rawValue, default: 0] += 1
-        let request = UnansweredRequest(
-            source: source, status: status, reason: reason, httpStatus: http, errorCode: code)
+    /// Says on standard error why `request` got no answer (after `message`, the call), writes
+    /// its record, and records the exit status.
+    private func report(_ request: UnansweredRequest, message: String, exit: ExitStatus) {
+        io.error("\(message): \(request.reason)")
+        counts[request.status.rawValue, default: 0] += 1
         if let record = render.output.unanswered(request) { output.write(record) }
         fail(exit)
     }

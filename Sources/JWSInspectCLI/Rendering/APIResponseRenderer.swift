@@ -16,31 +16,68 @@ enum APIResponseRenderer {
     }
 
     /// A page that was answered, as a record: `JSONRecord`'s keys, then its environment,
-    /// request, HTTP status and the answer's unsigned fields under `response`.
+    /// request, HTTP status, `errorCode` and `errorMessage` (null: no error) and the answer's
+    /// unsigned fields under `response`. A failure's record has the same members.
     static func record(_ page: FetchedPage) -> OrderedJSON {
         let status = page.response.status
         return JSONRecord.record(
             source: page.origin, type: Self.type, status: FetchStatus.answered.rawValue,
             reason: "\(page.environment.rawValue) answered \(page.request) with HTTP \(status)",
             summary: Self.sentence(page),
-            extra: [
-                ("environment", .string(page.environment.rawValue)), ("request", .string(page.request)),
-                ("httpStatus", .integer(Int64(status))),
-                ("response", .object(.init(distinct: page.summary.fields.map { ($0.name, Self.json($0.value)) }))),
-            ])
+            extra: members(
+                environment: page.environment, request: page.request, httpStatus: status, errorCode: nil,
+                errorMessage: nil,
+                response: .object(.init(distinct: page.summary.fields.map { ($0.name, Self.json($0.value)) }))))
+    }
+
+    /// The members after `JSONRecord`'s of every `apiResponse` record, answered or not: each
+    /// always there, null when absent.
+    private static func members(
+        environment: ServerEnvironment?, request: String?, httpStatus: Int?, errorCode: Int64?, errorMessage: String?,
+        response: OrderedJSON
+    ) -> OrderedJSON.Members {
+        [
+            ("environment", environment.map { .string($0.rawValue) } ?? .null),
+            ("request", request.map { .string($0) } ?? .null),
+            ("httpStatus", httpStatus.map { .integer(Int64($0)) } ?? .null),
+            ("errorCode", errorCode.map { .integer($0) } ?? .null),
+            ("errorMessage", errorMessage.map { .string($0) } ?? .null),
+            ("response", response),
+        ]
     }
 
     /// The `type` of a record of the API's answer.
     static let type = "apiResponse"
 
-    /// A request that ended without an answer, and why.
+    /// A request that ended without an answer, and why: the members of an answered page's
+    /// record, `response` null.
     static func record(_ request: UnansweredRequest) -> OrderedJSON {
-        var extra: OrderedJSON.Members = []
-        if let httpStatus = request.httpStatus { extra.append(("httpStatus", .integer(Int64(httpStatus)))) }
-        if let errorCode = request.errorCode { extra.append(("errorCode", .integer(Int64(errorCode)))) }
-        return JSONRecord.record(
+        JSONRecord.record(
             source: request.source, type: Self.type, status: request.status.rawValue, reason: request.reason,
-            summary: nil, extra: extra)
+            summary: sentence(request),
+            extra: members(
+                environment: request.environment, request: request.request, httpStatus: request.answer?.status,
+                errorCode: request.answer?.errorCode, errorMessage: request.answer?.errorMessage, response: .null))
+    }
+
+    /// One sentence for a request without an answer: "Nothing found (HTTP 404, errorCode
+    /// 4040010 TransactionIdNotFoundError)." (`reason` has the details.)
+    static func sentence(_ request: UnansweredRequest) -> String {
+        let what =
+            switch request.status {
+            case .answered: "Answered"
+            case .notFound: "Nothing found"
+            case .unauthorized: "The bearer token was refused"
+            case .refused: "The request was refused"
+            case .unavailable: "No usable answer yet: try again later"
+            case .malformed: "The answer could not be used"
+            case .untrustedCertificate: "The server's TLS certificate was not trusted"
+            case .signingFailed: "The bearer token could not be signed, so nothing was sent"
+            }
+        let answer = request.answer.map { answer in
+            " (HTTP \(answer.status)" + (answer.errorCode.map { ", " + APIFailure.describe(code: $0) } ?? "") + ")"
+        }
+        return what + (answer ?? "") + "."
     }
 
     /// One line for the answer: "Production answered: bundleId com.example.app, hasMore false,

@@ -41,11 +41,16 @@ extension ResultRenderer {
 
 /// A `fetch` request that got no usable answer: its record's members.
 struct UnansweredRequest {
+    /// Named as an answered page is ("fetch history ID (Production) page 2"); the whole fetch
+    /// ("fetch history ID") when no one call is to blame (nothing found in any environment).
     let source: String
     let status: FetchStatus
     let reason: String
-    let httpStatus: Int?
-    let errorCode: Int64?
+    /// The call's environment and HTTP request, when one call failed.
+    var environment: ServerEnvironment? = nil
+    var request: String? = nil
+    /// The error answer, when there was one.
+    var answer: ErrorAnswer? = nil
 }
 
 enum ResultRenderers {
