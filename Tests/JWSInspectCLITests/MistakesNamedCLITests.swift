@@ -100,4 +100,34 @@ import Testing
         let timeline = try CLI.run(["mint", "timeline", "--ca", ca])
         #expect(timeline.status == 0, "\(timeline.stderr)")
     }
+
+    /// An API Gateway (or Lambda function URL) event whose `isBase64Encoded` is true: its body
+    /// is read decoded; one that says false, or whose body is no base64, as it is.
+    @Test func aBase64EventBodyIsDecoded() throws {
+        let notification = CLI.packageRoot.appendingPathComponent("Samples/notification-test-sandbox-2025.jws")
+        let token = try String(contentsOf: notification, encoding: .utf8).trimmingCharacters(
+            in: .whitespacesAndNewlines)
+        let body = #"{"signedPayload":"\#(token)"}"#
+        let encoded = Data(body.utf8).base64EncodedString()
+        let folder = try CLI.temporaryDirectory()
+        func event(_ body: String, flag: Bool) throws -> String {
+            let file = folder.appendingPathComponent("event-\(UUID().uuidString).json")
+            let quoted = body.replacingOccurrences(of: "\"", with: "\\\"")
+            try CLI.write(#"{"resource":"/webhook","body":"\#(quoted)","isBase64Encoded":\#(flag)}"#, to: file)
+            return file.path
+        }
+        let decoded = try CLI.run(["--format", "jsonl", try event(encoded, flag: true)])
+        #expect(decoded.status == 0, "\(decoded.stderr)")
+        let record = try #require(try decoded.jsonObjects().first)
+        #expect(
+            (record["source"] as? String)?.hasSuffix(".json: body → signedPayload") == true, "\(record["source"] ?? "")"
+        )
+        #expect(record["type"] as? String == "notification")
+        // Not vacuous: without the flag the same body is text, and no JWS.
+        let undecoded = try CLI.run(["--format", "jsonl", try event(encoded, flag: false)])
+        #expect(undecoded.status == 5, "\(undecoded.stderr)")
+        // A body that is no base64 though the flag says so is read as it is.
+        let plain = try CLI.run(["--format", "jsonl", try event(body, flag: true)])
+        #expect(plain.status == 0, "\(plain.stderr)")
+    }
 }

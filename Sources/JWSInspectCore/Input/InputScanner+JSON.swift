@@ -93,11 +93,24 @@ private struct JSONWalk {
         switch value {
         case .string(let string): visit(string, level: level, emit: emit)
         case .array(let values): frames.append(Frame(values: .array(values), pathCount: path.count, level: level))
-        case .object(let object):
+        case .object(var object):
+            // An API Gateway or Lambda function URL event says its body is base64: read it decoded.
+            if case .bool(true)? = object["isBase64Encoded"], case .string(let body)? = object["body"],
+                let decoded = Self.decodedBody(body)
+            {
+                object["body"] = .string(decoded)
+            }
             frames.append(
                 Frame(values: .object(object, keys: object.keys.sorted()), pathCount: path.count, level: level))
         default: break
         }
+    }
+
+    /// An event's `body` when `isBase64Encoded` is true: its text, when it is standard base64 of
+    /// UTF-8 (else it is read as it is). Bounded as the string it came from is (a record).
+    private static func decodedBody(_ body: String) -> String? {
+        guard !body.isEmpty, let bytes = ParsedChain.standardBase64(body) else { return nil }
+        return String(validating: bytes, as: UTF8.self)
     }
 
     /// The source of what is found at `path`.
