@@ -150,6 +150,34 @@ enum InputReader {
     }
 
     /// What to report for an input in which the scanner found nothing.
+    /// The members Apple documents for the payloads of the App Store's own JWS: the first member of a
+    /// decoded payload is one of them.
+    private static let signedPayloadMembers: Set<String> = Set(
+        [PayloadKind.transaction, .renewalInfo, .notification, .appTransaction, .realtimeRequest].flatMap {
+            PayloadSchema.of($0).documentedFields
+        })
+
+    /// The name of a JSON object's first member, from the input's first bytes (`{ "name": …`),
+    /// when it is plain ASCII letters.
+    static func firstMemberName(_ opening: [UInt8]) -> String? {
+        var index = 0
+        func skipWhitespace() { while index < opening.count, InputScanner.isWhitespace(opening[index]) { index += 1 } }
+        skipWhitespace()
+        guard index < opening.count, opening[index] == UInt8(ascii: "{") else { return nil }
+        index += 1
+        skipWhitespace()
+        guard index < opening.count, opening[index] == UInt8(ascii: "\"") else { return nil }
+        index += 1
+        let start = index
+        while index < opening.count, (opening[index] | 0x20) >= UInt8(ascii: "a"),
+            (opening[index] | 0x20) <= UInt8(ascii: "z")
+        {
+            index += 1
+        }
+        guard index < opening.count, opening[index] == UInt8(ascii: "\""), index > start else { return nil }
+        return String(decoding: opening[start..<index], as: UTF8.self)
+    }
+
     static func nothingFound(in stream: InputStream, origin: String) -> InputScanner.Item {
         if let record = stream.soleTextRecord, let token = soleBareToken(record) {
             // Dot-separated base64url that the scanner passed over: decode it for a precise reason.
@@ -157,6 +185,13 @@ enum InputReader {
         }
         if let problem = stream.jsonProblem {
             return .malformed(source: origin, reason: "no JWS found, and it is not a JSON document: \(problem)")
+        }
+        if let name = firstMemberName(stream.opening), signedPayloadMembers.contains(name) {
+            return .malformed(
+                source: origin,
+                reason: "no JWS found: this is a decoded payload (a JSON object starting with '\(name)', as Xcode's "
+                    + "jsonRepresentation or a JWS's middle part is), which carries no signature; give the JWS "
+                    + "itself (jwsRepresentation, or the signedPayload Apple posted)")
         }
         return .malformed(
             source: origin,

@@ -130,4 +130,25 @@ import Testing
         let plain = try CLI.run(["--format", "jsonl", try event(body, flag: true)])
         #expect(plain.status == 0, "\(plain.stderr)")
     }
+
+    /// A decoded payload (Xcode's `jsonRepresentation`, a JWS's middle part) is named as such.
+    @Test func aDecodedPayloadIsNamed() throws {
+        let decoded = try CLI.run(["--no-verify", "--format", "json", Self.sample])
+        let record = try #require(try decoded.jsonObjects().first)
+        let payload = try #require(record["payload"] as? [String: Any])
+        let pretty = try JSONSerialization.data(withJSONObject: payload, options: [.prettyPrinted])
+        let compact = #"{"notificationType":"TEST","notificationUUID":"1","signedDate":1}"#
+        for text in [String(decoding: pretty, as: UTF8.self), compact] {
+            let result = try CLI.run([], stdin: text)
+            #expect(result.status == 5)
+            #expect(
+                result.stderr.hasPrefix("jwsinspect: <stdin>: malformed: no JWS found: this is a decoded payload ("),
+                "\(result.stderr)")
+            #expect(result.stderr.contains("give the JWS itself (jwsRepresentation"))
+            #expect(result.stderr.split(separator: "\n").count == 1)
+        }
+        // Not vacuous: another JSON object is no payload.
+        let other = try CLI.run([], stdin: #"{"foo":1}"#)
+        #expect(other.stderr.hasPrefix("jwsinspect: <stdin>: malformed: no JWS found (expected"), "\(other.stderr)")
+    }
 }
