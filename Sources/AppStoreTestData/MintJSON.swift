@@ -9,7 +9,36 @@ extension MintPayloads {
     /// caller names the assignment in its messages; these say what is wrong with it.
     public static func set(_ assignment: String, in object: inout OrderedJSON.Object) throws(MintError) {
         guard let equals = assignment.firstIndex(of: "=") else { throw MintError("expected PATH=VALUE") }
-        let pathText = assignment[..<equals]
+        let path = try path(assignment[..<equals])
+        let text = Array(assignment.utf8[assignment.utf8.index(after: equals)...])
+        let value = (try? OrderedJSON.parse(text)) ?? .string(String(decoding: text, as: UTF8.self))
+        try assign(value, at: path[...], in: &object, whole: path)
+    }
+
+    /// `--unset PATH`: removes the member at a dotted path (bounded as `set`'s); an error when
+    /// there is none.
+    public static func remove(_ pathText: String, from object: inout OrderedJSON.Object) throws(MintError) {
+        let path = try path(pathText[...])
+        try remove(at: path[...], in: &object, whole: path)
+    }
+
+    private static func remove(
+        at path: ArraySlice<String>, in object: inout OrderedJSON.Object, whole: [String]
+    ) throws(MintError) {
+        guard let key = path.first else { return }
+        if path.count == 1, object[key] != nil {
+            object[key] = nil
+            return
+        }
+        guard path.count > 1, case .object(var inner)? = object[key] else {
+            throw MintError("the payload has no member \(whole.joined(separator: ".")) to remove")
+        }
+        try remove(at: path.dropFirst(), in: &inner, whole: whole)
+        object[key] = .object(inner)
+    }
+
+    /// A dotted path's member names, bounded as templates are.
+    private static func path(_ pathText: Substring) throws(MintError) -> [String] {
         let levels = pathText.utf8.count { $0 == UInt8(ascii: ".") } + 1
         guard levels <= OrderedJSON.maximumParseDepth else {
             throw MintError(
@@ -21,9 +50,7 @@ extension MintPayloads {
         }
         let path = pathText.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         guard !path.contains(where: \.isEmpty) else { throw MintError("the path has an empty member name") }
-        let text = Array(assignment.utf8[assignment.utf8.index(after: equals)...])
-        let value = (try? OrderedJSON.parse(text)) ?? .string(String(decoding: text, as: UTF8.self))
-        try assign(value, at: path[...], in: &object, whole: path)
+        return path
     }
 
     /// The longest `--set` PATH, in bytes: 64 levels of 64-byte names.

@@ -151,4 +151,41 @@ import Testing
         let other = try CLI.run([], stdin: #"{"foo":1}"#)
         #expect(other.stderr.hasPrefix("jwsinspect: <stdin>: malformed: no JWS found (expected"), "\(other.stderr)")
     }
+
+    /// `mint --set` refuses a first member name Apple does not document for the payload (a typo)
+    /// unless `--allow-unknown-field` says it is meant; `--unset` removes a member.
+    @Test func mintSetNamesATypoAndUnsetRemoves() throws {
+        let ca = try CLI.temporaryDirectory().appendingPathComponent("ca").path
+        #expect(try CLI.run(["mint", "ca", "--out", ca]).status == 0)
+        let typo = try CLI.run(["mint", "transaction", "--ca", ca, "--set", "productid=x"])
+        #expect(typo.status == 64)
+        #expect(
+            typo.stderr.hasPrefix(
+                "jwsinspect: mint: --set productid=x: 'productid' is not a member Apple documents for a transaction "
+                    + "payload (did you mean 'productId'?); --allow-unknown-field adds it as given\n"), "\(typo.stderr)"
+        )
+        let nestedTypo = try CLI.run([
+            "mint", "notification", "--ca", ca, "--notification-type", "DID_RENEW", "--set", "transaction.expireDate=1",
+        ])
+        #expect(nestedTypo.status == 64, "\(nestedTypo.stderr)")
+        #expect(nestedTypo.stderr.contains("(did you mean 'expiresDate'?)"), "\(nestedTypo.stderr)")
+
+        func payload(_ arguments: [String]) throws -> [String: Any] {
+            let result = try CLI.run(["mint", "transaction", "--ca", ca, "--format", "json"] + arguments)
+            #expect(result.status == 0, "\(result.stderr)")
+            let object = try #require(try result.jsonObjects().first)
+            return try #require(object["payload"] as? [String: Any])
+        }
+        #expect(try payload(["--set", "brandNew=1", "--allow-unknown-field"])["brandNew"] as? Int == 1)
+        #expect(try payload(["--set", "productId=\"pro\""])["productId"] as? String == "pro")
+        let removed = try payload(["--unset", "price", "--unset", "currency"])
+        #expect(removed["price"] == nil && removed["currency"] == nil && removed["transactionId"] != nil)
+        // --unset comes after every --set.
+        #expect(try payload(["--unset", "price", "--set", "price=1"])["price"] == nil)
+        let missing = try CLI.run(["mint", "transaction", "--ca", ca, "--unset", "nothing"])
+        #expect(missing.status == 64)
+        #expect(
+            missing.stderr.hasPrefix("jwsinspect: mint: --unset nothing: the payload has no member nothing to remove\n")
+        )
+    }
 }

@@ -24,25 +24,36 @@ extension MintCommand {
                 bundleID: options.bundleID ?? "com.example.app", environment: options.environment ?? "Sandbox",
                 now: io.now, notificationType: options.notificationType, subtype: options.subtype)
             var (own, nested) = try assignments(options.assignments, kind: kind)
+            let (ownRemovals, removalsByKind) = try assignments(options.removals, kind: kind)
+            var nestedRemovals = removalsByKind
             var payload = MintPayloads.payload(kind, context: context)
             if let template = options.template { try merge(template: template, into: &payload) }
+            let allowsUnknown = options.allowsUnknownField
+            // A notification's nested tokens, signed first, set by the paths its kind documents.
+            var nestedTokens: [String] = []
             if kind == .notification {
                 for (path, nestedKind) in MintPayloads.nestedKinds(
                     notificationType: options.notificationType, subtype: options.subtype)
                 {
                     var inner = MintPayloads.payload(nestedKind, context: context)
-                    try apply(nested[nestedKind] ?? [], to: &inner)
+                    try apply(nested[nestedKind] ?? [], to: &inner, kind: nestedKind, allowsUnknown: allowsUnknown)
+                    try remove(nestedRemovals[nestedKind] ?? [], from: &inner)
                     nested[nestedKind] = nil
-                    own.insert("\(path.joined(separator: "."))=\"\(try signer.sign(inner.jsonBytes))\"", at: 0)
+                    nestedRemovals[nestedKind] = nil
+                    nestedTokens.insert(
+                        "\(path.joined(separator: "."))=\"\(try signer.sign(inner.jsonBytes))\"", at: 0)
                 }
-                if let unused = nested.keys.first {
+                if let unused = nested.keys.first ?? nestedRemovals.keys.first {
+                    let option = nested.keys.first != nil ? "--set" : "--unset"
                     throw Failure(
-                        message: "mint notification: --set \(unused.rawValue).… but a \(options.notificationType) "
+                        message: "mint notification: \(option) \(unused.rawValue).… but a \(options.notificationType) "
                             + "notification nests no \(unused.rawValue)",
                         status: .usage)
                 }
             }
-            try apply(own, to: &payload)
+            try apply(nestedTokens, to: &payload, kind: kind, allowsUnknown: true)
+            try apply(own, to: &payload, kind: kind, allowsUnknown: allowsUnknown)
+            try remove(ownRemovals, from: &payload)
             let jws = try signer.sign(payload.jsonBytes)
             let text = ResultRenderers.make(format: options.format).single {
                 jws + "\n"
@@ -75,12 +86,43 @@ extension MintCommand {
         return (own, nested)
     }
 
-    private static func apply(_ assignments: [String], to payload: inout OrderedJSON.Object) throws(Failure) {
+    /// `--set`s, in order; one whose first member name is neither in the payload nor documented
+    /// by Apple for `kind` is refused (a typo: `productid`) unless `allowsUnknown`.
+    private static func apply(
+        _ assignments: [String], to payload: inout OrderedJSON.Object, kind: MintKind, allowsUnknown: Bool
+    ) throws(Failure) {
+        let documented = PayloadKind(rawValue: kind.rawValue).map { PayloadSchema.of($0).documentedFields } ?? []
         for assignment in assignments {
+            // What is wrong with the assignment itself first, then whether its member is meant.
+            var updated = payload
             do {
-                try MintPayloads.set(assignment, in: &payload)
+                try MintPayloads.set(assignment, in: &updated)
             } catch {
                 throw Failure(message: "mint: --set \(Excerpt.of(assignment)): \(error.description)", status: .usage)
+            }
+            let name = String(assignment.prefix { $0 != "." && $0 != "=" })
+            if !allowsUnknown, payload[name] == nil, !documented.contains(name) {
+                let meant =
+                    documented.first { $0.lowercased() == name.lowercased() }
+                    ?? EditDistance.closest(to: name, among: documented)
+                throw Failure(
+                    message: "mint: --set \(Excerpt.of(assignment)): '\(Excerpt.of(name))' is not a member Apple "
+                        + "documents for a \(kind.hyphenated) payload"
+                        + (meant.map { " (did you mean '\($0)'?)" } ?? "")
+                        + "; --allow-unknown-field adds it as given",
+                    status: .usage)
+            }
+            payload = updated
+        }
+    }
+
+    /// `--unset`s, in order.
+    private static func remove(_ paths: [String], from payload: inout OrderedJSON.Object) throws(Failure) {
+        for path in paths {
+            do {
+                try MintPayloads.remove(path, from: &payload)
+            } catch {
+                throw Failure(message: "mint: --unset \(Excerpt.of(path)): \(error.description)", status: .usage)
             }
         }
     }

@@ -33,6 +33,10 @@ struct MintOptions: SubcommandOptions {
     var notificationType = "SUBSCRIBED"
     /// `--allow-unknown-type`: a type or subtype Apple does not document is minted as given.
     var allowsUnknownType = false
+    /// `--unset`: members to remove, after every `--set`.
+    var removals: [String] = []
+    /// `--allow-unknown-field`: `--set` may add a member Apple does not document.
+    var allowsUnknownField = false
     /// `mint timeline --clean`: each notification once, in signing order.
     var cleanTimeline = false
     var subtype: String?
@@ -125,6 +129,16 @@ struct MintOptions: SubcommandOptions {
                     + "when it parses as JSON, else a string. For a notification, transaction., renewalInfo. and "
                     + "appTransaction. set the nested payloads. Repeatable; applied in order, after --from."
             ) { options, value in options.assignments.append(value) },
+            OptionSpec(
+                ["--unset"], .value("PATH"), group: "minting a token",
+                help: "Remove a payload member (dotted, as --set's PATH; transaction. and the like for a "
+                    + "notification's nested payloads). Repeatable; applied after every --set."
+            ) { options, value in options.removals.append(value) },
+            OptionSpec(
+                ["--allow-unknown-field"], group: "minting a token",
+                help: "Let --set add a member Apple does not document for the payload (its first name; to test how "
+                    + "a backend handles one). Without it such a --set is a usage error, a typo caught."
+            ) { options, _ in options.allowsUnknownField = true },
             OptionSpec(
                 ["--from"], .value("TEMPLATE.json"), group: "minting a token",
                 help: "A JSON object whose members replace or add to the minted payload's.", completes: .files

@@ -108,12 +108,13 @@ _jwsinspect() {
         --bundle-id) return ;;
         --environment) COMPREPLY=($(compgen -W "Production Sandbox Xcode LocalTesting" -- "$cur")); return ;;
         --set) return ;;
+        --unset) return ;;
         --from) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --notification-type) return ;;
         --notification-subtype|--subtype) return ;;
         --format) COMPREPLY=($(compgen -W "table json jsonl" -- "$cur")); return ;;
         esac
-        if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--out -o --valid-days --backdate --root-curve --ocsp-url --intermediate-ocsp-url --force --ca --clean --bundle-id --environment --set --from --notification-type --notification-subtype --subtype --allow-unknown-type --format --json --help -h --version" -- "$cur")); return; fi
+        if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--out -o --valid-days --backdate --root-curve --ocsp-url --intermediate-ocsp-url --force --ca --clean --bundle-id --environment --set --unset --allow-unknown-field --from --notification-type --notification-subtype --subtype --allow-unknown-type --format --json --help -h --version" -- "$cur")); return; fi
         COMPREPLY=($(compgen -W "ca transaction renewalInfo notification appTransaction realtimeRequest suite timeline" -- "$cur"))
         ;;
     timeline)

@@ -113,6 +113,8 @@ complete -c jwsinspect -n '__fish_seen_subcommand_from mint' -l clean -d 'mint t
 complete -c jwsinspect -n '__fish_seen_subcommand_from mint' -l bundle-id -x -d 'The app\'s bundle ID in the payload (default com.example.app)'
 complete -c jwsinspect -n '__fish_seen_subcommand_from mint' -l environment -x -a 'Production Sandbox Xcode LocalTesting' -d 'The environment in the payload (default Sandbox)'
 complete -c jwsinspect -n '__fish_seen_subcommand_from mint' -l set -x -d 'Set a payload member, dotted for nested ones (data.status=1; at most 64 levels); VALUE is JSON when it parses as JSON, else a string'
+complete -c jwsinspect -n '__fish_seen_subcommand_from mint' -l unset -x -d 'Remove a payload member (dotted, as --set\'s PATH; transaction'
+complete -c jwsinspect -n '__fish_seen_subcommand_from mint' -l allow-unknown-field -d 'Let --set add a member Apple does not document for the payload (its first name; to test how a backend handles one)'
 complete -c jwsinspect -n '__fish_seen_subcommand_from mint' -l from -r -F -d 'A JSON object whose members replace or add to the minted payload\'s'
 complete -c jwsinspect -n '__fish_seen_subcommand_from mint' -l notification-type -x -d 'The notification\'s notificationType (default SUBSCRIBED)'
 complete -c jwsinspect -n '__fish_seen_subcommand_from mint' -l notification-subtype -l subtype -x -d 'The notification\'s subtype (default: the one Apple sends with the type, if any)'

@@ -154,6 +154,8 @@ _jwsinspect() {
             '--bundle-id=[The app'\''s bundle ID in the payload (default com.example.app)]:ID: ' \
             '--environment=[The environment in the payload (default Sandbox)]:value:(Production Sandbox Xcode LocalTesting)' \
             '--set=[Set a payload member, dotted for nested ones (data.status=1; at most 64 levels); VALUE is JSON when it parses as JSON, else a string]:PATH=VALUE: ' \
+            '--unset=[Remove a payload member (dotted, as --set'\''s PATH; transaction]:PATH: ' \
+            '--allow-unknown-field[Let --set add a member Apple does not document for the payload (its first name; to test how a backend handles one)]' \
             '--from=[A JSON object whose members replace or add to the minted payload'\''s]:file:_files' \
             '--notification-type=[The notification'\''s notificationType (default SUBSCRIBED)]:TYPE: ' \
             '(--notification-subtype --subtype)--notification-subtype=[The notification'\''s subtype (default\: the one Apple sends with the type, if any)]:SUBTYPE: ' \
