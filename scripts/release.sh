@@ -270,9 +270,11 @@ sign() {
     fi
     local password=${JWSINSPECT_SIGNING_PASSWORD:-}
     local comment="jwsinspect $VERSION${COMMIT:+ commit $COMMIT} SHA256SUMS"
-    printf '%s\n' "$password" | minisign -S -s "$key" -x "$scratch/SHA256SUMS.minisig" -t "$comment" \
-        -m "$folder/SHA256SUMS" >/dev/null || fail "minisign could not sign $folder/SHA256SUMS"
-    printf '%s\n' "$password" | minisign -R -s "$key" -p "$scratch/public.key" >/dev/null 2>&1 ||
+    # The password as standard input (a here-string: a pipe would fail the pipeline when
+    # minisign, with a key that has none, exits before reading it).
+    minisign -S -s "$key" -x "$scratch/SHA256SUMS.minisig" -t "$comment" -m "$folder/SHA256SUMS" \
+        >/dev/null <<<"$password" || fail "minisign could not sign $folder/SHA256SUMS"
+    minisign -R -s "$key" -p "$scratch/public.key" >/dev/null 2>&1 <<<"$password" ||
         fail "minisign could not derive the public key from the secret key"
     minisign -V -q -p "$scratch/public.key" -x "$scratch/SHA256SUMS.minisig" -m "$folder/SHA256SUMS" ||
         fail "the new signature of $folder/SHA256SUMS does not verify"
