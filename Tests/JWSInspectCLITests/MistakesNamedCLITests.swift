@@ -188,4 +188,22 @@ import Testing
             missing.stderr.hasPrefix("jwsinspect: mint: --unset nothing: the payload has no member nothing to remove\n")
         )
     }
+
+    /// `JWSINSPECT_BUNDLE_ID`, which the README's fetch set-up exports, is not read by inspect or
+    /// timeline (`--bundle-id` is an expectation there): they say so, once, unless it is given.
+    @Test func aBundleIDInTheEnvironmentIsSaidToBeIgnored() throws {
+        let environment = ["JWSINSPECT_BUNDLE_ID": "com.example.app"]
+        let warning =
+            "jwsinspect: warning: JWSINSPECT_BUNDLE_ID (com.example.app) is a credential for sign and fetch, not "
+            + "read here: --bundle-id com.example.app expects that bundle ID\n"
+        let inspect = try CLI.run(["-q", Self.sample], environment: environment)
+        #expect(inspect.status == 0, "not read: Apple's sample is another app's")
+        #expect(inspect.stderr == warning, "\(inspect.stderr)")
+        let timeline = try CLI.run(["timeline", "--brief", Self.sample], environment: environment)
+        #expect(timeline.stderr.hasPrefix(warning), "\(timeline.stderr)")
+        let given = try CLI.run(
+            ["-q", "--bundle-id", "Com.VoiceRecording.Telephone", Self.sample], environment: environment)
+        #expect(given.status == 0 && given.stderr.isEmpty, "\(given.stderr)")
+        #expect(try CLI.run(["-q", Self.sample]).stderr.isEmpty)
+    }
 }

@@ -43,6 +43,7 @@ enum InspectCommand {
             if error.isUsage { io.error("usage: jwsinspect \(Commands.inspect.usage[0]) (see jwsinspect --help)") }
             return error.status.rawValue
         }
+        options.ignoredEnvironment(io.environment).forEach(io.error)
         let verifier = Verifier(options: verification)
         let render = Renderer(
             ResultRenderers.make(

@@ -320,6 +320,18 @@ struct InspectOptions: HasKeyOptions, SubcommandOptions {
         }
     }
 
+    /// What the environment sets that these options do not read, said once: `JWSINSPECT_BUNDLE_ID`
+    /// is a credential of sign, fetch and verify-offer-v1 (README's set-up exports it); inspect's
+    /// `--bundle-id` is an expectation, never taken from the environment.
+    func ignoredEnvironment(_ environment: (String) -> String?) -> [String] {
+        guard bundleId == nil, let value = environment(KeyOptions.bundleIDVariable), !value.isEmpty else { return [] }
+        let shown = TerminalText.safe(Excerpt.of(value))
+        return [
+            "warning: \(KeyOptions.bundleIDVariable) (\(shown)) is a credential for sign and fetch, not read here: "
+                + "--bundle-id \(shown) expects that bundle ID"
+        ]
+    }
+
     /// The zone `--time-zone` names (UTC when not given), or the usage error it is.
     func displayZone(environment: (String) -> String?) -> Result<DisplayZone, UsageError> {
         guard let timeZone else { return .success(.utc) }

@@ -16,6 +16,7 @@ enum TimelineCommand {
             return failure.status.rawValue
         }
         options.inspect.warnings.forEach(io.error)
+        options.inspect.ignoredEnvironment(io.environment).forEach(io.error)
         let revocation: RevocationCheck?
         switch RevocationCheck.make(options.inspect) {
         case .success(let made): revocation = made
