@@ -206,4 +206,11 @@ import Testing
         #expect(given.status == 0 && given.stderr.isEmpty, "\(given.stderr)")
         #expect(try CLI.run(["-q", Self.sample]).stderr.isEmpty)
     }
+
+    @Test func timelineCountsOneItemInTheSingular() throws {
+        let result = try CLI.run(["timeline", Self.sample])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(
+            result.stdout.hasSuffix("\n1 item: 1 folded, 0 skipped; 1 subscription; no anomaly\n"), "\(result.stdout)")
+    }
 }

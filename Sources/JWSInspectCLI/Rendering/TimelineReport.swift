@@ -125,7 +125,7 @@ struct TimelineReport {
 
     private func summaryLine() -> String {
         let repeats = timeline.repeats.values.reduce(0) { $0 + $1.count }
-        var line = "\(timeline.items) items: \(timeline.events.count) folded"
+        var line = "\(timeline.items) item\(timeline.items == 1 ? "" : "s"): \(timeline.events.count) folded"
         if repeats > 0 { line += " (\(repeats) repeated deliver\(repeats == 1 ? "y" : "ies"))" }
         line += ", \(timeline.skipped.count) skipped"
         if timeline.unrelated > 0 { line += ", \(timeline.unrelated) of no subscription" }
@@ -135,7 +135,7 @@ struct TimelineReport {
             return count == 0 ? nil : "\(count) \(kind.rawValue)"
         }
         line += counts.isEmpty ? "no anomaly" : "anomalies: " + counts.joined(separator: ", ")
-        if let record { line += "; Apple's record: \(record.items) items" }
+        if let record { line += "; Apple's record: \(record.items) item\(record.items == 1 ? "" : "s")" }
         return line
     }
 
