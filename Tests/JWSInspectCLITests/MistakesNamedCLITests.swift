@@ -55,8 +55,14 @@ import Testing
         #expect(empty.status == 64, "\(empty.stderr)")
         #expect(
             empty.stderr.hasPrefix(
-                "jwsinspect: --application-username is empty: give the name the app sends, or leave the option out "
-                    + "when it sends none\n"), "\(empty.stderr)")
+                "jwsinspect: --application-username is empty: give the name the app sends, or "
+                    + "--no-application-username when it sends none\n"), "\(empty.stderr)")
+        // Signing with no name is said so; given both, or neither, is a usage error.
+        let both = try CLI.run(arguments + ["--application-username", "u", "--no-application-username"])
+        #expect(both.status == 64 && both.stderr.contains("give one"), "\(both.stderr)")
+        let neither = try CLI.run(arguments)
+        #expect(neither.status == 64, "\(neither.stderr)")
+        #expect(neither.stderr.contains("(or --no-application-username when the app sends none)"), "\(neither.stderr)")
     }
 
     @Test func briefKeepsTheFailedChecksReason() throws {

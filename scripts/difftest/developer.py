@@ -138,9 +138,11 @@ def run(binary):
         for username, nonce in [("AppAccountToken", "20FBA8A0-2B80-4A7D-A17F-85C1854727F8"), ("", str(uuid.uuid4())),
                                 ("ÄÖÜ-User", str(uuid.uuid4()))]:
             timestamp = 1698148900000
+            # An empty name is signed with --no-application-username (an empty value is refused as a mistake).
+            name = ["--application-username", username] if username else ["--no-application-username"]
             result = subprocess.run([binary, "sign", "promotional-offer-v1", "--json", "--key", key_path, "--bundle-id",
-                                     BUNDLE, "--product-id", "productId", "--offer-id", "offerId", "--application-username",
-                                     username, "--nonce", nonce, "--timestamp", str(timestamp)], capture_output=True, text=True)
+                                     BUNDLE, "--product-id", "productId", "--offer-id", "offerId", *name,
+                                     "--nonce", nonce, "--timestamp", str(timestamp)], capture_output=True, text=True)
             what = f"sign promotional-offer-v1 (username {username!r})"
             check(result.returncode == 0, f"{what}: exit {result.returncode}: {result.stderr}")
             if result.returncode != 0:
@@ -170,8 +172,8 @@ def run(binary):
             except InvalidSignature:
                 check(False, f"{what}: Apple's own signature does not verify (harness error)")
             text = subprocess.run([binary, "sign", "promotional-offer-v1", "--key", key_path, "--bundle-id", BUNDLE,
-                                   "--product-id", "productId", "--offer-id", "offerId", "--application-username",
-                                   username, "--nonce", nonce, "--timestamp", str(timestamp)], capture_output=True, text=True)
+                                   "--product-id", "productId", "--offer-id", "offerId", *name,
+                                   "--nonce", nonce, "--timestamp", str(timestamp)], capture_output=True, text=True)
             line = text.stdout.rstrip("\n")
             check(text.stdout.count("\n") == 1, f"{what}: not exactly one line")
             try:

@@ -30,7 +30,7 @@ struct SignOptions: HasKeyOptions, SubcommandOptions {
             case .apiToken: ["--lifetime"]
             case .promotionalOffer: ["--transaction-id"]
             case .introductoryOfferEligibility, .advancedCommerce: []
-            case .promotionalOfferV1: ["--nonce", "--timestamp"]
+            case .promotionalOfferV1: ["--nonce", "--timestamp", "--no-application-username"]
             }
         }
     }
@@ -102,17 +102,21 @@ struct SignOptions: HasKeyOptions, SubcommandOptions {
             },
             claim(
                 "--application-username", "TEXT",
-                "promotional-offer-v1: the applicationUsername (or appAccountToken) the app sends; leave it out "
-                    + "when the app sends none. Signed in lowercase."
+                "promotional-offer-v1: the applicationUsername (or appAccountToken) the app sends "
+                    + "(--no-application-username when it sends none). Signed in lowercase."
             ) { options, value throws(UsageError) in
                 // '' from an unset variable would sign a name the app never sends.
                 guard !value.isEmpty else {
                     throw UsageError(
-                        "--application-username is empty: give the name the app sends, or leave the option out "
-                            + "when it sends none")
+                        "--application-username is empty: give the name the app sends, or "
+                            + "--no-application-username when it sends none")
                 }
                 options.applicationUsername = value
             },
+            OptionSpec(
+                ["--no-application-username"], group: claims,
+                help: "promotional-offer-v1: sign with no applicationUsername, for an app that sends none."
+            ) { options, _ in options.given.insert("--no-application-username") },
             claim("--nonce", "UUID", "promotional-offer-v1: the nonce (default: a new UUID); signed in lowercase.") {
                 options, value throws(UsageError) in
                 guard let nonce = UUID(uuidString: value) else {
@@ -177,8 +181,17 @@ struct SignOptions: HasKeyOptions, SubcommandOptions {
         }
         // Credentials may come from the environment, checked when they are resolved.
         let credentials: Set = ["--issuer-id", "--bundle-id"]
+        if options.given.contains("--no-application-username") {
+            guard !options.given.contains("--application-username") else {
+                throw UsageError("--application-username and --no-application-username: give one")
+            }
+            options.given.insert("--application-username")
+        }
         if let missing = kind.required.first(where: { !options.given.contains($0) && !credentials.contains($0) }) {
-            throw UsageError("sign \(kind.rawValue) needs \(missing)")
+            throw UsageError(
+                "sign \(kind.rawValue) needs \(missing)"
+                    + (missing == "--application-username"
+                        ? " (or --no-application-username when the app sends none)" : ""))
         }
         return options
     }

@@ -93,7 +93,7 @@ _jwsinspect() {
         --timestamp) return ;;
         --format) COMPREPLY=($(compgen -W "table json jsonl" -- "$cur")); return ;;
         esac
-        if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--key --key-id --issuer-id --bundle-id --lifetime --product-id --offer-id --transaction-id --allow-introductory-offer --request --application-username --nonce --timestamp --format --json --help -h --version" -- "$cur")); return; fi
+        if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--key --key-id --issuer-id --bundle-id --lifetime --product-id --offer-id --transaction-id --allow-introductory-offer --request --application-username --no-application-username --nonce --timestamp --format --json --help -h --version" -- "$cur")); return; fi
         COMPREPLY=($(compgen -W "api-token promotional-offer introductory-offer-eligibility advanced-commerce promotional-offer-v1" -- "$cur"))
         ;;
     mint)

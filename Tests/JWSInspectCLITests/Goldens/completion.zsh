@@ -129,7 +129,8 @@ _jwsinspect() {
             '--transaction-id=[The customer'\''s transaction ID, original transaction ID or appTransactionId (transactionId)\: optional in a promotional offer, required for introductory offer eligibility]:ID: ' \
             '--allow-introductory-offer=[Whether the customer may have the introductory offer (allowIntroductoryOffer)]:value:(true false)' \
             '--request=[advanced-commerce\: the in-app request, a JSON object (or @FILE holding it), carried as standard base64 of its UTF-8 bytes as given (whitespace around it dropped)]:file:_files' \
-            '--application-username=[promotional-offer-v1\: the applicationUsername (or appAccountToken) the app sends; leave it out when the app sends none]:TEXT: ' \
+            '--application-username=[promotional-offer-v1\: the applicationUsername (or appAccountToken) the app sends (--no-application-username when it sends none)]:TEXT: ' \
+            '--no-application-username[promotional-offer-v1\: sign with no applicationUsername, for an app that sends none]' \
             '--nonce=[promotional-offer-v1\: the nonce (default\: a new UUID); signed in lowercase]:UUID: ' \
             '--timestamp=[promotional-offer-v1\: UNIX milliseconds (default\: now)]:MS: ' \
             '--format=[table (the default)\: one line, the token (or for promotional-offer-v1 the base64 signature); json\: an object with the token (jws), its header and its payload, the claims, as mint and inspect name them (for promotional-offer-v1\: keyIdentifier, nonce, timestamp, signature); jsonl\: the same object on one line]:value:(table json jsonl)' \
