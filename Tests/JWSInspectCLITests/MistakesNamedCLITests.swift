@@ -219,4 +219,24 @@ import Testing
         #expect(
             result.stdout.hasSuffix("\n1 item: 1 folded, 0 skipped; 1 subscription; no anomaly\n"), "\(result.stdout)")
     }
+
+    /// `timeline -q`: nothing on standard output, the exit status saying it all (issue 50).
+    @Test func timelineQuietExitsByTheAnomalies() throws {
+        let folder = try CLI.temporaryDirectory()
+        let ca = folder.appendingPathComponent("ca").path
+        #expect(try CLI.run(["mint", "ca", "--out", ca, "--backdate", "90"]).status == 0)
+        let root = ca + "/root.der"
+        for (clean, status) in [(false, Int32(9)), (true, Int32(0))] {
+            let log = try CLI.run(["mint", "timeline", "--ca", ca] + (clean ? ["--clean"] : []))
+            #expect(log.status == 0, "\(log.stderr)")
+            let file = folder.appendingPathComponent("log-\(clean).jsonl")
+            try CLI.write(log.stdout, to: file)
+            let quiet = try CLI.run(["timeline", "-q", "--fail-on-anomaly", "--root", root, file.path])
+            #expect(quiet.status == status, "\(quiet.stderr)")
+            #expect(quiet.stdout.isEmpty && quiet.stderr.isEmpty, "\(quiet.stdout)\(quiet.stderr)")
+            // Not vacuous: without -q the same run prints.
+            let loud = try CLI.run(["timeline", "--fail-on-anomaly", "--root", root, file.path])
+            #expect(loud.status == status && !loud.stdout.isEmpty)
+        }
+    }
 }

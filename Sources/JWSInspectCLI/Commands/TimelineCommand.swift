@@ -52,6 +52,7 @@ enum TimelineCommand {
             anomalies: anomalies, accessTime: verification.accessTime)
         let output = Output(io)
         switch options.format {
+        case _ where options.quiet: break
         case .table: output.write(options.brief ? report.brief() : report.tables())
         case .json, .jsonl:
             for object in report.records() {

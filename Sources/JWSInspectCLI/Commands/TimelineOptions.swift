@@ -10,6 +10,8 @@ struct TimelineOptions: SubcommandOptions {
     /// `--customer UUID`: one appAccountToken's subscriptions.
     var customer: UUID?
     var brief = false
+    /// `-q`: nothing on standard output; the exit status says it all.
+    var quiet = false
     var failOnAnomaly = false
     var format = OutputFormat.table
     var showHelp = false
@@ -60,6 +62,11 @@ struct TimelineOptions: SubcommandOptions {
             OptionSpec(
                 ["--brief"], group: InspectOptions.output, help: "One state line per subscription (tables only)."
             ) { options, _ in options.brief = true },
+            OptionSpec(
+                ["--quiet", "-q"], group: InspectOptions.output,
+                help: "Print nothing on standard output; the exit status says it all (with --fail-on-anomaly: 9 "
+                    + "when an anomaly is found)."
+            ) { options, _ in options.quiet = true },
         ] + InspectOptions.mainTable.filter { $0.doc.names[0] == "--jobs" }.map(lift)
 
     static let table: [OptionSpec<TimelineOptions>] =

@@ -141,6 +141,7 @@ complete -c jwsinspect -n '__fish_seen_subcommand_from timeline' -l against -r -
 complete -c jwsinspect -n '__fish_seen_subcommand_from timeline' -l customer -x -d 'Keep only the subscriptions whose transactions carry this appAccountToken'
 complete -c jwsinspect -n '__fish_seen_subcommand_from timeline' -l fail-on-anomaly -d 'Exit 9 when an anomaly is found (and every item verified)'
 complete -c jwsinspect -n '__fish_seen_subcommand_from timeline' -l brief -d 'One state line per subscription (tables only)'
+complete -c jwsinspect -n '__fish_seen_subcommand_from timeline' -l quiet -s q -d 'Print nothing on standard output; the exit status says it all (with --fail-on-anomaly: 9 when an anomaly is found)'
 complete -c jwsinspect -n '__fish_seen_subcommand_from timeline' -l jobs -s j -x -d 'Verification threads (default: one per core); output stays in input order'
 complete -c jwsinspect -n '__fish_seen_subcommand_from timeline' -l format -x -a 'table json jsonl' -d 'Readable timelines (the default); one pretty JSON object per record; or one compact JSON object per line'
 complete -c jwsinspect -n '__fish_seen_subcommand_from timeline' -l json -d 'Short for --format json'

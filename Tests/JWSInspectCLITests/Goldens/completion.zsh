@@ -187,6 +187,8 @@ _jwsinspect() {
             '--customer=[Keep only the subscriptions whose transactions carry this appAccountToken]:UUID: ' \
             '--fail-on-anomaly[Exit 9 when an anomaly is found (and every item verified)]' \
             '--brief[One state line per subscription (tables only)]' \
+            '(--quiet -q)--quiet[Print nothing on standard output; the exit status says it all (with --fail-on-anomaly\: 9 when an anomaly is found)]' \
+            '(--quiet -q)-q[Print nothing on standard output; the exit status says it all (with --fail-on-anomaly\: 9 when an anomaly is found)]' \
             '(--jobs -j)--jobs=[Verification threads (default\: one per core); output stays in input order]:N: ' \
             '(--jobs -j)-j+[Verification threads (default\: one per core); output stays in input order]:N: ' \
             '--format=[Readable timelines (the default); one pretty JSON object per record; or one compact JSON object per line]:value:(table json jsonl)' \
