@@ -239,4 +239,19 @@ import Testing
             #expect(loud.status == status && !loud.stdout.isEmpty)
         }
     }
+
+    /// `timeline --time-zone` shows its tables' moments in that zone, as inspect does; JSON stays UTC.
+    @Test func timelineShowsTablesInTheZoneAsked() throws {
+        let paris = try CLI.run(["timeline", "--time-zone", "Europe/Paris", Self.sample])
+        #expect(paris.status == 0, "\(paris.stderr)")
+        #expect(paris.stdout.contains("  2022-11-04T12:01:25.499+01:00  $ transaction"), "\(paris.stdout)")
+        let utc = try CLI.run(["timeline", Self.sample])
+        #expect(utc.stdout.contains("  2022-11-04T11:01:25.499Z  $ transaction"), "\(utc.stdout)")
+        let json = try CLI.run(["timeline", "--time-zone", "Europe/Paris", "--format", "jsonl", Self.sample])
+        #expect(json.status == 0 && json.stdout.contains(#""signedDate":"2022-11-04T11:01:25.499Z""#))
+        #expect(
+            json.stderr == "jwsinspect: warning: --time-zone Europe/Paris is for tables; --format jsonl writes UTC\n")
+        let unknown = try CLI.run(["timeline", "--time-zone", "Mars/Base", Self.sample])
+        #expect(unknown.status == 64 && unknown.stdout.isEmpty, "\(unknown.stderr)")
+    }
 }

@@ -15,6 +15,13 @@ enum TimelineCommand {
             io.error(failure.message)
             return failure.status.rawValue
         }
+        let zone: DisplayZone
+        switch options.inspect.displayZone(environment: io.environment) {
+        case .success(let found): zone = found
+        case .failure(let error):
+            io.error(error.message)
+            return ExitStatus.usage.rawValue
+        }
         options.inspect.warnings.forEach(io.error)
         options.inspect.ignoredEnvironment(io.environment).forEach(io.error)
         let revocation: RevocationCheck?
@@ -53,7 +60,7 @@ enum TimelineCommand {
         let output = Output(io)
         switch options.format {
         case _ where options.quiet: break
-        case .table: output.write(options.brief ? report.brief() : report.tables())
+        case .table: output.write(zone.rewrite(options.brief ? report.brief() : report.tables()))
         case .json, .jsonl:
             for object in report.records() {
                 output.write(OrderedJSON.object(object).serialized(pretty: options.format == .json) + "\n")

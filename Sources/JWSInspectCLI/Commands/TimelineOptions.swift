@@ -67,7 +67,7 @@ struct TimelineOptions: SubcommandOptions {
                 help: "Print nothing on standard output; the exit status says it all (with --fail-on-anomaly: 9 "
                     + "when an anomaly is found)."
             ) { options, _ in options.quiet = true },
-        ] + InspectOptions.mainTable.filter { $0.doc.names[0] == "--jobs" }.map(lift)
+        ] + InspectOptions.mainTable.filter { ["--jobs", "--time-zone"].contains($0.doc.names[0]) }.map(lift)
 
     static let table: [OptionSpec<TimelineOptions>] =
         inspectOptions + ownOptions
@@ -89,6 +89,8 @@ struct TimelineOptions: SubcommandOptions {
             throw UsageError("--brief is for tables; --format \(options.format.rawValue) prints every member")
         }
         options.inspect.quiet = true
+        // What inspect says of its output options (--time-zone with JSON) it says of timeline's.
+        options.inspect.format = options.format
         try options.inspect.checkOutput()
         return options
     }

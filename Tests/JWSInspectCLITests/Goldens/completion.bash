@@ -130,10 +130,11 @@ _jwsinspect() {
         --device-id) return ;;
         --against) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --customer) return ;;
+        --time-zone) return ;;
         --jobs|-j) return ;;
         --format) COMPREPLY=($(compgen -W "table json jsonl" -- "$cur")); return ;;
         esac
-        if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--at --access-at --root --x509-strict --check-revocation --require-revocation-check --revocation-cache --bundle-id --app-apple-id --environment --account-token --device-id --against --customer --fail-on-anomaly --brief --quiet -q --jobs -j --format --json --help -h --version" -- "$cur")); return; fi
+        if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--at --access-at --root --x509-strict --check-revocation --require-revocation-check --revocation-cache --bundle-id --app-apple-id --environment --account-token --device-id --against --customer --fail-on-anomaly --brief --quiet -q --time-zone --jobs -j --format --json --help -h --version" -- "$cur")); return; fi
         compopt -o filenames 2>/dev/null; COMPREPLY+=($(compgen -f -- "$cur"))
         ;;
     verify-offer-v1)

@@ -142,6 +142,7 @@ complete -c jwsinspect -n '__fish_seen_subcommand_from timeline' -l customer -x 
 complete -c jwsinspect -n '__fish_seen_subcommand_from timeline' -l fail-on-anomaly -d 'Exit 9 when an anomaly is found (and every item verified)'
 complete -c jwsinspect -n '__fish_seen_subcommand_from timeline' -l brief -d 'One state line per subscription (tables only)'
 complete -c jwsinspect -n '__fish_seen_subcommand_from timeline' -l quiet -s q -d 'Print nothing on standard output; the exit status says it all (with --fail-on-anomaly: 9 when an anomaly is found)'
+complete -c jwsinspect -n '__fish_seen_subcommand_from timeline' -l time-zone -x -d 'Show the dates of tables in this zone: local (TZ, else /etc/localtime), UTC (the default), an IANA name such as Europe/Paris, or an offset such as +02:00; JSON stays UTC'
 complete -c jwsinspect -n '__fish_seen_subcommand_from timeline' -l jobs -s j -x -d 'Verification threads (default: one per core); output stays in input order'
 complete -c jwsinspect -n '__fish_seen_subcommand_from timeline' -l format -x -a 'table json jsonl' -d 'Readable timelines (the default); one pretty JSON object per record; or one compact JSON object per line'
 complete -c jwsinspect -n '__fish_seen_subcommand_from timeline' -l json -d 'Short for --format json'

@@ -189,6 +189,7 @@ _jwsinspect() {
             '--brief[One state line per subscription (tables only)]' \
             '(--quiet -q)--quiet[Print nothing on standard output; the exit status says it all (with --fail-on-anomaly\: 9 when an anomaly is found)]' \
             '(--quiet -q)-q[Print nothing on standard output; the exit status says it all (with --fail-on-anomaly\: 9 when an anomaly is found)]' \
+            '--time-zone=[Show the dates of tables in this zone\: local (TZ, else /etc/localtime), UTC (the default), an IANA name such as Europe/Paris, or an offset such as +02\:00; JSON stays UTC]:local|UTC|ZONE: ' \
             '(--jobs -j)--jobs=[Verification threads (default\: one per core); output stays in input order]:N: ' \
             '(--jobs -j)-j+[Verification threads (default\: one per core); output stays in input order]:N: ' \
             '--format=[Readable timelines (the default); one pretty JSON object per record; or one compact JSON object per line]:value:(table json jsonl)' \
