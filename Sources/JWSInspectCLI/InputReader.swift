@@ -149,7 +149,6 @@ enum InputReader {
         return Array(text)
     }
 
-    /// What to report for an input in which the scanner found nothing.
     /// The members Apple documents for the payloads of the App Store's own JWS: the first member of a
     /// decoded payload is one of them.
     private static let signedPayloadMembers: Set<String> = Set(
@@ -178,6 +177,7 @@ enum InputReader {
         return String(decoding: opening[start..<index], as: UTF8.self)
     }
 
+    /// What to report for an input in which the scanner found nothing.
     static func nothingFound(in stream: InputStream, origin: String) -> InputScanner.Item {
         if let record = stream.soleTextRecord, let token = soleBareToken(record) {
             // Dot-separated base64url that the scanner passed over: decode it for a precise reason.
