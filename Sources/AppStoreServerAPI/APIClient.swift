@@ -29,6 +29,12 @@ public struct ErrorAnswer: Sendable, Equatable {
         self.errorCode = errorCode
         self.errorMessage = errorMessage
     }
+
+    /// "HTTP 500, errorCode 5000000 GeneralInternalError: An unknown error occurred.", for messages.
+    public var description: String {
+        "HTTP \(status)" + (errorCode.map { ", \(APIFailure.describe(code: $0))" } ?? "")
+            + (errorMessage.map { ": \($0)" } ?? "")
+    }
 }
 
 /// Why a call got no usable answer.
@@ -204,12 +210,10 @@ public final class APIClient: Sendable {
                         + " (Apple limits requests per app per hour; try again later)",
                     answer: ErrorAnswer(status: 429, errorCode: code, errorMessage: message)))
         case 500..<600:
+            let answer = ErrorAnswer(status: response.status, errorCode: code, errorMessage: message)
             return .retry(
                 wait: retry.backoff(attempt: attempt, jitter: jitter()), reason: "HTTP \(response.status)",
-                failure: .temporary(
-                    "HTTP \(response.status)" + (code.map { ", \(APIFailure.describe(code: $0))" } ?? "")
-                        + (message.map { ": \($0)" } ?? ""),
-                    answer: ErrorAnswer(status: response.status, errorCode: code, errorMessage: message)))
+                failure: .temporary(answer.description, answer: answer))
         default:
             let failure = APIFailure.refused(status: response.status, errorCode: code, errorMessage: message)
             if let code, APIErrorCodes.retryable.contains(code) {

@@ -403,11 +403,8 @@ private final class FetchRun {
                     failed(.unauthorized, diagnosis.message(OptionHints()), answer: answer), message: message,
                     exit: .unauthorized)
             case .refused(let status, let code, let text):
-                let reason =
-                    "HTTP \(status)" + (code.map { ", \(APIFailure.describe(code: $0))" } ?? "")
-                    + (text.map { ": \($0)" } ?? "")
                 let answer = ErrorAnswer(status: status, errorCode: code, errorMessage: text)
-                report(failed(.refused, reason, answer: answer), message: message, exit: .unavailable)
+                report(failed(.refused, answer.description, answer: answer), message: message, exit: .unavailable)
             case .temporary(let reason, let answer):
                 report(
                     failed(.unavailable, "try again later: " + reason, answer: answer), message: message,
