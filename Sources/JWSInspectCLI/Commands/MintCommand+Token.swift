@@ -93,15 +93,16 @@ extension MintCommand {
     ) throws(Failure) {
         let documented = PayloadKind(rawValue: kind.rawValue).map { PayloadSchema.of($0).documentedFields } ?? []
         for assignment in assignments {
-            // What is wrong with the assignment itself first, then whether its member is meant.
-            var updated = payload
+            let name = String(assignment.prefix { $0 != "." && $0 != "=" })
+            let present = payload[name] != nil
+            // What is wrong with the assignment itself first, then whether its member is meant
+            // (a refusal ends the mint, so the payload set here is never signed).
             do {
-                try MintPayloads.set(assignment, in: &updated)
+                try MintPayloads.set(assignment, in: &payload)
             } catch {
                 throw Failure(message: "mint: --set \(Excerpt.of(assignment)): \(error.description)", status: .usage)
             }
-            let name = String(assignment.prefix { $0 != "." && $0 != "=" })
-            if !allowsUnknown, payload[name] == nil, !documented.contains(name) {
+            if !allowsUnknown, !present, !documented.contains(name) {
                 let meant =
                     documented.first { $0.lowercased() == name.lowercased() }
                     ?? EditDistance.closest(to: name, among: documented)
@@ -112,7 +113,6 @@ extension MintCommand {
                         + "; --allow-unknown-field adds it as given",
                     status: .usage)
             }
-            payload = updated
         }
     }
 
