@@ -9,11 +9,19 @@ struct TimelineOptions: SubcommandOptions {
     var against: [String] = []
     /// `--customer UUID`: one appAccountToken's subscriptions.
     var customer: UUID?
-    var brief = false
+    /// `--brief` and `--format`, kept in `inspect`, whose output checks (`checkOutput`) hold for
+    /// timeline's output too.
+    var brief: Bool {
+        get { inspect.brief }
+        set { inspect.brief = newValue }
+    }
     /// `-q`: nothing on standard output; the exit status says it all.
     var quiet = false
     var failOnAnomaly = false
-    var format = OutputFormat.table
+    var format: OutputFormat {
+        get { inspect.format }
+        set { inspect.format = newValue }
+    }
     var showHelp = false
     var showVersion = false
     var inputs: [String] = []
@@ -85,12 +93,7 @@ struct TimelineOptions: SubcommandOptions {
     static func parse(_ arguments: [String]) throws(UsageError) -> TimelineOptions {
         var (options, inputs) = try ArgumentParser.parse(arguments, options: table, into: TimelineOptions())
         options.inputs = inputs
-        if options.brief, options.format != .table {
-            throw UsageError("--brief is for tables; --format \(options.format.rawValue) prints every member")
-        }
         options.inspect.quiet = true
-        // What inspect says of its output options (--time-zone with JSON) it says of timeline's.
-        options.inspect.format = options.format
         try options.inspect.checkOutput()
         return options
     }
