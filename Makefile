@@ -77,7 +77,6 @@ test-deps:
 
 # make dist signs with minisign when given a key; make deb needs dpkg-dev, and lintian checks it.
 dist-deps:
-	@true
 	$(if $(JWSINSPECT_SIGNING_KEY_FILE)$(JWSINSPECT_SIGNING_KEY),$(call apt_install,minisign,command -v minisign,make dist signs SHA256SUMS with it))
 
 deb-deps:
