@@ -118,6 +118,7 @@ test: deps lint test-deps
 lint: deps
 	@$(SWIFT) format --version >/dev/null 2>&1 || { echo "error: 'swift format' is missing: it ships with Swift 6 toolchains from swift.org (6.0 or later)" >&2; exit 1; }
 	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift
+	@! grep -rnE '^[[:space:]]*(@[A-Za-z]+[[:space:]]+)*(public|open)[[:space:]]' Sources Tests --include='*.swift' || { echo "error: the lines above declare public API: use 'package' (Sources/README.md: what the modules promise)" >&2; exit 1; }
 
 format: deps
 	$(SWIFT) format format --in-place --recursive Sources Tests Package.swift

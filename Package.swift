@@ -22,7 +22,6 @@ let package = Package(
     products: [
         .executable(name: "jwsinspect", targets: ["jwsinspect"]),
         .executable(name: "jwsinspect-fetch", targets: ["jwsinspect-fetch"]),
-        .library(name: "JWSInspectCore", targets: ["JWSInspectCore"]),
     ],
     targets: [
         // System OpenSSL 3 (libcrypto) with shims for the macros Swift cannot import.

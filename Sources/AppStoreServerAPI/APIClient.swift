@@ -1,15 +1,15 @@
-public import FoundationEssentials
-public import JWSInspectCore
+package import FoundationEssentials
+package import JWSInspectCore
 
 /// What the client signs its bearer tokens with: the In-App Purchase key, its ID, the issuer
 /// ID and the app's bundle ID.
-public struct Credentials: Sendable {
-    public let key: PrivateKey
-    public let keyID: String
-    public let issuerID: String
-    public let bundleID: String
+package struct Credentials: Sendable {
+    package let key: PrivateKey
+    package let keyID: String
+    package let issuerID: String
+    package let bundleID: String
 
-    public init(key: PrivateKey, keyID: String, issuerID: String, bundleID: String) {
+    package init(key: PrivateKey, keyID: String, issuerID: String, bundleID: String) {
         self.key = key
         self.keyID = keyID
         self.issuerID = issuerID
@@ -19,26 +19,26 @@ public struct Credentials: Sendable {
 
 /// An answer that was an error: its HTTP status, and Apple's error code and message when the
 /// body carried them (`{"errorCode": 4040010, "errorMessage": "…"}`).
-public struct ErrorAnswer: Sendable, Equatable {
-    public let status: Int
-    public let errorCode: Int64?
-    public let errorMessage: String?
+package struct ErrorAnswer: Sendable, Equatable {
+    package let status: Int
+    package let errorCode: Int64?
+    package let errorMessage: String?
 
-    public init(status: Int, errorCode: Int64?, errorMessage: String?) {
+    package init(status: Int, errorCode: Int64?, errorMessage: String?) {
         self.status = status
         self.errorCode = errorCode
         self.errorMessage = errorMessage
     }
 
     /// "HTTP 500, errorCode 5000000 GeneralInternalError: An unknown error occurred.", for messages.
-    public var description: String {
+    package var description: String {
         "HTTP \(status)" + (errorCode.map { ", \(APIFailure.describe(code: $0))" } ?? "")
             + (errorMessage.map { ": \($0)" } ?? "")
     }
 }
 
 /// Why a call got no usable answer.
-public enum APIFailure: Error, Sendable, Equatable {
+package enum APIFailure: Error, Sendable, Equatable {
     /// 401: the bearer token was refused; what was sent, for the diagnosis.
     case unauthorized(UnauthorizedDiagnosis)
     /// Another 4xx (or a retryable error after the retries): Apple's error code and message when
@@ -56,28 +56,28 @@ public enum APIFailure: Error, Sendable, Equatable {
     case signingFailed(String)
 
     /// Apple's error code and name, "errorCode 4040010 TransactionIdNotFoundError".
-    public static func describe(code: Int64) -> String {
+    package static func describe(code: Int64) -> String {
         APIErrorCodes.name(code).map { "errorCode \(code) \($0)" } ?? "errorCode \(code)"
     }
 }
 
 /// Something the client does that a person waiting may want to know (a terminal shows it).
-public enum ClientEvent: Sendable {
+package enum ClientEvent: Sendable {
     /// A wait before retry `attempt` of `retries`, and why.
     case waiting(seconds: Double, attempt: Int, retries: Int, reason: String)
 }
 
 /// Sends calls to the App Store Server API: a fresh bearer token for each request, the
 /// timeout, and the retries of `RetryPolicy`.
-public final class APIClient: Sendable {
-    public let credentials: Credentials
-    public let baseURLs: [ServerEnvironment: BaseURL]
-    public let transport: any HTTPTransport
-    public let retry: RetryPolicy
+package final class APIClient: Sendable {
+    package let credentials: Credentials
+    package let baseURLs: [ServerEnvironment: BaseURL]
+    package let transport: any HTTPTransport
+    package let retry: RetryPolicy
     /// Seconds a request may take.
-    public let timeout: Double
+    package let timeout: Double
     /// The lifetime of each bearer token, in seconds (Apple's libraries use 5 minutes).
-    public let tokenLifetime: Int64 = DeveloperToken.defaultLifetime
+    package let tokenLifetime: Int64 = DeveloperToken.defaultLifetime
     let clock: @Sendable () -> Date
     let sleep: @Sendable (Double) -> Void
     let jitter: @Sendable () -> Double
@@ -87,7 +87,7 @@ public final class APIClient: Sendable {
     ///   - clock: the time now, for `iat` and `Retry-After`.
     ///   - sleep: waits so many seconds.
     ///   - jitter: a random number from 0.5 to 1 that scales each backoff.
-    public init(
+    package init(
         credentials: Credentials, baseURLs: [ServerEnvironment: BaseURL], transport: any HTTPTransport,
         retry: RetryPolicy, timeout: Double, clock: @escaping @Sendable () -> Date,
         sleep: @escaping @Sendable (Double) -> Void,
@@ -106,7 +106,7 @@ public final class APIClient: Sendable {
     }
 
     /// The base URL of `environment`.
-    public func baseURL(_ environment: ServerEnvironment) -> BaseURL {
+    package func baseURL(_ environment: ServerEnvironment) -> BaseURL {
         baseURLs[environment] ?? environment.defaultBaseURL
     }
 
@@ -134,7 +134,7 @@ public final class APIClient: Sendable {
     }
 
     /// Sends `call` to `environment`, retrying as `retry` says: a 2xx response, or why none came.
-    public func send(_ call: APICall, in environment: ServerEnvironment) -> Result<HTTPResponse, APIFailure> {
+    package func send(_ call: APICall, in environment: ServerEnvironment) -> Result<HTTPResponse, APIFailure> {
         var attempt = 0
         while true {
             let request: HTTPRequest

@@ -1,15 +1,15 @@
 /// Apple's App Store Server API error codes and their names, as `APIError` in Apple's
 /// libraries (swift 6.0.0, python 3.1.1) names them; the Retention Messaging codes are left out.
-public enum APIErrorCodes {
+package enum APIErrorCodes {
     /// Codes Apple says to retry ("Errors to retry"): the account or app may just not be
     /// ready yet, or the server failed for a moment.
-    public static let retryable: Set<Int64> = [4_040_002, 4_040_004, 4_040_006, 5_000_001]
+    package static let retryable: Set<Int64> = [4_040_002, 4_040_004, 4_040_006, 5_000_001]
 
     /// TransactionIdNotFoundError: the ID is unknown in the environment asked.
-    public static let transactionNotFound: Int64 = 4_040_010
+    package static let transactionNotFound: Int64 = 4_040_010
 
     /// The name of `code`, when Apple documents it.
-    public static func name(_ code: Int64) -> String? { names[code] }
+    package static func name(_ code: Int64) -> String? { names[code] }
 
     private static let names: [Int64: String] = [
         4_000_000: "GeneralBadRequestError", 4_000_002: "InvalidAppIdentifierError",

@@ -1,8 +1,8 @@
-public import FoundationEssentials
+package import FoundationEssentials
 internal import JWSInspectCore
 
 /// What `jwsinspect fetch` asks the App Store Server API for: one endpoint, with its ID and filters.
-public enum FetchRequest: Sendable, Equatable {
+package enum FetchRequest: Sendable, Equatable {
     /// Get Transaction Info: `GET /inApps/v1/transactions/{id}`.
     case transaction(String)
     /// Get Transaction History (v2), every page: `GET /inApps/v2/history/{id}`.
@@ -22,7 +22,7 @@ public enum FetchRequest: Sendable, Equatable {
     case testNotification(wait: Double)
 
     /// The subcommand's word for it (`fetch history`).
-    public var name: String {
+    package var name: String {
         switch self {
         case .transaction: "transaction"
         case .history: "history"
@@ -36,7 +36,7 @@ public enum FetchRequest: Sendable, Equatable {
     }
 
     /// The ID asked about, if any.
-    public var id: String? {
+    package var id: String? {
         switch self {
         case .transaction(let id), .history(let id, _), .subscriptions(let id, _), .order(let id), .refunds(let id),
             .appTransaction(let id):
@@ -46,7 +46,7 @@ public enum FetchRequest: Sendable, Equatable {
     }
 
     /// Whether the answer comes in pages (`revision` or `paginationToken` while `hasMore`).
-    public var isPaged: Bool {
+    package var isPaged: Bool {
         switch self {
         case .history, .refunds, .notifications: true
         default: false
@@ -54,7 +54,7 @@ public enum FetchRequest: Sendable, Equatable {
     }
 
     /// Whether the endpoint exists in Production only (Look Up Order ID).
-    public var isProductionOnly: Bool {
+    package var isProductionOnly: Bool {
         if case .order = self { return true }
         return false
     }
@@ -81,7 +81,7 @@ public enum FetchRequest: Sendable, Equatable {
 
     /// The longest page token (`revision`, `paginationToken`) taken, in bytes: Apple's are tens
     /// of bytes; each is sent back in a URL.
-    public static let pageTokenLimit = 4096
+    package static let pageTokenLimit = 4096
 
     /// What follows a page: nothing, the call for the next page (and the token it carries), or
     /// why the answer cannot say (`hasMore` that is not a boolean, or true without a usable token).
@@ -127,21 +127,21 @@ public enum FetchRequest: Sendable, Equatable {
 }
 
 /// Get Transaction History's filters; Apple wants the same ones on every page.
-public struct HistoryFilters: Sendable, Equatable {
-    public var startDate: Date?
-    public var endDate: Date?
-    public var productIDs: [String] = []
+package struct HistoryFilters: Sendable, Equatable {
+    package var startDate: Date?
+    package var endDate: Date?
+    package var productIDs: [String] = []
     /// `AUTO_RENEWABLE`, `NON_RENEWABLE`, `CONSUMABLE`, `NON_CONSUMABLE`.
-    public var productTypes: [String] = []
+    package var productTypes: [String] = []
     /// `ASCENDING` or `DESCENDING`.
-    public var sort: String?
+    package var sort: String?
     /// true: only revoked transactions; false: only those not revoked.
-    public var revoked: Bool?
-    public var subscriptionGroupIDs: [String] = []
+    package var revoked: Bool?
+    package var subscriptionGroupIDs: [String] = []
     /// `FAMILY_SHARED` or `PURCHASED`.
-    public var ownershipType: String?
+    package var ownershipType: String?
 
-    public init() {}
+    package init() {}
 
     var query: [(String, String)] {
         var query: [(String, String)] = []
@@ -158,16 +158,16 @@ public struct HistoryFilters: Sendable, Equatable {
 }
 
 /// Get Notification History's request body.
-public struct NotificationFilters: Sendable, Equatable {
-    public var since: Date
+package struct NotificationFilters: Sendable, Equatable {
+    package var since: Date
     /// Default: now.
-    public var until: Date?
-    public var transactionID: String?
-    public var notificationType: String?
-    public var notificationSubtype: String?
-    public var onlyFailures = false
+    package var until: Date?
+    package var transactionID: String?
+    package var notificationType: String?
+    package var notificationSubtype: String?
+    package var onlyFailures = false
 
-    public init(since: Date) {
+    package init(since: Date) {
         self.since = since
     }
 
@@ -186,11 +186,11 @@ public struct NotificationFilters: Sendable, Equatable {
 }
 
 /// One HTTP call to the API: method, path, query and JSON body (the base URL comes later).
-public struct APICall: Sendable {
-    public var method: String
-    public var path: String
-    public var query: [(String, String)] = []
-    public var body: [UInt8]?
+package struct APICall: Sendable {
+    package var method: String
+    package var path: String
+    package var query: [(String, String)] = []
+    package var body: [UInt8]?
 
     init(method: String, path: String, query: [(String, String)] = [], body: [UInt8]? = nil) {
         self.method = method
@@ -200,7 +200,7 @@ public struct APICall: Sendable {
     }
 
     /// The path and query, percent-encoded: `/inApps/v2/history/1?revision=abc`.
-    public var pathAndQuery: String {
+    package var pathAndQuery: String {
         guard !query.isEmpty else { return path }
         return path + "?" + query.map { "\(Self.encode($0.0))=\(Self.encode($0.1))" }.joined(separator: "&")
     }

@@ -1,24 +1,24 @@
 internal import FoundationEssentials
-public import JWSInspectCore
+package import JWSInspectCore
 
 /// One answer of the API: which call in which environment answered, and its JSON.
-public struct FetchedPage: Sendable {
+package struct FetchedPage: Sendable {
     /// The request's name, as sources are named: `fetch history 2000000000000010 (Production) page 2`.
-    public let origin: String
-    public let environment: ServerEnvironment
+    package let origin: String
+    package let environment: ServerEnvironment
     /// `GET /inApps/v2/history/…?revision=…`.
-    public let request: String
+    package let request: String
     /// 1 for the first page; nil for an endpoint without pages.
-    public let page: Int?
-    public let response: HTTPResponse
+    package let page: Int?
+    package let response: HTTPResponse
     /// The unsigned fields that matter, for display.
-    public let summary: ResponseSummary
+    package let summary: ResponseSummary
     /// A short name for the saved body: `history-2000000000000010-Production-page-2`.
-    public let fileStem: String
+    package let fileStem: String
 }
 
 /// How a fetch ended.
-public enum FetchEnd: Sendable, Equatable {
+package enum FetchEnd: Sendable, Equatable {
     /// Every page was delivered.
     case done
     /// The caller stopped taking pages (`--limit` reached, or output failed).
@@ -32,16 +32,16 @@ public enum FetchEnd: Sendable, Equatable {
 
 /// The call that got no usable answer: which fetch, in which environment, on which page, and
 /// the HTTP request.
-public struct FailedCall: Sendable, Equatable {
+package struct FailedCall: Sendable, Equatable {
     /// "fetch history 2000000000000010 (Production)".
-    public let name: String
-    public let environment: ServerEnvironment
+    package let name: String
+    package let environment: ServerEnvironment
     /// The page asked for, for a paged request.
-    public let page: Int?
+    package let page: Int?
     /// "GET /inApps/v2/history/2000000000000010?sort=ASCENDING".
-    public let request: String
+    package let request: String
 
-    public init(name: String, environment: ServerEnvironment, page: Int?, request: String) {
+    package init(name: String, environment: ServerEnvironment, page: Int?, request: String) {
         self.name = name
         self.environment = environment
         self.page = page
@@ -49,14 +49,14 @@ public struct FailedCall: Sendable, Equatable {
     }
 
     /// Named as an answered page is: "fetch history 2000000000000010 (Production) page 2".
-    public var origin: String { name + (page.map { " page \($0)" } ?? "") }
+    package var origin: String { name + (page.map { " page \($0)" } ?? "") }
 
     /// "fetch history 2000000000000010 (Production): GET /inApps/v2/history/…", for messages.
-    public var description: String { "\(name): \(request)" }
+    package var description: String { "\(name): \(request)" }
 }
 
 /// Something that happened on the way, for standard error.
-public enum FetchNote: Sendable, Equatable {
+package enum FetchNote: Sendable, Equatable {
     /// Production did not know the ID; Sandbox is asked next.
     case fallingBack(String)
     /// Which environment answered, when it was not given.
@@ -67,26 +67,26 @@ public enum FetchNote: Sendable, Equatable {
 
 /// Runs one `FetchRequest`: the environment (Production, then Sandbox on "not found", as
 /// Apple advises, unless one is given), every page, and the test notification's polling.
-public struct Fetcher: Sendable {
-    public let client: APIClient
+package struct Fetcher: Sendable {
+    package let client: APIClient
     /// The most pages one fetch asks for by default (20 items each: 200,000 transactions).
-    public static let defaultPageLimit = 10_000
+    package static let defaultPageLimit = 10_000
     /// The most pages one fetch asks for; a server that says `hasMore` beyond it is not followed.
-    public var pageLimit = Fetcher.defaultPageLimit
+    package var pageLimit = Fetcher.defaultPageLimit
     /// Seconds between test notification status checks (Apple allows one request a second).
-    public var pollInterval: Double = 1
+    package var pollInterval: Double = 1
     /// Words what a message suggests trying (a result limit, a longer wait); plain terms unless
     /// the caller brings its own (the command line names its options).
-    public let hints: any HintWording
+    package let hints: any HintWording
 
-    public init(client: APIClient, hints: any HintWording = PlainHints()) {
+    package init(client: APIClient, hints: any HintWording = PlainHints()) {
         self.client = client
         self.hints = hints
     }
 
     /// Fetches `request`, handing each page to `deliver` (which returns false to stop) and
     /// each note to `note`.
-    public func run(
+    package func run(
         _ request: FetchRequest, environment: ServerEnvironment?, note: (FetchNote) -> Void,
         deliver: (FetchedPage) -> Bool
     ) -> FetchEnd {

@@ -2,14 +2,14 @@ internal import FoundationEssentials
 internal import JWSInspectCore
 
 /// One HTTP request, as the client builds it.
-public struct HTTPRequest: Sendable {
-    public var method: String
+package struct HTTPRequest: Sendable {
+    package var method: String
     /// The whole URL: base, path and query.
-    public var url: String
-    public var headers: [(String, String)]
-    public var body: [UInt8]?
+    package var url: String
+    package var headers: [(String, String)]
+    package var body: [UInt8]?
 
-    public init(method: String, url: String, headers: [(String, String)], body: [UInt8]? = nil) {
+    package init(method: String, url: String, headers: [(String, String)], body: [UInt8]? = nil) {
         self.method = method
         self.url = url
         self.headers = headers
@@ -18,23 +18,23 @@ public struct HTTPRequest: Sendable {
 }
 
 /// One HTTP response: status, headers (names lowercased) and body.
-public struct HTTPResponse: Sendable {
-    public let status: Int
-    public let headers: [String: String]
-    public let body: [UInt8]
+package struct HTTPResponse: Sendable {
+    package let status: Int
+    package let headers: [String: String]
+    package let body: [UInt8]
 
-    public init(status: Int, headers: [String: String], body: [UInt8]) {
+    package init(status: Int, headers: [String: String], body: [UInt8]) {
         self.status = status
         self.headers = Dictionary(headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { a, _ in a })
         self.body = body
     }
 
     /// A header's value, by name in any case.
-    public func header(_ name: String) -> String? { headers[name.lowercased()] }
+    package func header(_ name: String) -> String? { headers[name.lowercased()] }
 }
 
 /// Why no usable HTTP response arrived.
-public enum TransportError: Error, Sendable, Equatable {
+package enum TransportError: Error, Sendable, Equatable {
     /// The whole request (connecting, TLS, sending, the whole answer) took longer than the timeout.
     case timedOut(seconds: Double)
     /// The host could not be reached: refused, unresolvable, reset, a TLS handshake failure (the reason).
@@ -52,7 +52,7 @@ public enum TransportError: Error, Sendable, Equatable {
     /// name): libcurl's reason. Trying again gives the same answer.
     case certificate(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .timedOut(let seconds): "no complete answer within \(Self.seconds(seconds))"
         case .unreachable(let reason): reason
@@ -84,7 +84,7 @@ public enum TransportError: Error, Sendable, Equatable {
 
 /// What sends requests: `URLSessionTransport` (in `AppStoreServerHTTP`, the one target that
 /// links a network library) in `jwsinspect-fetch`; tests may pass their own.
-public protocol HTTPTransport: Sendable {
+package protocol HTTPTransport: Sendable {
     /// Sends `request` and waits for its whole response, at most `timeout` seconds in all.
     func send(_ request: HTTPRequest, timeout: Double) -> Result<HTTPResponse, TransportError>
 }

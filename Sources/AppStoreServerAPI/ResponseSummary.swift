@@ -1,42 +1,42 @@
 internal import FoundationEssentials
-public import JWSInspectCore
+package import JWSInspectCore
 
 /// The unsigned fields of an answer that matter to someone reading it: the answer's
 /// `environment`, `bundleId`, `appAppleId`, paging (`hasMore`, `revision`,
 /// `paginationToken`), an order's `status`, each subscription's `status`, notification
 /// `sendAttempts`. Values are Apple's, as sent (dates in milliseconds); `meaning` words them.
-public struct ResponseSummary: Sendable {
+package struct ResponseSummary: Sendable {
     /// One field: its name as Apple spells it, its value as sent, and what it means.
-    public struct Field: Sendable {
-        public let name: String
-        public let value: Value
+    package struct Field: Sendable {
+        package let name: String
+        package let value: Value
         /// "valid", "Active", "2025-06-01T00:00:00Z": for tables; nil when the value says it.
-        public let meaning: String?
+        package let meaning: String?
     }
 
     /// A value as sent, or a list of records (subscriptions, send attempts).
-    public indirect enum Value: Sendable {
+    package indirect enum Value: Sendable {
         case scalar(JSONValue)
         case records([[Field]])
     }
 
     /// A member that Apple's documentation says holds a JWS, by its path in the answer.
-    public struct SignedField: Sendable {
+    package struct SignedField: Sendable {
         /// `signedTransactions[3]`, `data[0].lastTransactions[1].signedRenewalInfo`.
-        public let path: String
-        public let value: JSONValue
+        package let path: String
+        package let value: JSONValue
         /// For a subscription's `signedRenewalInfo`: the path of the `signedTransactionInfo`
         /// beside it, which decides access (renewal info says what happens next, not whether
         /// the customer has access). Nil for everything else, and for renewal info alone.
-        public let accessDecidedBy: String?
+        package let accessDecidedBy: String?
         /// For a subscription's `signedTransactionInfo`: what the answer holds beside it, which
         /// the access decision reads too (its renewal info, once verified; Apple's `status`).
-        public let beside: Beside?
+        package let beside: Beside?
 
         /// A subscription's renewal info and status, beside its transaction, by path and value.
-        public struct Beside: Sendable {
-            public let renewal: (path: String, value: JSONValue)?
-            public let status: (path: String, value: JSONValue)?
+        package struct Beside: Sendable {
+            package let renewal: (path: String, value: JSONValue)?
+            package let status: (path: String, value: JSONValue)?
         }
 
         init(path: String, value: JSONValue, accessDecidedBy: String? = nil, beside: Beside? = nil) {
@@ -47,14 +47,14 @@ public struct ResponseSummary: Sendable {
         }
     }
 
-    public private(set) var fields: [Field] = []
+    package private(set) var fields: [Field] = []
     /// The members that hold JWS, in the answer's order: only these are verified (a
     /// `revision` or `paginationToken` may look like the start of a JWS, and is not one).
-    public private(set) var signed: [SignedField] = []
+    package private(set) var signed: [SignedField] = []
     /// Signed items (JWS) the answer holds.
-    public var signedCount: Int { signed.count }
+    package var signedCount: Int { signed.count }
     /// Look Up Order ID's `status` (0 valid, 1 invalid).
-    public private(set) var orderStatus: Int64?
+    package private(set) var orderStatus: Int64?
 
     init(request: FetchRequest, members: [String: JSONValue], testToken: String? = nil) {
         if let testToken {

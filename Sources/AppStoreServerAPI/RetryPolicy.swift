@@ -1,4 +1,4 @@
-public import FoundationEssentials
+package import FoundationEssentials
 
 /// When to try a request again, and how long to wait first.
 ///
@@ -7,21 +7,21 @@ public import FoundationEssentials
 /// - 5xx, Apple's retryable error codes, timeouts and connection errors: exponential backoff
 ///   (1 s, 2 s, 4 s…) with jitter, so that many clients do not retry in step.
 /// - Never more than `longestWait` at once.
-public struct RetryPolicy: Sendable {
+package struct RetryPolicy: Sendable {
     /// Retries after the first attempt.
-    public var retries: Int
+    package var retries: Int
     /// The first backoff, in seconds; each retry doubles it.
-    public var baseDelay: Double = 1
+    package var baseDelay: Double = 1
     /// The longest wait before one retry, in seconds.
-    public static let longestWait: Double = 60
+    package static let longestWait: Double = 60
 
-    public init(retries: Int) {
+    package init(retries: Int) {
         self.retries = retries
     }
 
     /// The backoff before retry `attempt` (1 for the first retry): `baseDelay` × 2^(attempt−1),
     /// at most `longestWait`, scaled by `jitter` (a random number from 0.5 to 1).
-    public func backoff(attempt: Int, jitter: Double) -> Double {
+    package func backoff(attempt: Int, jitter: Double) -> Double {
         let exponent = min(max(attempt - 1, 0), 16)
         let delay = min(baseDelay * Double(1 << exponent), Self.longestWait)
         return min(delay * min(max(jitter, 0.5), 1), Self.longestWait)
@@ -33,7 +33,7 @@ public struct RetryPolicy: Sendable {
     /// A number of 11 or more digits is a UNIX time in milliseconds (Apple's form: 10^10 ms
     /// is 1970-04-26, while 10^10 seconds of delay are three centuries); a shorter one is
     /// delta-seconds; anything else is tried as an HTTP-date.
-    public static func retryAfter(_ value: String, now: Date) -> Double? {
+    package static func retryAfter(_ value: String, now: Date) -> Double? {
         let text = String(value.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
         guard !text.isEmpty else { return nil }
         if text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
@@ -54,7 +54,7 @@ public struct RetryPolicy: Sendable {
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
     /// An RFC 9110 HTTP-date in its preferred form (`Sun, 06 Nov 1994 08:49:37 GMT`).
-    public static func httpDate(_ text: String) -> Date? {
+    package static func httpDate(_ text: String) -> Date? {
         let parts = text.split(separator: " ")
         guard parts.count == 6, parts[0].hasSuffix(","), parts[5] == "GMT",
             let day = Int(parts[1]), (1...31).contains(day),
@@ -73,7 +73,7 @@ public struct RetryPolicy: Sendable {
     }
 
     /// `date` as an RFC 9110 HTTP-date.
-    public static func httpDateText(_ date: Date) -> String {
+    package static func httpDateText(_ date: Date) -> String {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = .gmt
         let parts = calendar.dateComponents([.weekday, .day, .month, .year, .hour, .minute, .second], from: date)

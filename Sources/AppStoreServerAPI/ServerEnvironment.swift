@@ -7,12 +7,12 @@ internal import FoundationEssentials
 #endif
 
 /// The two environments the App Store Server API answers in, and where each is reached.
-public enum ServerEnvironment: String, CaseIterable, Sendable {
+package enum ServerEnvironment: String, CaseIterable, Sendable {
     case production = "Production"
     case sandbox = "Sandbox"
 
     /// Apple's recommended base URL (since 2026-05-05; the `itunes` domains still work).
-    public var defaultBaseURL: BaseURL {
+    package var defaultBaseURL: BaseURL {
         switch self {
         case .production: BaseURL(checked: "https://api.storekit.apple.com")
         case .sandbox: BaseURL(checked: "https://api.storekit-sandbox.apple.com")
@@ -28,18 +28,18 @@ public enum ServerEnvironment: String, CaseIterable, Sendable {
 /// (`127.0.0.099`, `127.1`) by DNS; names only in letters, digits, `-` and `.`. The text kept is
 /// rebuilt from the parts checked (scheme and host lowercased, the port as a number), so the
 /// URL requested is the one judged.
-public struct BaseURL: Sendable, Equatable, CustomStringConvertible {
+package struct BaseURL: Sendable, Equatable, CustomStringConvertible {
     /// Scheme, host, port and path prefix, without a trailing slash (paths start with `/inApps`).
-    public let text: String
+    package let text: String
 
-    public var description: String { text }
+    package var description: String { text }
 
     fileprivate init(checked text: String) {
         self.text = text
     }
 
     /// Why `text` cannot be a base URL, or the URL.
-    public static func parse(_ text: String) -> Result<BaseURL, BaseURLError> {
+    package static func parse(_ text: String) -> Result<BaseURL, BaseURLError> {
         guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
             let encodedHost = components.percentEncodedHost, !encodedHost.isEmpty
         else { return .failure(BaseURLError("'\(text)' is not an absolute URL such as https://api.example.com")) }
@@ -123,8 +123,8 @@ public struct BaseURL: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// Why a base URL was refused.
-public struct BaseURLError: Error, Sendable, Equatable {
-    public let message: String
+package struct BaseURLError: Error, Sendable, Equatable {
+    package let message: String
 
     init(_ message: String) {
         self.message = message

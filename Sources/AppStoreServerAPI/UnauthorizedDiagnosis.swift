@@ -1,19 +1,19 @@
 internal import FoundationEssentials
-public import JWSInspectCore
+package import JWSInspectCore
 
 /// What can be said about a 401: the token that was sent (key ID, issuer, bundle ID,
 /// lifetime), this machine's clock against the server's `Date`, and Apple's known causes.
-public struct UnauthorizedDiagnosis: Sendable, Equatable {
-    public let keyID: String
-    public let issuerID: String
-    public let bundleID: String
-    public let lifetime: Int64
-    public let environment: ServerEnvironment
+package struct UnauthorizedDiagnosis: Sendable, Equatable {
+    package let keyID: String
+    package let issuerID: String
+    package let bundleID: String
+    package let lifetime: Int64
+    package let environment: ServerEnvironment
     /// This machine's clock minus the server's, in seconds, when the server sent `Date`.
-    public let clockSkew: Double?
+    package let clockSkew: Double?
 
     /// A skew beyond this many seconds is reported (tokens are judged by Apple's clock).
-    public static let reportedSkew: Double = 60
+    package static let reportedSkew: Double = 60
 
     init(
         token: DeveloperToken.Signed, credentials: Credentials, sentAt: Date, serverDate: Date?,
@@ -37,7 +37,7 @@ public struct UnauthorizedDiagnosis: Sendable, Equatable {
 
     /// One line: what was sent, what looks wrong, and what else causes a 401; what to try is
     /// worded by `hints` (the command line names its options).
-    public func message(_ hints: any HintWording = PlainHints()) -> String {
+    package func message(_ hints: any HintWording = PlainHints()) -> String {
         var parts = [
             "401 Unauthorized from \(environment.rawValue): Apple refused the bearer token (ES256, kid \(keyID), "
                 + "iss \(issuerID), bid \(bundleID), aud appstoreconnect-v1, lifetime \(lifetime / 60) min)"

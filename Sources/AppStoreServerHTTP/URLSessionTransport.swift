@@ -1,4 +1,4 @@
-public import AppStoreServerAPI
+package import AppStoreServerAPI
 internal import Dispatch
 internal import Foundation
 internal import JWSInspectCore
@@ -30,19 +30,19 @@ internal import Synchronization
 /// - `timeout` bounds the whole request: URLSession's own timeout restarts with each byte
 ///   received, so a body that drips would outlast it. The caller never waits for URLSession's
 ///   work queue: the task is cancelled from another thread.
-public final class URLSessionTransport: HTTPTransport {
+package final class URLSessionTransport: HTTPTransport {
     /// The largest body read (after decoding): a page of 20 transactions is about 100 KB, so
     /// this is generous.
-    public static let bodyLimit = 16 << 20
+    package static let bodyLimit = 16 << 20
 
     /// The one content coding asked for and decoded.
     static let acceptedEncoding = "gzip"
 
     private let halt = Halt()
 
-    public init() {}
+    package init() {}
 
-    public func send(_ request: HTTPRequest, timeout: Double) -> Result<HTTPResponse, TransportError> {
+    package func send(_ request: HTTPRequest, timeout: Double) -> Result<HTTPResponse, TransportError> {
         guard !halt.isHalted else {
             return .failure(
                 .encodingRefused(

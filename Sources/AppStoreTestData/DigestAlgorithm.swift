@@ -7,7 +7,7 @@ internal import COpenSSL
 /// OpenSSL 3.0's default provider still signs with MD5 and SHA-1 through `X509_sign` and
 /// `CMS_add1_signer` (no legacy provider, no security-level change needed); MD5 has no ECDSA
 /// signature OID, so MD5 certificates need an RSA issuer key.
-public enum DigestAlgorithm: String, Sendable, CaseIterable {
+package enum DigestAlgorithm: String, Sendable, CaseIterable {
     /// SHA-1, as on Apple's receipt chains up to 2023 (and on their signers' digests).
     case sha1 = "SHA-1"
     /// SHA-256, the default everywhere else.

@@ -1,45 +1,45 @@
 internal import COpenSSL
-public import FoundationEssentials
-public import JWSInspectCore
+package import FoundationEssentials
+package import JWSInspectCore
 
 /// An X.509 certificate `CertificateIssuer` made (or `MintedCA` read back), parsed by the
 /// core's `Certificate`, with its private key.
-public struct IssuedCertificate: Sendable {
+package struct IssuedCertificate: Sendable {
     /// The certificate, as a verifier parses it.
-    public let certificate: Certificate
+    package let certificate: Certificate
     /// The certificate's own private key (the one matching its public key).
-    public let key: PrivateKey
+    package let key: PrivateKey
     /// The specification the certificate was issued from (for one read back: its common
     /// name, validity and whether it is a CA).
-    public let spec: CertificateSpec
+    package let spec: CertificateSpec
 
-    public init(certificate: Certificate, key: PrivateKey, spec: CertificateSpec) {
+    package init(certificate: Certificate, key: PrivateKey, spec: CertificateSpec) {
         self.certificate = certificate
         self.key = key
         self.spec = spec
     }
 
     /// The certificate in DER.
-    public var der: [UInt8] { certificate.derBytes }
+    package var der: [UInt8] { certificate.derBytes }
 
     /// `-----BEGIN CERTIFICATE-----\n`, base64 in 64-character lines, `\n-----END CERTIFICATE-----\n`.
-    public var pem: String { PEM.encode(der, label: "CERTIFICATE") }
+    package var pem: String { PEM.encode(der, label: "CERTIFICATE") }
 
     /// Standard base64 (with padding, no line breaks) of `der`, as in a JWS `x5c` entry.
-    public var base64: String { Data(der).base64EncodedString() }
+    package var base64: String { Data(der).base64EncodedString() }
 }
 
 /// Issues X.509 certificates shaped like Apple's App Store ones, through OpenSSL's C API
 /// (`X509_*`, `X509V3_*`, `EVP_*`); no ASN.1 is written by hand.
-public enum CertificateIssuer {
+package enum CertificateIssuer {
     /// Apple's marker extension on App Store receipt-signing leaf certificates.
-    public static let leafOID = "1.2.840.113635.100.6.11.1"
+    package static let leafOID = "1.2.840.113635.100.6.11.1"
     /// Apple's marker extension on the WWDR intermediate certificate.
-    public static let intermediateOID = "1.2.840.113635.100.6.2.1"
+    package static let intermediateOID = "1.2.840.113635.100.6.2.1"
     /// The organisation (O) of every subject this module issues.
-    public static let organization = "jwsinspect test PKI"
+    package static let organization = "jwsinspect test PKI"
     /// The country (C) of every subject this module issues.
-    public static let country = "US"
+    package static let country = "US"
 
     /// Issues a certificate for `key` signed by `issuer` (nil = self-signed with `key`),
     /// X.509 v3, signed with `X509_sign` and `spec.signatureDigest` (ecdsa-with-SHA256 with an EC
@@ -51,7 +51,7 @@ public enum CertificateIssuer {
     /// `spec.keyUsage` says when set), subjectKeyIdentifier (`hash`) and authorityKeyIdentifier
     /// (`keyid:always`) when `spec.keyIdentifiers`, then each of `spec.markerOIDs` non-critical
     /// with the DER NULL value `05 00`.
-    public static func issue(_ spec: CertificateSpec, key: PrivateKey, issuer: IssuedCertificate?) throws(MintError)
+    package static func issue(_ spec: CertificateSpec, key: PrivateKey, issuer: IssuedCertificate?) throws(MintError)
         -> IssuedCertificate
     {
         let x509 = try OpenSSLCall.unwrap(X509_new(), "X509_new")
@@ -135,7 +135,7 @@ public enum CertificateIssuer {
     /// and a host, at most 2,048 characters, printable ASCII without spaces, quotes or commas
     /// (OpenSSL's configuration syntax would read a comma as the start of another entry); else
     /// what is wrong with it.
-    public static func checkOCSPURL(_ url: String) -> String? {
+    package static func checkOCSPURL(_ url: String) -> String? {
         let lowercased = url.lowercased()
         guard let scheme = ["http://", "https://"].first(where: lowercased.hasPrefix) else {
             return "is not an http:// URL"
@@ -149,7 +149,7 @@ public enum CertificateIssuer {
     }
 
     /// A self-signed root CA (serial 1), without marker OIDs.
-    public static func root(
+    package static func root(
         commonName: String, key: PrivateKey, validity: (notBefore: Date, notAfter: Date), keyIdentifiers: Bool = true,
         digest: DigestAlgorithm = .sha256
     ) throws(MintError) -> IssuedCertificate {
@@ -162,7 +162,7 @@ public enum CertificateIssuer {
     /// The intermediate (serial 2, marker `intermediateOID` when `intermediateHasOID`) issued by
     /// `root` for `caValidity`, and the leaf (serial 3, marker `leafOID` when `leafHasOID`) issued
     /// by the intermediate; both signed with `digest`, the leaf with `leafDigest` when given.
-    public static func chain(
+    package static func chain(
         under root: IssuedCertificate, intermediateCN: String, intermediateKey: PrivateKey, leafCN: String,
         leafKey: PrivateKey, leafHasOID: Bool, intermediateHasOID: Bool, leafNotBefore: Date, leafNotAfter: Date,
         caValidity: (notBefore: Date, notAfter: Date), keyIdentifiers: Bool = true, digest: DigestAlgorithm = .sha256,

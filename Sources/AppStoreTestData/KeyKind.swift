@@ -1,16 +1,16 @@
 internal import COpenSSL
-public import JWSInspectCore
+package import JWSInspectCore
 
 /// The kind of a key test data is signed with: EC on a named curve (P-256 and P-384 as on
 /// Apple's chains, P-192 for keys a verifier must refuse) or RSA (receipt chains).
-public enum KeyKind: Sendable, Equatable {
+package enum KeyKind: Sendable, Equatable {
     /// An EC key on the curve.
     case ec(Curve)
     /// An RSA key with a modulus of `bits` bits (public exponent 65537).
     case rsa(bits: Int)
 
     /// The named curves a key can be generated on.
-    public enum Curve: String, Sendable, CaseIterable {
+    package enum Curve: String, Sendable, CaseIterable {
         /// NIST P-256 (prime256v1, secp256r1), the curve of ES256.
         case p256 = "P-256"
         /// NIST P-384 (secp384r1), the curve of ES384 and of Apple's root CA G3.
@@ -19,7 +19,7 @@ public enum KeyKind: Sendable, Equatable {
         case p192 = "P-192"
 
         /// Byte length of one signature component (r or s) and of a field element.
-        public var componentSize: Int {
+        package var componentSize: Int {
             switch self {
             case .p192: 24
             case .p256: 32
@@ -41,7 +41,7 @@ public enum KeyKind: Sendable, Equatable {
 extension PrivateKey {
     /// A fresh key of `kind`, generated with OpenSSL's provider API (`EVP_PKEY_CTX_new_from_name`,
     /// `EVP_PKEY_keygen`).
-    public static func generate(_ kind: KeyKind) throws(MintError) -> PrivateKey {
+    package static func generate(_ kind: KeyKind) throws(MintError) -> PrivateKey {
         let name = if case .rsa = kind { "RSA" } else { "EC" }
         let context = try OpenSSLCall.unwrap(
             EVP_PKEY_CTX_new_from_name(nil, name, nil), "EVP_PKEY_CTX_new_from_name(\(name))")
@@ -65,7 +65,7 @@ extension PrivateKey {
 
     /// A private key read from PKCS#8 PEM (`mint ca`'s `*-key.p8`); nil when the text is not
     /// one, or not an EC key on `curve`.
-    public static func read(privateKeyPEM pem: [UInt8], curve: KeyKind.Curve) -> PrivateKey? {
+    package static func read(privateKeyPEM pem: [UInt8], curve: KeyKind.Curve) -> PrivateKey? {
         let read: OpaquePointer? = pem.withUnsafeBytes { buffer in
             guard let bio = BIO_new_mem_buf(buffer.baseAddress, Int32(clamping: buffer.count)) else { return nil }
             defer { BIO_free(bio) }
@@ -79,14 +79,14 @@ extension PrivateKey {
 
     /// The private key as PKCS#8 PEM (`-----BEGIN PRIVATE KEY-----`), the form App Store
     /// Connect's `AuthKey_<KEYID>.p8` downloads have.
-    public func privateKeyPEM() throws(MintError) -> String {
+    package func privateKeyPEM() throws(MintError) -> String {
         try withUnsafeKeyPointer { (key) throws(MintError) in
             try OpenSSLCall.pem("PEM_write_bio_PrivateKey") { PEM_write_bio_PrivateKey($0, key, nil, nil, 0, nil, nil) }
         }
     }
 
     /// The private key as encrypted PKCS#8 PEM (`-----BEGIN ENCRYPTED PRIVATE KEY-----`, AES-256-CBC).
-    public func encryptedPrivateKeyPEM(password: String) throws(MintError) -> String {
+    package func encryptedPrivateKeyPEM(password: String) throws(MintError) -> String {
         try withUnsafeKeyPointer { (key) throws(MintError) in
             try OpenSSLCall.pem("PEM_write_bio_PKCS8PrivateKey") { bio in
                 var bytes = Array(password.utf8).map { CChar(bitPattern: $0) }
@@ -96,7 +96,7 @@ extension PrivateKey {
     }
 
     /// The key as a SubjectPublicKeyInfo DER (`i2d_PUBKEY`).
-    public func publicKeyDER() throws(MintError) -> [UInt8] {
+    package func publicKeyDER() throws(MintError) -> [UInt8] {
         try withUnsafeKeyPointer { (key) throws(MintError) in try OpenSSLCall.der("i2d_PUBKEY") { i2d_PUBKEY(key, $0) }
         }
     }
@@ -104,7 +104,7 @@ extension PrivateKey {
     /// An ECDSA signature in the JWS form `r || s` over `message` hashed with `digest`, each
     /// component left-padded to `curve`'s size (ES256 with P-256 and SHA-256, ES384 with P-384
     /// and SHA-384).
-    public func signRaw(_ message: [UInt8], digest: SignatureDigest, curve: KeyKind.Curve) throws(MintError)
+    package func signRaw(_ message: [UInt8], digest: SignatureDigest, curve: KeyKind.Curve) throws(MintError)
         -> [UInt8]
     {
         let der: [UInt8]

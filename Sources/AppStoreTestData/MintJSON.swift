@@ -1,4 +1,4 @@
-public import JWSInspectCore
+package import JWSInspectCore
 
 extension MintPayloads {
     /// `--set PATH=VALUE`: PATH dotted (`price`, `data.status`), VALUE parsed as JSON when it is JSON
@@ -7,7 +7,7 @@ extension MintPayloads {
     /// Nested prefixes (`transaction.…`) are the caller's to route. PATH is bounded as templates
     /// are: at most `OrderedJSON.maximumParseDepth` levels and `maximumPathLength` bytes. The
     /// caller names the assignment in its messages; these say what is wrong with it.
-    public static func set(_ assignment: String, in object: inout OrderedJSON.Object) throws(MintError) {
+    package static func set(_ assignment: String, in object: inout OrderedJSON.Object) throws(MintError) {
         guard let equals = assignment.firstIndex(of: "=") else { throw MintError("expected PATH=VALUE") }
         let path = try path(assignment[..<equals])
         let text = Array(assignment.utf8[assignment.utf8.index(after: equals)...])
@@ -17,7 +17,7 @@ extension MintPayloads {
 
     /// `--unset PATH`: removes the member at a dotted path (bounded as `set`'s); an error when
     /// there is none.
-    public static func remove(_ pathText: String, from object: inout OrderedJSON.Object) throws(MintError) {
+    package static func remove(_ pathText: String, from object: inout OrderedJSON.Object) throws(MintError) {
         let path = try path(pathText[...])
         try remove(at: path[...], in: &object, whole: path)
     }
@@ -54,7 +54,7 @@ extension MintPayloads {
     }
 
     /// The longest `--set` PATH, in bytes: 64 levels of 64-byte names.
-    public static let maximumPathLength = 4096
+    package static let maximumPathLength = 4096
 
     private static func assign(
         _ value: OrderedJSON, at path: ArraySlice<String>, in object: inout OrderedJSON.Object, whole: [String]
@@ -78,7 +78,7 @@ extension MintPayloads {
 
     /// `--from TEMPLATE.json`: the template's members replace the payload's (in place) or are added
     /// (at the end); where both are objects, recursively.
-    public static func merge(_ template: OrderedJSON.Object, into object: inout OrderedJSON.Object) {
+    package static func merge(_ template: OrderedJSON.Object, into object: inout OrderedJSON.Object) {
         for (key, value) in template.members {
             if case .object(let inner)? = object[key], case .object(let innerTemplate) = value {
                 var merged = inner
@@ -93,7 +93,7 @@ extension MintPayloads {
     /// Parses a JSON object (a template), keeping its members' order, with a recursive-descent
     /// parser (RFC 8259, strict: no comments, no trailing commas, no duplicate members, UTF-8,
     /// nested at most 64 deep). Integers that fit are `.integer`, other finite numbers `.double`.
-    public static func object(json: [UInt8]) throws(MintError) -> OrderedJSON.Object {
+    package static func object(json: [UInt8]) throws(MintError) -> OrderedJSON.Object {
         let value: OrderedJSON
         do { value = try OrderedJSON.parse(json) } catch { throw MintError(error.description) }
         guard case .object(let object) = value else {
@@ -105,5 +105,5 @@ extension MintPayloads {
 
 extension OrderedJSON.Object {
     /// Compact UTF-8 JSON in member order (RFC 8259: strings escaped, no whitespace), the bytes to sign.
-    public var jsonBytes: [UInt8] { OrderedJSON.object(self).bytes }
+    package var jsonBytes: [UInt8] { OrderedJSON.object(self).bytes }
 }

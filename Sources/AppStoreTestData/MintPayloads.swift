@@ -1,9 +1,9 @@
-public import FoundationEssentials
-public import JWSInspectCore
+package import FoundationEssentials
+package import JWSInspectCore
 
 /// The kinds `jwsinspect mint` signs, named as `inspect` names them (its JSON `type` and
 /// `--type`: `renewalInfo`); the command line accepts the hyphenated spelling too.
-public enum MintKind: String, Sendable, CaseIterable {
+package enum MintKind: String, Sendable, CaseIterable {
     case transaction
     case renewalInfo
     case notification
@@ -11,7 +11,7 @@ public enum MintKind: String, Sendable, CaseIterable {
     case realtimeRequest
 
     /// The kind in file names and sentences: `renewal-info`.
-    public var hyphenated: String {
+    package var hyphenated: String {
         rawValue.reduce(into: "") { text, character in
             if character.isUppercase { text += "-" + character.lowercased() } else { text.append(character) }
         }
@@ -23,19 +23,19 @@ public enum MintKind: String, Sendable, CaseIterable {
 /// The notification type also shapes the transaction and renewal info minted for it (an `EXPIRED`
 /// notification nests an expired transaction and renewal info that will not renew), so that a
 /// notification and the payloads nested in it, minted with one context, agree.
-public struct MintContext: Sendable {
+package struct MintContext: Sendable {
     /// The app's bundle ID (`bundleId`).
-    public var bundleID: String
+    package var bundleID: String
     /// "Sandbox" (default), "Production", "Xcode" or "LocalTesting".
-    public var environment: String
+    package var environment: String
     /// `signedDate` (for an app transaction `receiptCreationDate`); the other dates are placed around it.
-    public var now: Date
+    package var now: Date
     /// The notification's `notificationType` ("SUBSCRIBED").
-    public var notificationType: String
+    package var notificationType: String
     /// The notification's `subtype`; nil for `MintPayloads.defaultSubtype(notificationType:)`.
-    public var subtype: String?
+    package var subtype: String?
 
-    public init(
+    package init(
         bundleID: String = "com.example.app", environment: String = "Sandbox", now: Date = Date(),
         notificationType: String = "SUBSCRIBED", subtype: String? = nil
     ) {
@@ -47,7 +47,7 @@ public struct MintContext: Sendable {
     }
 
     /// The subtype the notification carries: the one given, else the type's default.
-    public var effectiveSubtype: String? {
+    package var effectiveSubtype: String? {
         subtype ?? MintPayloads.defaultSubtype(notificationType: notificationType)
     }
 }
@@ -55,18 +55,18 @@ public struct MintContext: Sendable {
 /// Why test data was not made, in one line: an assignment, a template or its JSON refused, a
 /// CA folder that does not read, or an OpenSSL call that failed (with its error queue).
 /// `jwsinspect mint` says it and exits with a status; nothing in this module stops the process.
-public struct MintError: Error, Sendable, Equatable, CustomStringConvertible {
-    public let description: String
+package struct MintError: Error, Sendable, Equatable, CustomStringConvertible {
+    package let description: String
 
-    public init(_ description: String) {
+    package init(_ description: String) {
         self.description = description
     }
 }
 
-public enum MintPayloads {
+package enum MintPayloads {
     /// The device `AppStore.deviceVerificationID` minted app transactions' `deviceVerification`
     /// is computed for (`jwsinspect --device-id` checks it).
-    public static let deviceVerificationID = MintPayloadBuilder.deviceVerificationID
+    package static let deviceVerificationID = MintPayloadBuilder.deviceVerificationID
 
     /// A realistic, complete payload of `kind` (see `MintPayloadBuilder` for the values): every
     /// field Apple documents for it, but those that only apply in special cases (revocation
@@ -76,7 +76,7 @@ public enum MintPayloads {
     ///
     /// A notification's `data` (or `appData`) lacks the signed members: the caller signs the
     /// payloads `nestedKinds(notificationType:subtype:)` lists and inserts them.
-    public static func payload(_ kind: MintKind, context: MintContext) -> OrderedJSON.Object {
+    package static func payload(_ kind: MintKind, context: MintContext) -> OrderedJSON.Object {
         let builder = MintPayloadBuilder(context: context)
         switch kind {
         case .transaction: return builder.transaction()
@@ -88,7 +88,7 @@ public enum MintPayloads {
     }
 
     /// The subtype a notification type gets when none is given: Apple always sends one for these types.
-    public static func defaultSubtype(notificationType: String) -> String? {
+    package static func defaultSubtype(notificationType: String) -> String? {
         switch notificationType {
         case "SUBSCRIBED": "INITIAL_BUY"
         case "DID_CHANGE_RENEWAL_STATUS": "AUTO_RENEW_DISABLED"
@@ -102,7 +102,7 @@ public enum MintPayloads {
 
     /// The body member a notification of this type carries: "data", "summary",
     /// "externalPurchaseToken" or "appData" (`subtype` nil: the type's default).
-    public static func body(notificationType: String, subtype: String? = nil) -> String {
+    package static func body(notificationType: String, subtype: String? = nil) -> String {
         switch (notificationType, subtype ?? defaultSubtype(notificationType: notificationType)) {
         case ("RENEWAL_EXTENSION", "SUMMARY"): "summary"
         case ("EXTERNAL_PURCHASE_TOKEN", _): "externalPurchaseToken"
@@ -116,7 +116,7 @@ public enum MintPayloads {
     /// "signedRenewalInfo"], .renewalInfo)]` for subscription types, the transaction alone for
     /// one-time purchases, `appData.signedAppTransactionInfo` for `RESCIND_CONSENT`, and none for
     /// `TEST`, a `RENEWAL_EXTENSION` summary or an external purchase token.
-    public static func nestedKinds(notificationType: String, subtype: String? = nil) -> [(
+    package static func nestedKinds(notificationType: String, subtype: String? = nil) -> [(
         path: [String], kind: MintKind
     )] {
         switch body(notificationType: notificationType, subtype: subtype) {

@@ -1,4 +1,4 @@
-public import FoundationEssentials
+package import FoundationEssentials
 
 /// `jwsinspect mint timeline`: the webhook log of one monthly subscription's life, as a backend
 /// receives it, for `jwsinspect timeline` and a backend's own tests of its webhook handling.
@@ -11,27 +11,27 @@ public import FoundationEssentials
 /// Delivered as Apple delivers (`deliveries(clean: false)`): the renewal twice (a retry after a
 /// timeout) and the recovery before the failure it recovers from. `clean` delivers each once,
 /// in signing order.
-public enum MintTimeline {
+package enum MintTimeline {
     /// One notification of the life.
-    public struct Step: Sendable {
-        public let notificationType: String
-        public let subtype: String?
-        public let notificationUUID: String
+    package struct Step: Sendable {
+        package let notificationType: String
+        package let subtype: String?
+        package let notificationUUID: String
         /// The notification's `signedDate`.
-        public let signed: Date
+        package let signed: Date
         /// The transaction it nests: its ID, purchase and expiry.
-        public let transactionID: String
-        public let purchased: Date
-        public let expires: Date
+        package let transactionID: String
+        package let purchased: Date
+        package let expires: Date
         /// The subscription's first purchase (`originalPurchaseDate`).
-        public let originalPurchased: Date
+        package let originalPurchased: Date
     }
 
     /// The subscription's `originalTransactionId` (its first transaction's ID).
-    public static let originalTransactionID = "2000000900000001"
+    package static let originalTransactionID = "2000000900000001"
 
     /// The life's notifications in signing order, dated around `now` (whole milliseconds).
-    public static func steps(now: Date) -> [Step] {
+    package static func steps(now: Date) -> [Step] {
         let day: TimeInterval = 86_400
         let start = Date(timeIntervalSince1970: (now.timeIntervalSince1970 * 1_000).rounded(.down) / 1_000 - 65 * day)
         let at = { (days: Double) in start.addingTimeInterval(days * day) }
@@ -55,7 +55,7 @@ public enum MintTimeline {
 
     /// The order the steps arrive in (indices into `steps`): as Apple delivers, with a retry and
     /// a reordering, or `clean`: once each, in signing order.
-    public static func deliveries(clean: Bool) -> [Int] {
+    package static func deliveries(clean: Bool) -> [Int] {
         clean ? [0, 1, 2, 3, 4] : [0, 1, 1, 2, 4, 3]
     }
 }

@@ -3,7 +3,7 @@ internal import JWSInspectCore
 extension MintedCA {
     /// A CA read back from a `mint ca` folder's files; throws, naming the file, when one is not
     /// what `mint ca` writes.
-    public init(
+    package init(
         rootDER: [UInt8], rootKey: [UInt8], intermediateDER: [UInt8], intermediateKey: [UInt8], leafDER: [UInt8],
         leafKey: [UInt8]
     ) throws(MintError) {
@@ -38,7 +38,7 @@ extension MintedCA {
     }
 
     /// A leaf like this CA's (same validity, issued by its intermediate) without Apple's leaf marker.
-    public func leafWithoutOID() throws(MintError) -> IssuedCertificate {
+    package func leafWithoutOID() throws(MintError) -> IssuedCertificate {
         try CertificateIssuer.issue(
             CertificateSpec(
                 commonName: Self.leafCN, serial: 4, notBefore: leaf.spec.notBefore, notAfter: leaf.spec.notAfter,
@@ -47,7 +47,7 @@ extension MintedCA {
     }
 
     /// An intermediate without Apple's marker (issued by this CA's root) and a leaf it issued.
-    public func chainWithIntermediateWithoutOID() throws(MintError) -> (
+    package func chainWithIntermediateWithoutOID() throws(MintError) -> (
         intermediate: IssuedCertificate, leaf: IssuedCertificate
     ) {
         try CertificateIssuer.chain(

@@ -1,17 +1,17 @@
-public import FoundationEssentials
+package import FoundationEssentials
 internal import JWSInspectCore
 
 /// The test PKI `jwsinspect mint ca` writes: an Apple-shaped chain of its own (root,
 /// intermediate with 1.2.840.113635.100.6.2.1, leaf with 1.2.840.113635.100.6.11.1 and a P-256
 /// key), every subject saying "jwsinspect test" and "not Apple".
-public struct MintedCA: Sendable {
-    public static let rootCN = "jwsinspect test Root CA (not Apple)"
-    public static let intermediateCN = "jwsinspect test WWDR intermediate (not Apple)"
-    public static let leafCN = "jwsinspect test App Store signing (not Apple)"
+package struct MintedCA: Sendable {
+    package static let rootCN = "jwsinspect test Root CA (not Apple)"
+    package static let intermediateCN = "jwsinspect test WWDR intermediate (not Apple)"
+    package static let leafCN = "jwsinspect test App Store signing (not Apple)"
 
-    public let root: IssuedCertificate
-    public let intermediate: IssuedCertificate
-    public let leaf: IssuedCertificate
+    package let root: IssuedCertificate
+    package let intermediate: IssuedCertificate
+    package let leaf: IssuedCertificate
 
     /// A CA of these certificates (their keys with them).
     init(root: IssuedCertificate, intermediate: IssuedCertificate, leaf: IssuedCertificate) {
@@ -29,7 +29,7 @@ public struct MintedCA: Sendable {
     ///   - rootCurve: the root's key, P-384 (as Apple Root CA - G3) or P-256.
     ///   - ocspURLs: the OCSP responders the intermediate and the leaf name (their Authority
     ///     Information Access), or nil for none.
-    public init(
+    package init(
         validDays: Int, rootCurve: KeyKind.Curve = .p384, now: Date = Date(),
         ocspURLs: (intermediate: String?, leaf: String?) = (nil, nil), backdateDays: Int = 1
     ) throws(MintError) {
@@ -50,16 +50,16 @@ public struct MintedCA: Sendable {
     }
 
     /// One file of the CA folder.
-    public struct File: Sendable {
-        public let name: String
-        public let bytes: [UInt8]
+    package struct File: Sendable {
+        package let name: String
+        package let bytes: [UInt8]
         /// Readable by its owner only (the leaf's private key).
-        public let isSecret: Bool
+        package let isSecret: Bool
     }
 
     /// The folder's files: `root.der`, `root.pem`, `intermediate.der`, `leaf.der`, the three
     /// keys (`*-key.p8`, secret) and `README.txt`.
-    public func files() throws(MintError) -> [File] {
+    package func files() throws(MintError) -> [File] {
         [
             File(name: "root.der", bytes: root.der, isSecret: false),
             File(name: "root.pem", bytes: Array(root.pem.utf8), isSecret: false),
@@ -126,7 +126,7 @@ public struct MintedCA: Sendable {
     }
 
     /// What the folder is and how to trust it.
-    public var readme: String {
+    package var readme: String {
         """
         jwsinspect test CA: NOTHING HERE IS APPLE'S.
 

@@ -1,12 +1,12 @@
-public import FoundationEssentials
+package import FoundationEssentials
 
 /// The index `openssl ocsp -index` answers from, in `openssl ca`'s format, as `mint ca
 /// --ocsp-url` writes it and the test suites' responders use it.
-public enum OCSPIndex {
+package enum OCSPIndex {
     /// One certificate's line: status (V valid, R revoked), expiry (2039, never read by the
     /// responder), revocation time and reason (empty when valid), serial in hex (an even number
     /// of uppercase digits, as openssl looks it up), file name, subject `/CN=commonName`.
-    public static func line(serial: UInt64, commonName: String, revoked: (date: Date, reason: String)? = nil) -> String
+    package static func line(serial: UInt64, commonName: String, revoked: (date: Date, reason: String)? = nil) -> String
     {
         var hex = String(serial, radix: 16, uppercase: true)
         if hex.count % 2 == 1 { hex = "0" + hex }

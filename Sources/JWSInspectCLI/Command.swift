@@ -1,12 +1,12 @@
-public import AppStoreServerAPI
+package import AppStoreServerAPI
 internal import JWSInspectCore
 
 /// `jwsinspect`: picks the subcommand, parses its options from its table, runs it, and
 /// returns the exit status. All terminal knowledge lives in this target; the core returns values.
-public enum Command {
+package enum Command {
     /// Runs with the process's arguments and exits, after restoring the terminal if a paste
     /// was read from it.
-    public static func main() -> Never {
+    package static func main() -> Never {
         let arguments = Array(System.arguments.dropFirst())
         // `fetch` is a program of its own, the one that links a network library: run it in
         // this process's place, as git runs its subcommands (same streams, same exit status).
@@ -21,7 +21,7 @@ public enum Command {
 
     /// `jwsinspect-fetch`: runs `jwsinspect fetch` with the process's arguments, sending its
     /// requests with `transport`.
-    public static func main(fetchingWith transport: any HTTPTransport) -> Never {
+    package static func main(fetchingWith transport: any HTTPTransport) -> Never {
         main([Commands.Name.fetch.rawValue] + System.arguments.dropFirst(), transport: transport)
     }
 
@@ -39,7 +39,7 @@ public enum Command {
 
     /// Runs with `arguments` (without the program name), reading and writing through `io`,
     /// and returns the exit status.
-    public static func run(_ arguments: [String], io: CommandIO) -> Int32 {
+    package static func run(_ arguments: [String], io: CommandIO) -> Int32 {
         let (name, rest) = subcommand(of: arguments)
         do throws(UsageError) {
             if name == .inspect, let first = arguments.first, Commands.Name(rawValue: first) == nil {

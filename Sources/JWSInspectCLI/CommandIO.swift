@@ -1,46 +1,46 @@
-public import AppStoreServerAPI
-public import FoundationEssentials
-public import JWSInspectCore
+package import AppStoreServerAPI
+package import FoundationEssentials
+package import JWSInspectCore
 
 /// Where a run reads and writes, and what it knows of its surroundings: the process's own
 /// descriptors, clock and environment (`process`), or memory, for the fuzz harness and the
 /// in-process tests, which run the whole command and check what it printed.
-public struct CommandIO {
+package struct CommandIO {
     /// Makes standard input's reader (and what says whether its next read would wait), given
     /// what to call when it would wait for more input; nil when standard input is closed.
-    public var standardInput:
+    package var standardInput:
         ((_ onStall: @escaping () -> Void) -> (read: InputStream.Reader, wouldWait: (() -> Bool)?))?
     /// Whether standard input is a terminal (a hint on how to end a paste is printed then).
-    public var standardInputIsTerminal = false
+    package var standardInputIsTerminal = false
     /// Writes to standard output: nil when written, else the error number.
-    public var writeOut: (String) -> Int32?
+    package var writeOut: (String) -> Int32?
     /// Writes bytes to standard output, when the sink takes them as they are (the process's
     /// descriptor); nil: `writeOut` gets them as text.
-    public var writeOutBytes: (([UInt8]) -> Int32?)?
+    package var writeOutBytes: (([UInt8]) -> Int32?)?
     /// Writes to standard error (what cannot be written there cannot be reported anywhere).
-    public var writeError: (String) -> Void
+    package var writeError: (String) -> Void
     /// Whether standard output is a terminal (colour by default).
-    public var stdoutIsTerminal = false
+    package var stdoutIsTerminal = false
     /// Whether standard error is a terminal (`fetch` shows a progress line there while it waits).
-    public var stderrIsTerminal = false
+    package var stderrIsTerminal = false
     /// Seconds on a clock that only moves forward (how long a run has taken).
-    public var monotonicSeconds: @Sendable () -> Double = { System.monotonicSeconds() }
+    package var monotonicSeconds: @Sendable () -> Double = { System.monotonicSeconds() }
     /// Waits so many seconds (`fetch` before a retry).
-    public var sleep: @Sendable (Double) -> Void = { System.sleep(seconds: $0) }
+    package var sleep: @Sendable (Double) -> Void = { System.sleep(seconds: $0) }
     /// Sends `fetch`'s requests: `jwsinspect-fetch` gives URLSession's; `jwsinspect` links no
     /// network library and has none (it runs `jwsinspect-fetch` instead); tests give their own.
-    public var transport: (any HTTPTransport)?
+    package var transport: (any HTTPTransport)?
     /// An environment variable's value.
-    public var environment: (String) -> String? = { _ in nil }
+    package var environment: (String) -> String? = { _ in nil }
     /// The moment taken as now.
-    public var now: Date
+    package var now: Date
     /// The largest record read whole (smaller when fuzzing, so small inputs reach it).
-    public var recordLimit = InputStream.maximumRecordSize
+    package var recordLimit = InputStream.maximumRecordSize
 
     /// - Parameters:
     ///   - standardInput: standard input's bytes, read by this reader (nil: closed).
     ///   - writeOut: receives standard output; returns nil, or an error number to fail the write with.
-    public init(
+    package init(
         standardInput: InputStream.Reader?, now: Date, writeOut: @escaping (String) -> Int32?,
         writeError: @escaping (String) -> Void
     ) {

@@ -1,14 +1,14 @@
 /// Whether text holds any byte of a few kinds, found eight bytes at a time: JSON's writer
 /// asks it of every string (quotes, backslashes, controls to escape), tables of every cell
 /// (controls to show escaped). Most texts hold none, and are cleared a word at a time.
-public enum ByteScan {
+package enum ByteScan {
     /// Whether a byte of `bytes` is below `floor` (at most 0x80) or equal to `first` or `second`.
     ///
     /// A word of ASCII bytes is tested whole: "has a byte below `floor`" and "has a zero byte"
     /// (after XOR with each mark below 0x80), exact as answers for the word's eight bytes
     /// together. A word holding a byte of 0x80 or more (where a mark of 0x80 or more can
     /// only be) is looked at byte by byte.
-    public static func contains(
+    package static func contains(
         _ bytes: UnsafeRawBufferPointer, below floor: UInt8, orEither first: UInt8, _ second: UInt8
     ) -> Bool {
         precondition(floor <= 0x80, "ByteScan: the word test needs a floor of at most 0x80")

@@ -4,10 +4,10 @@
 ///
 /// Bundle IDs, environments, transaction IDs, UUIDs and every other identifier read from
 /// signed data are compared with `same(_:_:)` or kept as `ExactText` keys.
-public enum Exact {
+package enum Exact {
     /// Whether `a` and `b` have the same UTF-8 bytes.
     @inlinable
-    public static func same(_ a: some StringProtocol, _ b: some StringProtocol) -> Bool {
+    package static func same(_ a: some StringProtocol, _ b: some StringProtocol) -> Bool {
         a.utf8.elementsEqual(b.utf8)
     }
 
@@ -15,14 +15,14 @@ public enum Exact {
     /// table of them, may look up, since a string that is not ASCII can equal an ASCII one
     /// only by canonical equivalence (U+212A KELVIN SIGN is `"K"`), never by its bytes.
     @inlinable
-    public static func ascii(_ text: String?) -> String? {
+    package static func ascii(_ text: String?) -> String? {
         guard let text, text.utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
         return text
     }
 
     /// Whether `a` and `b` are both nil, or both have the same UTF-8 bytes.
     @inlinable
-    public static func same(_ a: String?, _ b: String?) -> Bool {
+    package static func same(_ a: String?, _ b: String?) -> Bool {
         switch (a, b) {
         case (nil, nil): true
         case (let a?, let b?): same(a, b)
@@ -33,16 +33,16 @@ public enum Exact {
 
 /// A `String` that is equal to another and hashes by its UTF-8 bytes only (`Exact`): a key for
 /// the dictionaries and sets that group App Store identifiers.
-public struct ExactText: Hashable, Sendable, CustomStringConvertible {
-    public let text: String
+package struct ExactText: Hashable, Sendable, CustomStringConvertible {
+    package let text: String
 
-    public init(_ text: String) { self.text = text }
+    package init(_ text: String) { self.text = text }
 
-    public var description: String { text }
+    package var description: String { text }
 
-    public static func == (lhs: ExactText, rhs: ExactText) -> Bool { Exact.same(lhs.text, rhs.text) }
+    package static func == (lhs: ExactText, rhs: ExactText) -> Bool { Exact.same(lhs.text, rhs.text) }
 
-    public func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         var text = text
         text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
     }

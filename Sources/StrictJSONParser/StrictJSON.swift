@@ -3,16 +3,16 @@ internal import Foundation
 /// A strict RFC 8259 parser, written for the tests and the fuzz harness and independent of the
 /// code under test, to check that every JSON output is JSON: `JSONSerialization` and `JSONDecoder` accept
 /// trailing commas and raw control characters, so they cannot be the judge.
-public enum StrictJSON {
-    public struct Failure: Error, CustomStringConvertible {
-        public let description: String
+package enum StrictJSON {
+    package struct Failure: Error, CustomStringConvertible {
+        package let description: String
         /// The member an object named twice, when that is the failure (RFC 8259 leaves the
         /// meaning open; no JSON jwsinspect accepts or writes may hold one).
-        public var duplicateMember: String?
+        package var duplicateMember: String?
     }
 
     /// Every line of `text` (JSON Lines) parsed as one JSON object; fails on any other line.
-    public static func lines(_ text: String) throws -> [[String: Any]] {
+    package static func lines(_ text: String) throws -> [[String: Any]] {
         var bytes = Array(text.utf8)
         guard bytes.isEmpty || bytes.last == UInt8(ascii: "\n") else {
             throw Failure(description: "output does not end with a newline")
@@ -29,7 +29,7 @@ public enum StrictJSON {
     }
 
     /// A stream of JSON values separated by whitespace (the pretty `--format json` output).
-    public static func documents(_ text: String) throws -> [Any] {
+    package static func documents(_ text: String) throws -> [Any] {
         var parser = Parser(bytes: Array(text.utf8))
         var values: [Any] = []
         parser.skipWhitespace()
@@ -41,7 +41,7 @@ public enum StrictJSON {
     }
 
     /// One JSON text.
-    public static func parse(_ bytes: [UInt8]) throws -> Any {
+    package static func parse(_ bytes: [UInt8]) throws -> Any {
         guard String(validating: bytes, as: UTF8.self) != nil else { throw Failure(description: "not UTF-8") }
         var parser = Parser(bytes: bytes)
         parser.skipWhitespace()

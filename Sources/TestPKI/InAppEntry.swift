@@ -1,39 +1,39 @@
-public import FoundationEssentials
+package import FoundationEssentials
 
 /// One in-app purchase of a legacy receipt (attribute type 17): a `SET OF` attributes
 /// 1701–1719 with the value types Apple's receipts use.
-public struct InAppEntry: Sendable {
+package struct InAppEntry: Sendable {
     /// 1701 quantity (INTEGER).
-    public var quantity: Int64
+    package var quantity: Int64
     /// 1702 product_id (UTF8String).
-    public var productID: String
+    package var productID: String
     /// 1703 transaction_id (UTF8String).
-    public var transactionID: String
+    package var transactionID: String
     /// 1705 original_transaction_id (UTF8String).
-    public var originalTransactionID: String
+    package var originalTransactionID: String
     /// 1704 purchase_date (IA5String, RFC 3339).
-    public var purchaseDate: Date
+    package var purchaseDate: Date
     /// 1706 original_purchase_date (IA5String, RFC 3339).
-    public var originalPurchaseDate: Date
+    package var originalPurchaseDate: Date
     /// 1708 expires_date (IA5String, RFC 3339); nil writes the empty string, as for a non-subscription.
-    public var expiresDate: Date?
+    package var expiresDate: Date?
     /// 1712 cancellation_date (IA5String, RFC 3339); nil writes the empty string, as Apple does.
-    public var cancellationDate: Date?
+    package var cancellationDate: Date?
     /// 1711 web_order_line_item_id (INTEGER).
-    public var webOrderLineItemID: Int64
+    package var webOrderLineItemID: Int64
     /// 1713 is_trial_period (INTEGER 0 or 1).
-    public var isTrialPeriod: Bool
+    package var isTrialPeriod: Bool
     /// 1719 is_in_intro_offer_period (INTEGER 0 or 1).
-    public var isInIntroOfferPeriod: Bool
+    package var isInIntroOfferPeriod: Bool
     /// More attributes appended after the ones above (undocumented or unknown types, duplicates).
-    public var extraAttributes: [TestReceiptAttribute]
+    package var extraAttributes: [TestReceiptAttribute]
     /// Values written instead of the ones above, by type (an `expires_date` that is an
     /// INTEGER, a `cancellation_date` that is raw bytes…).
-    public var replacedValues: [Int: TestReceiptValue] = [:]
+    package var replacedValues: [Int: TestReceiptValue] = [:]
 
     /// Creates an entry; `originalTransactionID` defaults to `transactionID` and
     /// `originalPurchaseDate` to `purchaseDate`.
-    public init(
+    package init(
         productID: String,
         transactionID: String,
         originalTransactionID: String? = nil,
@@ -62,7 +62,7 @@ public struct InAppEntry: Sendable {
     }
 
     /// The entry's attributes, in type order, then `extraAttributes`.
-    public var attributes: [TestReceiptAttribute] {
+    package var attributes: [TestReceiptAttribute] {
         [
             TestReceiptAttribute(type: 1701, value: .integer(quantity)),
             TestReceiptAttribute(type: 1702, value: .utf8String(productID)),
@@ -80,7 +80,7 @@ public struct InAppEntry: Sendable {
     }
 
     /// The type-17 attribute holding this entry.
-    public var attribute: TestReceiptAttribute {
+    package var attribute: TestReceiptAttribute {
         TestReceiptAttribute(type: ReceiptBuilder.Field.inApp, value: .set(attributes))
     }
 }

@@ -1,13 +1,13 @@
-public import AppStoreTestData
+package import AppStoreTestData
 internal import COpenSSL
 
 /// Signs receipt content as CMS SignedData, as Apple's App Store and Xcode do, and spoils the result on demand.
 ///
 /// Everything goes through OpenSSL's CMS API (`CMS_sign`, `CMS_add1_signer`, `CMS_final`,
 /// `i2d_CMS_bio`, `i2d_CMS_bio_stream`, `d2i_CMS_ContentInfo`); no ASN.1 is written by hand.
-public enum ReceiptMinter {
+package enum ReceiptMinter {
     /// How the SignedData is written.
-    public enum Encoding: Sendable, CaseIterable {
+    package enum Encoding: Sendable, CaseIterable {
         /// DER with definite lengths, as the App Store writes receipts (`CMS_final` then `i2d_CMS_bio`).
         case der
         /// BER with indefinite lengths, as StoreKit Testing in Xcode writes them
@@ -26,7 +26,7 @@ public enum ReceiptMinter {
     ///   - signedAttributes: false (Apple's shape, `CMS_NOATTR`): the signature covers the content's
     ///     digest directly; true: OpenSSL's default signed attributes (content type, signing time, digest).
     /// - Returns: The SignedData ContentInfo's bytes.
-    public static func sign(
+    package static func sign(
         content: [UInt8],
         signer: TestCertificate,
         certificates: [TestCertificate] = [],
@@ -75,7 +75,7 @@ public enum ReceiptMinter {
 
     /// The encapsulated content of a SignedData (`d2i_CMS_ContentInfo`, `CMS_get0_content`),
     /// or nil when `receipt` does not parse or has no content.
-    public static func content(of receipt: [UInt8]) -> [UInt8]? {
+    package static func content(of receipt: [UInt8]) -> [UInt8]? {
         withParsed(receipt) { cms in
             guard let slot = CMS_get0_content(cms), let string = slot.pointee else { return nil }
             return bytes(of: string)
@@ -83,7 +83,7 @@ public enum ReceiptMinter {
     }
 
     /// The first signer's signature value (`CMS_SignerInfo_get0_signature`), or nil.
-    public static func signature(of receipt: [UInt8]) -> [UInt8]? {
+    package static func signature(of receipt: [UInt8]) -> [UInt8]? {
         withParsed(receipt) { cms in
             guard let infos = CMS_get0_SignerInfos(cms), COpenSSL_sk_CMS_SignerInfo_num(infos) > 0,
                 let info = COpenSSL_sk_CMS_SignerInfo_value(infos, 0),
@@ -96,7 +96,7 @@ public enum ReceiptMinter {
     /// `receipt` with the content byte at `offset` (from the content's start) inverted: the signature
     /// no longer covers the content. Finds the content with `content(of:)` in the encoding; a
     /// content OpenSSL wrote in several BER chunks may not be found, which stops the process.
-    public static func tamperingContent(_ receipt: [UInt8], at offset: Int = 0) -> [UInt8] {
+    package static func tamperingContent(_ receipt: [UInt8], at offset: Int = 0) -> [UInt8] {
         guard let content = content(of: receipt), offset < content.count else {
             OpenSSL.fail("tamperingContent: no content byte \(offset)")
         }
@@ -104,7 +104,7 @@ public enum ReceiptMinter {
     }
 
     /// `receipt` with the first signer's signature byte at `offset` inverted.
-    public static func tamperingSignature(_ receipt: [UInt8], at offset: Int = 0) -> [UInt8] {
+    package static func tamperingSignature(_ receipt: [UInt8], at offset: Int = 0) -> [UInt8] {
         guard let signature = signature(of: receipt), offset < signature.count else {
             OpenSSL.fail("tamperingSignature: no signature byte \(offset)")
         }

@@ -1,29 +1,29 @@
-public import AppStoreTestData
+package import AppStoreTestData
 internal import FoundationEssentials
 internal import JWSInspectCore
 
 /// An X.509 certificate minted by `TestPKI.issue` (through `AppStoreTestData`'s
 /// `CertificateIssuer`), together with its private key.
-public final class TestCertificate: Sendable {
+package final class TestCertificate: Sendable {
     /// The certificate as issued, parsed by the core's `Certificate`.
-    public let issued: IssuedCertificate
+    package let issued: IssuedCertificate
     /// The certificate's own private key (the one matching its public key).
-    public let key: TestKey
+    package let key: TestKey
 
     /// `issued`, whose key is `key`.
-    public init(_ issued: IssuedCertificate, key: TestKey) {
+    package init(_ issued: IssuedCertificate, key: TestKey) {
         self.issued = issued
         self.key = key
     }
 
     /// The certificate in DER.
-    public var der: [UInt8] { issued.der }
+    package var der: [UInt8] { issued.der }
     /// The specification the certificate was issued from.
-    public var spec: CertificateSpec { issued.spec }
+    package var spec: CertificateSpec { issued.spec }
     /// `-----BEGIN CERTIFICATE-----\n`, base64 in 64-character lines, `\n-----END CERTIFICATE-----\n`.
-    public var pem: String { issued.pem }
+    package var pem: String { issued.pem }
     /// Standard base64 (with padding, no line breaks) of `der`, as in a JWS `x5c` entry.
-    public var base64: String { issued.base64 }
+    package var base64: String { issued.base64 }
 
     /// Calls `body` with the `X509*`, for receipts' `CMS_sign` (`Certificate.withUnsafeX509Pointer`).
     func withUnsafeX509Pointer<Result>(_ body: (OpaquePointer) -> Result) -> Result {

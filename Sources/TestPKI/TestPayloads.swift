@@ -1,12 +1,12 @@
 /// App Store-shaped payload JSON for tests and benchmarks, signed at fixed times
 /// inside the test leaf's validity (2024-01-01 to 2026-01-01).
-public enum TestPayloads {
+package enum TestPayloads {
     /// 2025-01-01T00:00:00Z in milliseconds.
-    public static let signedDate: Int64 = 1_735_689_600_000
-    public static let bundleId = "com.example.jwsinspect"
-    public static let appAppleId: Int64 = 1_234_567_890
+    package static let signedDate: Int64 = 1_735_689_600_000
+    package static let bundleId = "com.example.jwsinspect"
+    package static let appAppleId: Int64 = 1_234_567_890
 
-    public static func transaction(
+    package static func transaction(
         bundleId: String = bundleId, environment: String = "Sandbox",
         signedDate: Int64 = signedDate, transactionId: String = "2000000000000001"
     ) -> String {
@@ -19,7 +19,7 @@ public enum TestPayloads {
         """
     }
 
-    public static func renewalInfo(environment: String = "Sandbox", signedDate: Int64 = signedDate) -> String {
+    package static func renewalInfo(environment: String = "Sandbox", signedDate: Int64 = signedDate) -> String {
         """
         {"originalTransactionId":"2000000000000001","autoRenewProductId":"com.example.pro.monthly",\
         "productId":"com.example.pro.monthly","autoRenewStatus":1,"signedDate":\(signedDate),\
@@ -27,7 +27,7 @@ public enum TestPayloads {
         """
     }
 
-    public static func notification(
+    package static func notification(
         bundleId: String = bundleId, appAppleId: Int64? = appAppleId,
         environment: String = "Sandbox", signedDate: Int64 = signedDate
     ) -> String {
@@ -39,7 +39,7 @@ public enum TestPayloads {
             """
     }
 
-    public static func appTransaction(
+    package static func appTransaction(
         bundleId: String = bundleId, appAppleId: Int64 = appAppleId,
         receiptType: String = "Sandbox", receiptCreationDate: Int64 = signedDate
     ) -> String {

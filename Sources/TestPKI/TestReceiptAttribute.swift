@@ -4,16 +4,16 @@ internal import COpenSSL
 ///
 /// The receipt's content (and each in-app entry) is a `SET OF` these; the OCTET STRING
 /// holds the DER of the value's own type (`TestReceiptValue`).
-public struct TestReceiptAttribute: Sendable, Equatable {
+package struct TestReceiptAttribute: Sendable, Equatable {
     /// The attribute type: 0 receipt_type, 2 bundle_id, 17 in_app, 1701 quantity, ...
-    public var type: Int
+    package var type: Int
     /// The attribute version (Apple writes 1 for most fields; decoders ignore it).
-    public var version: Int
+    package var version: Int
     /// The value the OCTET STRING holds.
-    public var value: TestReceiptValue
+    package var value: TestReceiptValue
 
     /// Creates an attribute; see the properties.
-    public init(type: Int, version: Int = 1, value: TestReceiptValue) {
+    package init(type: Int, version: Int = 1, value: TestReceiptValue) {
         self.type = type
         self.version = version
         self.value = value
@@ -21,7 +21,7 @@ public struct TestReceiptAttribute: Sendable, Equatable {
 
     /// `SEQUENCE { INTEGER type, INTEGER version, OCTET STRING value.octets }` in DER,
     /// built with `i2d_ASN1_SEQUENCE_ANY`.
-    public var der: [UInt8] {
+    package var der: [UInt8] {
         ReceiptASN1.sequence([
             ReceiptASN1.integer(Int64(type)),
             ReceiptASN1.integer(Int64(version)),
@@ -30,13 +30,13 @@ public struct TestReceiptAttribute: Sendable, Equatable {
     }
 
     /// `SET OF` the attributes in DER (`i2d_ASN1_SET_ANY`, which sorts the elements as DER requires).
-    public static func setDER(_ attributes: [TestReceiptAttribute]) -> [UInt8] {
+    package static func setDER(_ attributes: [TestReceiptAttribute]) -> [UInt8] {
         ReceiptASN1.set(attributes.map(\.der))
     }
 }
 
 /// The value of a receipt attribute, as its OCTET STRING holds it.
-public enum TestReceiptValue: Sendable, Equatable {
+package enum TestReceiptValue: Sendable, Equatable {
     /// DER of a UTF8String (bundle ID, versions, product and transaction IDs, receipt type).
     case utf8String(String)
     /// DER of an IA5String (dates in RFC 3339; "" for an absent cancellation or expiry).
@@ -50,7 +50,7 @@ public enum TestReceiptValue: Sendable, Equatable {
     case set([TestReceiptAttribute])
 
     /// The OCTET STRING's content for this value.
-    public var octets: [UInt8] {
+    package var octets: [UInt8] {
         switch self {
         case .utf8String(let text): ReceiptASN1.typeDER(ReceiptASN1.string(V_ASN1_UTF8STRING, Array(text.utf8)))
         case .ia5String(let text): ReceiptASN1.typeDER(ReceiptASN1.string(V_ASN1_IA5STRING, Array(text.utf8)))

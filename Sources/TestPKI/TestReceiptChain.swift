@@ -1,5 +1,5 @@
-public import AppStoreTestData
-public import FoundationEssentials
+package import AppStoreTestData
+package import FoundationEssentials
 
 /// An RSA chain shaped like the one that signs App Store receipts, and the receipts it signs.
 ///
@@ -9,20 +9,20 @@ public import FoundationEssentials
 /// sha256WithRSAEncryption, or sha1WithRSAEncryption as Apple's chains were up to 2023.
 /// Subjects are `CN=jwsinspect Test ..., O=jwsinspect test PKI, C=US`: never mistakable for Apple's.
 /// Serial numbers are 1 (root), 2 (intermediate) and 3 (leaf); validity as `AppleShapedChain`'s.
-public struct TestReceiptChain: Sendable {
+package struct TestReceiptChain: Sendable {
     /// Common name of the default root.
-    public static let defaultRootCN = "jwsinspect Test Receipt Root CA"
+    package static let defaultRootCN = "jwsinspect Test Receipt Root CA"
     /// Common name of the intermediate.
-    public static let intermediateCN = "jwsinspect Test Receipt WWDR Intermediate"
+    package static let intermediateCN = "jwsinspect Test Receipt WWDR Intermediate"
     /// Common name of the leaf.
-    public static let leafCN = "jwsinspect Test App Store Receipt Signing"
+    package static let leafCN = "jwsinspect Test App Store Receipt Signing"
 
     /// The self-signed trust anchor (RSA, CA, no marker).
-    public let root: TestCertificate
+    package let root: TestCertificate
     /// The intermediate CA (RSA), issued by `root`.
-    public let intermediate: TestCertificate
+    package let intermediate: TestCertificate
     /// The receipt signer (RSA, not a CA), issued by `intermediate`.
-    public let leaf: TestCertificate
+    package let leaf: TestCertificate
 
     /// Builds a fresh chain with a new root.
     ///
@@ -36,7 +36,7 @@ public struct TestReceiptChain: Sendable {
     ///   - certificateDigest: The digest every certificate is signed with (SHA-1 like Apple's chains to 2023).
     ///   - leafDigest: The digest the intermediate signs the leaf with, when not `certificateDigest`.
     ///   - rootKey, intermediateKey, leafKey: The keys (fresh RSA 2048 by default, as Apple's).
-    public init(
+    package init(
         rootCN: String = TestReceiptChain.defaultRootCN,
         leafHasOID: Bool = true,
         intermediateHasOID: Bool = true,
@@ -58,7 +58,7 @@ public struct TestReceiptChain: Sendable {
 
     /// Builds a chain under an existing root (so several chains share one trust anchor);
     /// the intermediate and leaf get fresh keys unless given. Parameters as in `init(rootCN:...)`.
-    public init(
+    package init(
         root: TestCertificate,
         leafHasOID: Bool = true,
         intermediateHasOID: Bool = true,
@@ -78,7 +78,7 @@ public struct TestReceiptChain: Sendable {
     }
 
     /// A chain of certificates made elsewhere (`OCSPTestPKI`'s, which name OCSP responders).
-    public init(root: TestCertificate, intermediate: TestCertificate, leaf: TestCertificate) {
+    package init(root: TestCertificate, intermediate: TestCertificate, leaf: TestCertificate) {
         self.root = root
         self.intermediate = intermediate
         self.leaf = leaf
@@ -91,7 +91,7 @@ public struct TestReceiptChain: Sendable {
     ///   - content: The receipt content, e.g. `ReceiptBuilder().der()`.
     ///   - digest: The signer's digest (SHA-256 by default; SHA-1 as receipts up to 2023).
     ///   - encoding: DER (App Store, default) or indefinite-length BER.
-    public func sign(
+    package func sign(
         _ content: [UInt8], digest: DigestAlgorithm = .sha256, encoding: ReceiptMinter.Encoding = .der
     ) -> [UInt8] {
         ReceiptMinter.sign(
@@ -103,18 +103,18 @@ public struct TestReceiptChain: Sendable {
 ///
 /// Xcode's certificate is `CN=StoreKit, O=StoreKit`; this one is
 /// `CN=jwsinspect Test StoreKit, O=jwsinspect test PKI, C=US`, valid 2020-04-01 to 2040-03-27 like Xcode's.
-public struct StoreKitTestingSigner: Sendable {
+package struct StoreKitTestingSigner: Sendable {
     /// Common name of the certificate.
-    public static let commonName = "jwsinspect Test StoreKit"
+    package static let commonName = "jwsinspect Test StoreKit"
 
     /// The self-signed certificate (RSA 2048, SHA-256), both signer and the only embedded certificate.
-    public let certificate: TestCertificate
+    package let certificate: TestCertificate
 
     /// Builds a fresh certificate with a new key.
     ///
     /// - Parameter commonName: the certificate's common name; "StoreKit", Xcode's own, makes
     ///   receipts that jwsinspect takes for StoreKit Testing in Xcode's.
-    public init(commonName: String = Self.commonName) {
+    package init(commonName: String = Self.commonName) {
         let spec = CertificateSpec(
             commonName: commonName, serial: 1,
             notBefore: Date(timeIntervalSince1970: 1_585_699_200),  // 2020-04-01T00:00:00Z
@@ -125,7 +125,7 @@ public struct StoreKitTestingSigner: Sendable {
 
     /// An Xcode-shaped receipt: `content` signed SHA-256 without signed attributes, written as
     /// indefinite-length BER (`encoding: .der` for the DER form).
-    public func sign(_ content: [UInt8], encoding: ReceiptMinter.Encoding = .berIndefinite) -> [UInt8] {
+    package func sign(_ content: [UInt8], encoding: ReceiptMinter.Encoding = .berIndefinite) -> [UInt8] {
         ReceiptMinter.sign(content: content, signer: certificate, digest: .sha256, encoding: encoding)
     }
 }

@@ -287,7 +287,7 @@ enum Harness {
 
 #if FUZZING
     @_cdecl("LLVMFuzzerTestOneInput")
-    public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+    package func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
         Harness.run(data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? [])
         return 0
     }
@@ -302,7 +302,7 @@ enum Harness {
 
     /// SwiftPM links an executable's entry point as `<module>_main`; hand it to libFuzzer.
     @_cdecl("fuzz_jwsinspect_main")
-    public func fuzzMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+    package func fuzzMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
         var count = argc
         var arguments = argv
         return runFuzzerDriver(&count, &arguments) { fuzzOneInput($0, $1) }

@@ -1,5 +1,5 @@
 internal import CChildProcess
-public import Foundation
+package import Foundation
 
 #if canImport(Glibc)
     internal import Glibc
@@ -20,9 +20,9 @@ public import Foundation
 /// - `end()`, and `deinit`, kill its group and return once it is gone.
 ///
 /// A test that starts one must have a time limit (`TestTimeLimit`).
-public final class ChildProcess: Sendable {
+package final class ChildProcess: Sendable {
     /// What the child reads.
-    public enum Input: Sendable {
+    package enum Input: Sendable {
         /// /dev/null: end of file at once.
         case nullDevice
         /// These bytes through a pipe, closed after them.
@@ -32,23 +32,23 @@ public final class ChildProcess: Sendable {
     }
 
     /// How a child that ran to its end ended, and what it printed.
-    public struct Result: Sendable {
+    package struct Result: Sendable {
         /// Its exit status, or 128 plus the signal that ended it (as a shell says).
-        public let status: Int32
-        public let stdout: [UInt8]
-        public let stderr: [UInt8]
+        package let status: Int32
+        package let stdout: [UInt8]
+        package let stderr: [UInt8]
     }
 
     /// How long a child may run unless told otherwise: far longer than any test's process takes
     /// on a busy machine, far shorter than a hang.
-    public static let defaultTimeout: Duration = .seconds(300)
+    package static let defaultTimeout: Duration = .seconds(300)
     /// The bytes of each output kept unless told otherwise.
-    public static let defaultOutputLimit = 64 << 20
+    package static let defaultOutputLimit = 64 << 20
 
     /// Its process ID, which is also its process group's.
-    public let pid: Int32
+    package let pid: Int32
     /// The command, for messages: the program's name and its arguments.
-    public let command: String
+    package let command: String
     private let run: ChildRun
 
     /// Starts `executable` (a path, or a name looked up in PATH) with `arguments`.
@@ -61,7 +61,7 @@ public final class ChildProcess: Sendable {
     ///   - outputLimit: the bytes of each output kept; more is read and dropped, and `finish()`
     ///     then throws.
     /// - Throws: `Failure` (`.cannotStart`) when it cannot be started.
-    public init(
+    package init(
         _ executable: String, _ arguments: [String] = [], environment: [String: String]? = nil,
         directory: URL? = nil, input: Input = .nullDevice, timeout: Duration = ChildProcess.defaultTimeout,
         outputLimit: Int = ChildProcess.defaultOutputLimit
@@ -83,7 +83,7 @@ public final class ChildProcess: Sendable {
     ///
     /// - Throws: `Failure` when it cannot be started, runs past `timeout`, is cancelled, prints
     ///   more than `outputLimit` bytes on an output, or leaves its output open after it exited.
-    public static func run(
+    package static func run(
         _ executable: String, _ arguments: [String] = [], environment: [String: String]? = nil,
         directory: URL? = nil, input: Input = .nullDevice, timeout: Duration = ChildProcess.defaultTimeout,
         outputLimit: Int = ChildProcess.defaultOutputLimit
@@ -95,17 +95,17 @@ public final class ChildProcess: Sendable {
     }
 
     /// Adds `bytes` to what the child reads (input `.pipe`); written as it reads them.
-    public func write(_ bytes: [UInt8]) { run.write(bytes) }
+    package func write(_ bytes: [UInt8]) { run.write(bytes) }
 
     /// Closes the child's input once what was written has been read (input `.pipe`).
-    public func closeInput() { run.closeInput() }
+    package func closeInput() { run.closeInput() }
 
     /// Waits until `ready` finds what it waits for in what the child printed so far (standard
     /// output, standard error), and returns that.
     ///
     /// - Throws: `Failure` when `within` passes first (`.notReady`), the child ends first
     ///   (`.exitedBeforeReady`, or why it was ended), or the test is cancelled.
-    public func waitForOutput<Value>(
+    package func waitForOutput<Value>(
         within: Duration, _ ready: (_ stdout: [UInt8], _ stderr: [UInt8]) -> Value?
     ) throws -> Value {
         try run.waitForOutput(within: within, ready)
@@ -114,15 +114,15 @@ public final class ChildProcess: Sendable {
     /// Waits for the child's end and for the end of its output.
     ///
     /// - Throws: `Failure`, as `run` says.
-    public func finish() throws -> Result { try run.finish() }
+    package func finish() throws -> Result { try run.finish() }
 
     /// Kills the child's process group now (if it still runs) and returns once the child is
     /// gone: a port it listened on is closed then. Idempotent; `deinit` does it too.
-    public func end() { run.end(because: .ended) }
+    package func end() { run.end(because: .ended) }
 
     /// Why a child failed a test, with what it printed (the end of each output).
-    public struct Failure: Error, CustomStringConvertible {
-        public enum Reason: Sendable, Equatable {
+    package struct Failure: Error, CustomStringConvertible {
+        package enum Reason: Sendable, Equatable {
             /// An errno value.
             case cannotStart(Int32)
             case timedOut(Duration)
@@ -140,12 +140,12 @@ public final class ChildProcess: Sendable {
             case ended
         }
 
-        public let reason: Reason
-        public let command: String
-        public let stdout: [UInt8]
-        public let stderr: [UInt8]
+        package let reason: Reason
+        package let command: String
+        package let stdout: [UInt8]
+        package let stderr: [UInt8]
 
-        public var description: String {
+        package var description: String {
             "'\(command)' \(Self.words(reason)); it printed \(Self.excerpt(stdout)) on standard output and "
                 + "\(Self.excerpt(stderr)) on standard error"
         }
@@ -176,7 +176,7 @@ public final class ChildProcess: Sendable {
 
 extension ChildProcess.Result {
     /// Standard output as UTF-8 text.
-    public var stdoutText: String { String(decoding: stdout, as: UTF8.self) }
+    package var stdoutText: String { String(decoding: stdout, as: UTF8.self) }
     /// Standard error as UTF-8 text.
-    public var stderrText: String { String(decoding: stderr, as: UTF8.self) }
+    package var stderrText: String { String(decoding: stderr, as: UTF8.self) }
 }

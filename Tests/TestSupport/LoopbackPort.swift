@@ -7,17 +7,17 @@ internal import Foundation
 /// Loopback ports that never answer: one that accepts connections and reads nothing (a
 /// responder that hangs), and one that refuses them (a responder that is down). Each holds its
 /// port until it is released, so no other process takes it meanwhile.
-public final class LoopbackPort: Sendable {
-    public let port: Int
+package final class LoopbackPort: Sendable {
+    package let port: Int
     private let socket: Int32
 
-    public var url: String { "http://127.0.0.1:\(port)/" }
+    package var url: String { "http://127.0.0.1:\(port)/" }
 
     /// A port that accepts connections (the kernel completes them) and never answers.
-    public static func hanging() -> LoopbackPort { LoopbackPort(listening: true) }
+    package static func hanging() -> LoopbackPort { LoopbackPort(listening: true) }
     /// A port that accepts each connection and resets it at once (SO_LINGER 0): a responder
     /// that hangs up.
-    public static func resetting() -> LoopbackPort {
+    package static func resetting() -> LoopbackPort {
         let port = LoopbackPort(listening: true)
         let socket = port.socket
         Thread.detachNewThread {
@@ -34,10 +34,10 @@ public final class LoopbackPort: Sendable {
 
     /// A loopback port no one listens on now (bound, read and released: a responder told to
     /// listen there is very likely to get it).
-    public static func freePort() -> Int { LoopbackPort(listening: false).port }
+    package static func freePort() -> Int { LoopbackPort(listening: false).port }
 
     /// A port bound but not listening: connections are refused.
-    public static func refusing() -> LoopbackPort { LoopbackPort(listening: false) }
+    package static func refusing() -> LoopbackPort { LoopbackPort(listening: false) }
 
     private init(listening: Bool) {
         let descriptor = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

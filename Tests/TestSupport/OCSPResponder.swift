@@ -1,6 +1,6 @@
 internal import AppStoreTestData
-public import Foundation
-public import TestPKI
+package import Foundation
+package import TestPKI
 
 /// A real OCSP responder on loopback: `openssl ocsp -index … -port 0 -rsigner … -CA …`, as a
 /// user runs it against `mint ca --ocsp-url`. It answers for the certificates `CA` issued, from
@@ -8,26 +8,26 @@ public import TestPKI
 ///
 /// A `ChildProcess`: `stop()` ends it (so does `deinit`), and so does the `.ocspResponders`
 /// suite trait when the suite that started it ends; it never outlives `lifetime`.
-public final class OCSPResponder: Sendable {
+package final class OCSPResponder: Sendable {
     /// One line of the index: a certificate by serial, valid or revoked.
-    public struct Entry: Sendable {
-        public let serial: UInt64
+    package struct Entry: Sendable {
+        package let serial: UInt64
         /// When and why (a CRL reason as `openssl ca` writes it: "keyCompromise"), or nil: valid.
-        public let revoked: (date: Date, reason: String)?
+        package let revoked: (date: Date, reason: String)?
 
-        public init(serial: UInt64, revoked: (date: Date, reason: String)? = nil) {
+        package init(serial: UInt64, revoked: (date: Date, reason: String)? = nil) {
             self.serial = serial
             self.revoked = revoked
         }
     }
 
     /// The longest a responder runs: longer than any suite that uses one, on a busy machine.
-    public static let lifetime: Duration = .seconds(30 * 60)
+    package static let lifetime: Duration = .seconds(30 * 60)
 
     /// The port `openssl ocsp` chose.
-    public let port: Int
+    package let port: Int
     /// `http://127.0.0.1:PORT/`, the URL certificates name.
-    public var url: String { "http://127.0.0.1:\(port)/" }
+    package var url: String { "http://127.0.0.1:\(port)/" }
     private let process: ChildProcess
 
     /// Starts a responder in `folder` (which it writes its files into).
@@ -39,7 +39,7 @@ public final class OCSPResponder: Sendable {
     ///   - entries: the certificates it knows; any other is "unknown".
     ///   - days: `nextUpdate` this many days after each answer's `thisUpdate`; nil: answers
     ///     without `nextUpdate`.
-    public convenience init(
+    package convenience init(
         folder: URL, name: String, ca: TestCertificate, signer: TestCertificate, entries: [Entry], days: Int? = 1
     ) throws {
         let file = { (suffix: String) in folder.appendingPathComponent("\(name)-\(suffix)") }
@@ -57,7 +57,7 @@ public final class OCSPResponder: Sendable {
 
     /// Starts `openssl ARGUMENTS` (an `ocsp` responder: `-port 0` or a port of its own) and
     /// waits, at most a minute, until it listens.
-    public init(openssl arguments: [String]) throws {
+    package init(openssl arguments: [String]) throws {
         process = try ChildProcess("openssl", arguments, timeout: Self.lifetime, outputLimit: 1 << 20)
         OCSPResponders.adopt(process)
         // "ACCEPT [::]:PORT PID=…" (on standard error), then a line per connection.
@@ -72,7 +72,7 @@ public final class OCSPResponder: Sendable {
     }
 
     /// Stops the responder and returns once it is gone (later requests find the port closed).
-    public func stop() {
+    package func stop() {
         process.end()
     }
 

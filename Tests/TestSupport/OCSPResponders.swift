@@ -1,5 +1,5 @@
 internal import Foundation
-public import Testing
+package import Testing
 
 /// The `.ocspResponders` suite trait: the OCSP responders a suite starts end when the suite
 /// ends, the suite's `OCSPTestPKI` (`OCSPResponders.pki`, started before its first test) and
@@ -8,12 +8,12 @@ public import Testing
 /// ```swift
 /// @Suite(.timeLimit(.minutes(10)), .ocspResponders) struct RevocationTests { … }
 /// ```
-public struct OCSPResponders: SuiteTrait, TestScoping {
-    public var isRecursive: Bool { false }
+package struct OCSPResponders: SuiteTrait, TestScoping {
+    package var isRecursive: Bool { false }
 
-    public init() {}
+    package init() {}
 
-    public func provideScope(
+    package func provideScope(
         for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
     ) async throws {
         let scope = Scope()
@@ -25,7 +25,7 @@ public struct OCSPResponders: SuiteTrait, TestScoping {
     }
 
     /// The suite's PKI, its responders started before its first test.
-    public static var pki: OCSPTestPKI {
+    package static var pki: OCSPTestPKI {
         guard let pki = current?.pki else {
             preconditionFailure("OCSPResponders.pki is for tests in a suite with the .ocspResponders trait")
         }
@@ -77,5 +77,5 @@ public struct OCSPResponders: SuiteTrait, TestScoping {
 
 extension Trait where Self == OCSPResponders {
     /// The suite's OCSP responders end when it ends (`OCSPResponders`).
-    public static var ocspResponders: Self { Self() }
+    package static var ocspResponders: Self { Self() }
 }

@@ -1,6 +1,6 @@
 internal import AppStoreTestData
-public import Foundation
-public import TestPKI
+package import Foundation
+package import TestPKI
 
 /// An Apple-shaped PKI whose certificates name real OCSP responders on loopback
 /// (`OCSPResponder`), one chain per case a revocation check must tell apart. Certificates are
@@ -10,30 +10,30 @@ public import TestPKI
 /// `id-kp-OCSPSigning`), the intermediates' (CA: the root, signed by the root itself), one
 /// signed by a stranger's key, one by a certificate the intermediate issued without
 /// `id-kp-OCSPSigning`; and two ports that never answer (one hangs, one refuses).
-public final class OCSPTestPKI: Sendable {
-    public enum Case: String, CaseIterable, Sendable {
+package final class OCSPTestPKI: Sendable {
+    package enum Case: String, CaseIterable, Sendable {
         case good, revokedLeaf, revokedIntermediate, unknown, wrongKey, undelegated, noNextUpdate, hanging, down
         case hangingUp
         case noResponder
     }
 
-    public let root: TestCertificate
+    package let root: TestCertificate
     /// `root.der` in the folder: the root as `--root` takes it.
-    public let rootPath: String
-    public let chains: [Case: AppleShapedChain]
+    package let rootPath: String
+    package let chains: [Case: AppleShapedChain]
     /// Receipt chains (RSA, as Apple's): the leaf good, or revoked, by a responder the RSA
     /// intermediate signs for itself; the intermediate valid, by the intermediates' responder.
-    public let goodReceiptChain: TestReceiptChain
-    public let revokedReceiptChain: TestReceiptChain
+    package let goodReceiptChain: TestReceiptChain
+    package let revokedReceiptChain: TestReceiptChain
     /// The leaves' responder and the intermediates' (the others are not stopped by tests).
-    public let leafResponder: OCSPResponder
-    public let intermediateResponder: OCSPResponder
+    package let leafResponder: OCSPResponder
+    package let intermediateResponder: OCSPResponder
     /// When the revoked certificates were revoked.
-    public let revocationDate: Date
+    package let revocationDate: Date
     private let others: [OCSPResponder]
     private let ports: [LoopbackPort]
 
-    public init(folder: URL) throws {
+    package init(folder: URL) throws {
         let now = Date()
         let start = now.addingTimeInterval(-30 * 86_400)
         let end = now.addingTimeInterval(365 * 86_400)
@@ -130,12 +130,12 @@ public final class OCSPTestPKI: Sendable {
     }
 
     /// A receipt signed an hour ago (its creation date: the chain's check time) by `chain`.
-    public func receipt(_ chain: TestReceiptChain) -> [UInt8] {
+    package func receipt(_ chain: TestReceiptChain) -> [UInt8] {
         chain.sign(ReceiptBuilder(creationDate: Date().addingTimeInterval(-3_600)).der())
     }
 
     /// A token of `chain`, signed an hour ago (its `signedDate`: the chain's check time).
-    public func token(_ chain: Case, transactionId: String = "2000000000000001") -> String {
+    package func token(_ chain: Case, transactionId: String = "2000000000000001") -> String {
         let signed = Int64((Date().timeIntervalSince1970 - 3_600) * 1_000)
         return chains[chain]!.sign(
             payloadJSON: TestPayloads.transaction(signedDate: signed, transactionId: transactionId))

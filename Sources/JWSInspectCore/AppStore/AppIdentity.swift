@@ -2,25 +2,25 @@
 ///
 /// See the table in Apple's verification algorithm: app identity (bundle ID,
 /// app Apple ID) is compared before the environment.
-public struct AppIdentity: Sendable, Equatable {
+package struct AppIdentity: Sendable, Equatable {
     /// Where the fields were read ("payload", "data", "summary", …).
-    public var location: String
-    public var bundleId: String?
+    package var location: String
+    package var bundleId: String?
     /// Whether this payload kind carries a bundle ID at all (renewal info does not).
-    public var carriesBundleId: Bool
-    public var appAppleId: Int64?
+    package var carriesBundleId: Bool
+    package var appAppleId: Int64?
     /// Whether this payload kind carries an app Apple ID at all.
-    public var carriesAppAppleId: Bool
+    package var carriesAppAppleId: Bool
     /// The environment as the payload states it (from `environment`, `receiptType`, or a `SANDBOX` prefix).
-    public var environment: String?
+    package var environment: String?
     /// The field the environment was read from, for messages.
-    public var environmentField: String
+    package var environmentField: String
 
     /// The payload members `init(kind:payload:)` reads (besides a notification's bodies).
     static let payloadMembers = ["bundleId", "appAppleId", "environment", "receiptType"]
 
     /// Reads the compared fields from a payload of `kind`.
-    public init(kind: PayloadKind, payload: [String: JSONValue]) {
+    package init(kind: PayloadKind, payload: [String: JSONValue]) {
         func int64(_ value: JSONValue?) -> Int64? {
             if case .integer(let number)? = value { return number }
             return nil
@@ -77,15 +77,15 @@ public struct AppIdentity: Sendable, Equatable {
     var bundleIdClaim = false
 
     /// The field path of the bundle ID, for messages ("data.bundleId", "bid").
-    public var bundleIdField: String {
+    package var bundleIdField: String {
         bundleIdClaim ? "bid" : location == "payload" ? "bundleId" : "\(location).bundleId"
     }
     /// The field path of the app Apple ID, for messages.
-    public var appAppleIdField: String { location == "payload" ? "appAppleId" : "\(location).appAppleId" }
+    package var appAppleIdField: String { location == "payload" ? "appAppleId" : "\(location).appAppleId" }
 }
 
 /// App Store environments, as `--environment` takes them.
-public enum Environment: String, Sendable, CaseIterable {
+package enum Environment: String, Sendable, CaseIterable {
     case production = "Production"
     case sandbox = "Sandbox"
     case xcode = "Xcode"

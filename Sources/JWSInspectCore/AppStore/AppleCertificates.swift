@@ -2,19 +2,19 @@ internal import FoundationEssentials
 
 /// What jwsinspect knows about Apple's certificates: marker OIDs, published
 /// fingerprints and the embedded trusted roots.
-public enum AppleCertificates {
+package enum AppleCertificates {
     /// Marker extension of App Store receipt-signing leaf certificates.
-    public static let leafMarkerOID = "1.2.840.113635.100.6.11.1"
+    package static let leafMarkerOID = "1.2.840.113635.100.6.11.1"
     /// Marker extension of the Apple Worldwide Developer Relations intermediate CA.
-    public static let intermediateMarkerOID = "1.2.840.113635.100.6.2.1"
+    package static let intermediateMarkerOID = "1.2.840.113635.100.6.2.1"
     /// What the common names of a `jwsinspect mint ca` test CA say (`MintedCA`), so that the
     /// data it signs is labelled as test data.
-    public static let mintedMarker = "(not Apple)"
+    package static let mintedMarker = "(not Apple)"
     /// Apple's private OID arc; every extension under it is listed in a chain report.
-    public static let appleOIDArc = "1.2.840.113635."
+    package static let appleOIDArc = "1.2.840.113635."
 
     /// Names of the Apple OIDs jwsinspect recognises.
-    public static let oidNames: [String: String] = [
+    package static let oidNames: [String: String] = [
         leafMarkerOID: "App Store receipt signing (leaf marker)",
         intermediateMarkerOID: "Apple WWDR intermediate CA (intermediate marker)",
         "1.2.840.113635.100.5.1": "Apple certificate policy",
@@ -22,10 +22,10 @@ public enum AppleCertificates {
     ]
 
     /// A certificate jwsinspect recognises by its SHA-256 fingerprint.
-    public struct Known: Sendable {
-        public let name: String
+    package struct Known: Sendable {
+        package let name: String
         /// Whether it is one of the default trust anchors.
-        public let isDefaultRoot: Bool
+        package let isDefaultRoot: Bool
     }
 
     /// Apple's published SHA-256 fingerprints (lowercase hex of the DER bytes).
@@ -34,7 +34,7 @@ public enum AppleCertificates {
     /// leaves as seen in real App Store tokens (they rotate about every two years); the WWDR
     /// intermediates and leaves of legacy receipts as embedded in the real receipts of
     /// `Tests/Vectors/receipts/` (see its README).
-    public static let known: [String: Known] = [
+    package static let known: [String: Known] = [
         "63343abfb89a6a03ebb57e9b3f5fa7be7c4f5c756f3017b3a8c488c3653e9179": Known(
             name: "Apple Root CA - G3", isDefaultRoot: true),
         "c2b9b042dd57830e7d117dac55ac8ae19407d38e41d88f3215bc3a890444a050": Known(
@@ -74,7 +74,7 @@ public enum AppleCertificates {
 
     /// The DER bytes of the roots compiled into the binary (Apple Root CA G3, G2, Apple Inc.
     /// Root), decoded once and not parsed.
-    public static let embeddedRootDERs: [[UInt8]] = EmbeddedAppleRoots.certificates.map { entry in
+    package static let embeddedRootDERs: [[UInt8]] = EmbeddedAppleRoots.certificates.map { entry in
         // The base64 is wrapped in lines: the line breaks and indentation are skipped.
         guard let data = Data(base64Encoded: entry.base64, options: .ignoreUnknownCharacters) else {
             preconditionFailure("embedded root \(entry.fileName) is corrupt; run `make roots`")
@@ -83,14 +83,14 @@ public enum AppleCertificates {
     }
 
     /// The roots compiled into the binary, all parsed (once).
-    public static var embeddedRoots: [Certificate] { embeddedTrustStore.roots }
+    package static var embeddedRoots: [Certificate] { embeddedTrustStore.roots }
 
     /// The trust store of the embedded roots, the default one: each root is parsed when first
     /// needed, and a chain whose `x5c[2]` is one of them is validated against that one first.
-    public static let embeddedTrustStore = TrustStore(lazyRootDERs: embeddedRootDERs)
+    package static let embeddedTrustStore = TrustStore(lazyRootDERs: embeddedRootDERs)
 
     /// The embedded roots' DER bytes with the file names they came from.
-    public static var embeddedRootFiles: [(fileName: String, derBytes: [UInt8])] {
+    package static var embeddedRootFiles: [(fileName: String, derBytes: [UInt8])] {
         zip(EmbeddedAppleRoots.certificates, embeddedRootDERs).map { ($0.fileName, $1) }
     }
 }

@@ -1,9 +1,9 @@
-public import FoundationEssentials
+package import FoundationEssentials
 
 extension Entitlement {
     /// Where the model puts a purchase at the access time: the `state` of every `access`
     /// object, in every record of every subcommand.
-    public enum State: String, Sendable, CaseIterable {
+    package enum State: String, Sendable, CaseIterable {
         /// Grants access (until `until`, when it expires).
         case active
         /// A renewal failed and the signed renewal info proves a billing grace period at the
@@ -30,7 +30,7 @@ extension Entitlement {
     }
 
     /// Who a question was about, as `fetch` asked it; nil for `inspect`, which asks about no one.
-    public enum Customer: Sendable, Equatable {
+    package enum Customer: Sendable, Equatable {
         /// Get Transaction Info: the signed `transactionId` must be this one.
         case transaction(String)
         /// Subscription statuses and history, asked by a transaction ID: an item is tied when
@@ -46,22 +46,22 @@ extension Entitlement {
 
     /// The signed IDs of the transaction a question was asked by, as Get Transaction Info
     /// answered them (verified, its `transactionId` the one asked).
-    public struct Resolved: Sendable, Equatable {
-        public let originalTransactionId: String?
-        public let appTransactionId: String?
+    package struct Resolved: Sendable, Equatable {
+        package let originalTransactionId: String?
+        package let appTransactionId: String?
 
-        public init(originalTransactionId: String?, appTransactionId: String?) {
+        package init(originalTransactionId: String?, appTransactionId: String?) {
             self.originalTransactionId = originalTransactionId
             self.appTransactionId = appTransactionId
         }
     }
 
     /// A signed item beside the deciding transaction, and its path in the record.
-    public struct Signed: Sendable, Equatable {
-        public let payload: [String: JSONValue]
-        public let path: String
+    package struct Signed: Sendable, Equatable {
+        package let payload: [String: JSONValue]
+        package let path: String
 
-        public init(payload: [String: JSONValue], path: String) {
+        package init(payload: [String: JSONValue], path: String) {
             self.payload = payload
             self.path = path
         }
@@ -69,12 +69,12 @@ extension Entitlement {
 
     /// Apple's own subscription `status` (1–5), as an API answer or a notification carries it,
     /// and the moment it describes (a snapshot: the notification's `signedDate`, the answer's).
-    public struct AppleStatus: Sendable, Equatable {
-        public let value: JSONValue
-        public let path: String
-        public let asOf: Date?
+    package struct AppleStatus: Sendable, Equatable {
+        package let value: JSONValue
+        package let path: String
+        package let asOf: Date?
 
-        public init(value: JSONValue, path: String, asOf: Date?) {
+        package init(value: JSONValue, path: String, asOf: Date?) {
             self.value = value
             self.path = path
             self.asOf = asOf
@@ -84,12 +84,12 @@ extension Entitlement {
     /// What an access decision reads beside a token's own payload: the customer asked about,
     /// and the verified renewal info and Apple's status an API answer holds beside a
     /// transaction (`fetch`). Empty for `inspect`.
-    public struct Context: Sendable, Equatable {
-        public var customer: Customer?
-        public var renewal: Signed?
-        public var status: AppleStatus?
+    package struct Context: Sendable, Equatable {
+        package var customer: Customer?
+        package var renewal: Signed?
+        package var status: AppleStatus?
 
-        public init(customer: Customer? = nil, renewal: Signed? = nil, status: AppleStatus? = nil) {
+        package init(customer: Customer? = nil, renewal: Signed? = nil, status: AppleStatus? = nil) {
             self.customer = customer
             self.renewal = renewal
             self.status = status
@@ -97,24 +97,24 @@ extension Entitlement {
     }
 
     /// The signed facts one access decision is made on, and nothing else.
-    public struct Facts: Sendable, Equatable {
+    package struct Facts: Sendable, Equatable {
         /// The kind of the deciding payload.
-        public var kind: PayloadKind
+        package var kind: PayloadKind
         /// The deciding payload's members (`accessKeys` at least).
-        public var payload: [String: JSONValue]
+        package var payload: [String: JSONValue]
         /// Where the deciding payload is in the record: "payload" for the token itself.
-        public var path: String
+        package var path: String
         /// The renewal info of the subscription, when it came with the transaction.
-        public var renewal: Signed?
+        package var renewal: Signed?
         /// Apple's subscription status, when an answer or notification carries it.
-        public var status: AppleStatus?
+        package var status: AppleStatus?
         /// The notification's `notificationType` and `subtype`, when a notification carries it.
-        public var notificationType: String?
-        public var subtype: String?
+        package var notificationType: String?
+        package var subtype: String?
         /// The customer asked about (`fetch`); nil when none was.
-        public var customer: Customer?
+        package var customer: Customer?
 
-        public init(kind: PayloadKind, payload: [String: JSONValue], path: String = "payload") {
+        package init(kind: PayloadKind, payload: [String: JSONValue], path: String = "payload") {
             self.kind = kind
             self.payload = payload
             self.path = path
@@ -124,7 +124,7 @@ extension Entitlement {
         /// (else its app transaction) with the renewal info, status, type and subtype beside it.
         ///
         /// - Parameter nested: a notification's nested tokens, decoded (path, kind, members).
-        public static func of(
+        package static func of(
             kind: PayloadKind, payload: [String: JSONValue],
             nested: [(path: String, kind: PayloadKind, payload: [String: JSONValue])]
         ) -> Facts {
@@ -150,7 +150,7 @@ extension Entitlement {
         }
 
         /// These facts, with what `context` holds beside the token (the token's own first).
-        public func with(_ context: Context) -> Facts {
+        package func with(_ context: Context) -> Facts {
             var facts = self
             facts.customer = context.customer
             facts.renewal = renewal ?? context.renewal
@@ -169,7 +169,7 @@ extension Entitlement {
     ]
 
     /// Access granted by a payload alone at `date` (`decide` on its own facts).
-    public static func access(
+    package static func access(
         kind: PayloadKind, payload: [String: JSONValue], at date: Date, style: DateStyle = .utc
     ) -> Access {
         decide(Facts(kind: kind, payload: payload), at: date, style: style)
@@ -181,7 +181,7 @@ extension Entitlement {
     /// contradict each other decide nothing.
     ///
     /// - Parameter style: how the dates in its words read (UTC by default).
-    public static func decide(_ facts: Facts, at date: Date, style: DateStyle = .utc) -> Access {
+    package static func decide(_ facts: Facts, at date: Date, style: DateStyle = .utc) -> Access {
         switch facts.kind {
         case .transaction:
             return transactionAccess(facts, at: date, style: style)

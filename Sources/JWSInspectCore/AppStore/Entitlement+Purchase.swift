@@ -1,4 +1,4 @@
-public import FoundationEssentials
+package import FoundationEssentials
 
 extension Entitlement {
     /// What one purchase says about access, read from an envelope: a transaction's members
@@ -6,23 +6,23 @@ extension Entitlement {
     /// `standing(at:)` is the one rule that decides what it grants; each envelope words the
     /// standing in its own field names, and decides which of its purchases speaks (a
     /// notification's first nested transaction, a receipt's subscription expiring last).
-    public struct Purchase: Sendable, Equatable {
+    package struct Purchase: Sendable, Equatable {
         /// A fact that is there, absent, or there but unreadable (what is there, as messages quote it).
-        public enum Fact: Sendable, Equatable {
+        package enum Fact: Sendable, Equatable {
             case absent
             case present
             case unreadable(String)
         }
 
         /// An expiry: none, a date, or one that is there and no date (what is there, quoted).
-        public enum Expiry: Sendable, Equatable {
+        package enum Expiry: Sendable, Equatable {
             case none
             case date(Date)
             case unreadable(String)
         }
 
         /// What a purchase without an expiry is.
-        public enum Term: Sendable, Equatable {
+        package enum Term: Sendable, Equatable {
             /// An auto-renewable subscription: without an expiry it has no term to grant.
             case autoRenewable
             /// A non-consumable (a receipt's entry without `expires_date`): owned until revoked.
@@ -36,22 +36,22 @@ extension Entitlement {
         }
 
         /// Revoked (refunded, revoked by Apple) or cancelled: `revocationDate`, `cancellation_date`.
-        public let revoked: Fact
+        package let revoked: Fact
         /// Upgraded to another product of its group (`isUpgraded`).
-        public let upgraded: Fact
-        public let term: Term
+        package let upgraded: Fact
+        package let term: Term
         /// When it was bought, when the envelope's rule reads it (a receipt entry's
         /// `purchase_date`); nil: not read.
-        public let purchased: Date?
-        public let expiry: Expiry
+        package let purchased: Date?
+        package let expiry: Expiry
         /// When a revocation that is there took effect, when the envelope's rule reads it (a
         /// transaction's `revocationDate`): before it, the purchase stands as if unrevoked,
         /// granting at most until then. Nil: revoked whenever it is asked about.
-        public var revokedAt: Date? = nil
+        package var revokedAt: Date? = nil
     }
 
     /// Where a purchase stands at a moment: granted or not, and why, for the envelope to word.
-    public enum Standing: Sendable, Equatable {
+    package enum Standing: Sendable, Equatable {
         case revoked
         /// There is a revocation, or an upgrade, that does not read: taken as one.
         case revocationUnreadable(String)
@@ -72,7 +72,7 @@ extension Entitlement {
         case unknownType(String?)
 
         /// True when it grants access, false when it grants none, nil when it cannot say.
-        public var grants: Bool? {
+        package var grants: Bool? {
             switch self {
             case .active, .owned: true
             case .termIsTheApps, .unknownType: nil
@@ -86,7 +86,7 @@ extension Entitlement {
     /// purchase after the moment asked about, and an auto-renewable subscription without an
     /// expiry. Only a non-consumable grants access without an expiry; a non-renewing
     /// subscription's term, and an unknown type's, are the app's to decide.
-    public static func standing(_ purchase: Purchase, at date: Date) -> Standing {
+    package static func standing(_ purchase: Purchase, at date: Date) -> Standing {
         switch purchase.revoked {
         case .present:
             guard let revokedAt = purchase.revokedAt, revokedAt > date else { return .revoked }

@@ -1,31 +1,31 @@
-public import FoundationEssentials
+package import FoundationEssentials
 
 /// What a payload means for a customer's access, in plain language, per Apple's rules:
 /// a revoked transaction grants nothing; a subscription grants access until `expiresDate`;
 /// an upgraded one grants nothing; consumables are never entitlements.
-public enum Entitlement {
+package enum Entitlement {
     /// Whether something grants access at a moment, and why: the one model's answer
     /// (`decide(_:at:style:)`), in the words every report uses.
-    public struct Access: Sendable, Equatable {
+    package struct Access: Sendable, Equatable {
         /// True only in the `active` and `billingGracePeriod` states; nil when the data is not
         /// proven, or the rule leaves the decision to the app; false otherwise.
-        public let grantsAccess: Bool?
+        package let grantsAccess: Bool?
         /// The words every report uses for the decision: the transaction's summary, a
         /// notification's summary and the `active` check (`--require-active`) all say
         /// "grants access until 2026-03-01T00:00:00.000Z" or "grants no access: expired
         /// 2025-10-02T07:09:07.000Z"; for a payload that cannot say, why it cannot.
-        public let explanation: String
+        package let explanation: String
         /// When an expiring grant ends (nil when access does not expire or is not granted).
-        public let until: Date?
+        package let until: Date?
         /// Why, in a few words and whole days, for a one-line verdict ("expired 2025-10-02").
-        public let brief: String
+        package let brief: String
         /// The state the model put the purchase in.
-        public let state: State
+        package let state: State
         /// The signed items that decided, by their path in the record ("payload" for the
         /// token itself, "data.signedRenewalInfo", "data.status").
-        public let decidedBy: [String]
+        package let decidedBy: [String]
 
-        public init(
+        package init(
             grantsAccess: Bool?, explanation: String, until: Date?, brief: String, state: State,
             decidedBy: [String] = []
         ) {
@@ -40,10 +40,10 @@ public enum Entitlement {
         /// The decision in a few words, for a one-line verdict: "grants access until
         /// 2026-03-01", "grants no access (expired 2025-10-02)", "no access decision
         /// (not verified)", "not an entitlement (app transaction)".
-        public var briefPhrase: String { briefPhrase(.utc) }
+        package var briefPhrase: String { briefPhrase(.utc) }
 
         /// `briefPhrase` with the day of `until` in `style`'s zone.
-        public func briefPhrase(_ style: DateStyle) -> String {
+        package func briefPhrase(_ style: DateStyle) -> String {
             switch (grantsAccess, state) {
             case (true?, .billingGracePeriod):
                 until.map { "grants access until \(style.day($0)) (billing grace period)" }
@@ -139,7 +139,7 @@ public enum Entitlement {
     ///   - nested: for a notification, the kind and access of the nested token that decides
     ///     access (its transaction), as `--require-active` decides it.
     ///   - style: how its dates read (UTC by default).
-    public static func summary(
+    package static func summary(
         kind: PayloadKind,
         payload: [String: JSONValue],
         now: Date,

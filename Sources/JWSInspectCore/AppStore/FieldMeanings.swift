@@ -2,9 +2,9 @@
 ///
 /// An unknown value is never dropped: `meaning(field:value:)` reports it as
 /// unknown to this version, and renderers show the raw value with that flag.
-public enum FieldMeanings {
+package enum FieldMeanings {
     /// The outcome of looking a value up.
-    public enum Meaning: Sendable, Equatable {
+    package enum Meaning: Sendable, Equatable {
         /// The field is not an enumeration jwsinspect knows.
         case notEnumerated
         /// A documented value, with its meaning.
@@ -13,7 +13,7 @@ public enum FieldMeanings {
         case unknownValue
     }
 
-    public static func meaning(field: String, value: JSONValue) -> Meaning {
+    package static func meaning(field: String, value: JSONValue) -> Meaning {
         if let table = integerEnums[field] {
             guard case .integer(let number) = value else { return .unknownValue }
             return table[number].map(Meaning.known) ?? .unknownValue
@@ -47,7 +47,7 @@ public enum FieldMeanings {
 
     /// The values Apple documents for a string enum field (`notificationType`, `subtype`, …),
     /// sorted; empty for a field that is not one.
-    public static func documentedValues(of field: String) -> [String] {
+    package static func documentedValues(of field: String) -> [String] {
         (stringEnums[field] ?? [:]).keys.sorted()
     }
 

@@ -4,24 +4,24 @@
 ///
 /// The one list of them: verification (nested tokens), the members decoded for speed, payload
 /// decoding and display, identity, summaries and the help text all derive from `all`.
-public struct NotificationBody: Sendable {
+package struct NotificationBody: Sendable {
     /// The member's name in the notification payload ("data").
-    public let name: String
+    package let name: String
     /// The fields Apple documents in it, in documentation order (its nested JWS last).
-    public let fields: [String]
+    package let fields: [String]
     /// The JWS nested in it, in documentation order.
-    public let nestedTokens: [NestedToken]
+    package let nestedTokens: [NestedToken]
 
     /// A JWS nested in a notification body, and the kind of payload it holds.
-    public struct NestedToken: Sendable, Equatable {
+    package struct NestedToken: Sendable, Equatable {
         /// The body holding it ("data").
-        public let body: String
+        package let body: String
         /// Its member in the body ("signedTransactionInfo").
-        public let member: String
+        package let member: String
         /// What its payload is: the kind follows from where it sits.
-        public let kind: PayloadKind
+        package let kind: PayloadKind
         /// "data.signedTransactionInfo": where it sits, as results name it.
-        public let path: String
+        package let path: String
 
         init(body: String, member: String, kind: PayloadKind) {
             self.body = body
@@ -39,7 +39,7 @@ public struct NotificationBody: Sendable {
 
     /// Every body, in the order a notification's identity and summary look for them: the first
     /// present decides.
-    public static let all: [NotificationBody] = [
+    package static let all: [NotificationBody] = [
         NotificationBody(
             "data",
             fields: ["appAppleId", "bundleId", "bundleVersion", "environment", "status", "consumptionRequestReason"],
@@ -61,13 +61,13 @@ public struct NotificationBody: Sendable {
     ]
 
     /// The bodies' names, in `all`'s order: "data", "summary", "externalPurchaseToken", "appData".
-    public static let names = all.map(\.name)
+    package static let names = all.map(\.name)
 
     /// Every JWS a notification nests, in `all`'s order: decoded and verified under the notification.
-    public static let nestedTokens = all.flatMap(\.nestedTokens)
+    package static let nestedTokens = all.flatMap(\.nestedTokens)
 
     /// The body named `name`, if it is one.
-    public static func named(_ name: String) -> NotificationBody? {
+    package static func named(_ name: String) -> NotificationBody? {
         all.first { $0.name == name }
     }
 }

@@ -1,22 +1,22 @@
-public import FoundationEssentials
+package import FoundationEssentials
 
 /// A payload read the way an App Store expert would: every field in Apple's
 /// documented order with its rendered value (ISO-8601 dates, enum meanings,
 /// prices, country names) and flags for what this version does not know.
-public struct PayloadDisplay: Sendable {
+package struct PayloadDisplay: Sendable {
     /// One displayed field.
-    public struct Field: Sendable, Equatable {
+    package struct Field: Sendable, Equatable {
         /// Path from the payload root, e.g. ["data", "status"].
-        public let path: [String]
+        package let path: [String]
         /// The value as signed, as text ("1666615873000", "\"USA\"" without quotes).
-        public let raw: String
+        package let raw: String
         /// The readable rendering when it differs from `raw` ("2022-10-24T12:51:13.000Z", "1 — introductory offer").
-        public let rendered: String?
+        package let rendered: String?
         /// A phrase relative to now for dates ("3 years ago", "in 12 days"), worded when read
         /// (tables show it, JSON does not).
-        public var relative: String? { relativeDate.map { RelativeTime.phrase($0, now: now) } }
+        package var relative: String? { relativeDate.map { RelativeTime.phrase($0, now: now) } }
         /// Set when something is unknown to this version or odd ("field unknown to this version").
-        public let flag: String?
+        package let flag: String?
         /// The date `relative` is about, and the moment it is relative to.
         let relativeDate: Date?
         let now: Date
@@ -30,15 +30,15 @@ public struct PayloadDisplay: Sendable {
             self.flag = flag
         }
 
-        public var dottedPath: String { path.joined(separator: ".") }
+        package var dottedPath: String { path.joined(separator: ".") }
     }
 
-    public let fields: [Field]
+    package let fields: [Field]
 
     /// Paths of fields this version does not know (Apple adds fields often).
-    public var unknownFields: [String] { fields.filter { $0.flag == Self.unknownFieldFlag }.map(\.dottedPath) }
+    package var unknownFields: [String] { fields.filter { $0.flag == Self.unknownFieldFlag }.map(\.dottedPath) }
     /// Paths of enumerated fields whose value this version does not know.
-    public var unknownValues: [String] { fields.filter { $0.flag == Self.unknownValueFlag }.map(\.dottedPath) }
+    package var unknownValues: [String] { fields.filter { $0.flag == Self.unknownValueFlag }.map(\.dottedPath) }
 
     static let unknownFieldFlag = "field unknown to this version"
     static let unknownValueFlag = "value unknown to this version"
@@ -83,7 +83,7 @@ public struct PayloadDisplay: Sendable {
 
     /// Renders `payload` of `kind`; relative phrases are measured from `now`, dates written in
     /// `style` (UTC by default).
-    public init(kind: PayloadKind, payload: [String: JSONValue], now: Date, style: DateStyle = .utc) {
+    package init(kind: PayloadKind, payload: [String: JSONValue], now: Date, style: DateStyle = .utc) {
         var collector = Collector(now: now)
         Self.walk(
             payload, documented: Self.documentedIndex(kind), parent: [], flagUnknown: kind != .unknown, now: now,
@@ -96,7 +96,7 @@ public struct PayloadDisplay: Sendable {
     /// dates in UTC), making no field: a result in JSON needs the text alone.
     ///
     /// - Returns: `unknownFields` and `unknownValues` of that display.
-    public static func write(
+    package static func write(
         kind: PayloadKind, payload: [String: JSONValue], now: Date, into stream: inout JSONStream
     ) -> (unknownFields: [String], unknownValues: [String]) {
         var writer = StreamWriter(stream: stream)
@@ -267,7 +267,7 @@ public struct PayloadDisplay: Sendable {
 
     /// One member as text: its rendering when there is one, else the raw value (tables use
     /// this for header members, which are not a payload).
-    public static func text(
+    package static func text(
         _ key: String, _ value: JSONValue, in object: [String: JSONValue], now: Date, style: DateStyle = .utc
     ) -> String {
         let rendering = render(key, value, name: FieldName(key), in: object, style: style)
@@ -396,8 +396,8 @@ public struct PayloadDisplay: Sendable {
 }
 
 /// "in 12 days", "3 years ago".
-public enum RelativeTime {
-    public static func phrase(_ date: Date, now: Date) -> String {
+package enum RelativeTime {
+    package static func phrase(_ date: Date, now: Date) -> String {
         let seconds = date.timeIntervalSince(now)
         let magnitude = abs(seconds)
         // Dates reach here range-checked, but a phrase must never trap on any Date.
@@ -414,21 +414,21 @@ public enum RelativeTime {
 }
 
 /// Prices in milliunits (9990 = 9.99).
-public enum Money {
+package enum Money {
     /// Currencies without minor units (ISO 4217 exponent 0) that the App Store uses.
     static let zeroDecimalCurrencies: Set<String> = [
         "JPY", "KRW", "CLP", "VND", "ISK", "PYG", "UGX", "XAF", "XOF", "RWF",
     ]
 
     /// "9.99 USD", "1200 JPY"; without a currency, the amount alone.
-    public static func format(milliunits: Int64, currency: String?) -> String {
+    package static func format(milliunits: Int64, currency: String?) -> String {
         let minimum = currency.map { zeroDecimalCurrencies.contains($0) ? 0 : 2 } ?? 0
         let amount = decimal(milliunits, minimumFractionDigits: minimum)
         return currency.map { "\(amount) \($0)" } ?? amount
     }
 
     /// `thousandths / 1000` in decimal, trailing zeros trimmed down to `minimumFractionDigits`.
-    public static func decimal(_ thousandths: Int64, minimumFractionDigits: Int) -> String {
+    package static func decimal(_ thousandths: Int64, minimumFractionDigits: Int) -> String {
         let sign = thousandths < 0 ? "-" : ""
         let magnitude = thousandths.magnitude
         var fraction = String(magnitude % 1000)

@@ -1,5 +1,5 @@
 /// What an App Store JWS payload is, recognised from its fields.
-public enum PayloadKind: String, Sendable, CaseIterable {
+package enum PayloadKind: String, Sendable, CaseIterable {
     case transaction
     case renewalInfo
     case notification
@@ -21,7 +21,7 @@ public enum PayloadKind: String, Sendable, CaseIterable {
     /// Recognises the kind from the payload's own fields.
     ///
     /// Fields that only one kind carries decide; Apple's payloads do not name their type.
-    public static func recognise(_ payload: [String: JSONValue]) -> PayloadKind {
+    package static func recognise(_ payload: [String: JSONValue]) -> PayloadKind {
         recognise { payload[$0] != nil }
     }
 
@@ -73,22 +73,22 @@ public enum PayloadKind: String, Sendable, CaseIterable {
 
     /// Signed by the developer with their own key, for StoreKit or the App Store Server API
     /// (recognised by its audience).
-    public var isDeveloperSigned: Bool {
+    package var isDeveloperSigned: Bool {
         if case .audience = schema.recognition { return true }
         return false
     }
 
     /// A developer-signed kind StoreKit consumes (an offer, eligibility or commerce request):
     /// Apple refuses an `exp` in these, and requires a `nonce`.
-    public var isForStoreKit: Bool { isDeveloperSigned && self != .apiToken }
+    package var isForStoreKit: Bool { isDeveloperSigned && self != .apiToken }
 
     /// Everything known about the kind (`PayloadSchema`).
-    public var schema: PayloadSchema { PayloadSchema.of(self) }
+    package var schema: PayloadSchema { PayloadSchema.of(self) }
 
     /// A readable name ("renewal info").
-    public var displayName: String { schema.displayName }
+    package var displayName: String { schema.displayName }
 
     /// The payload field whose time is used to check certificate validity when the payload
     /// has no `signedDate` (Apple uses `signedDate` first, for every kind).
-    public var signingTimeField: String { schema.signingTimeField }
+    package var signingTimeField: String { schema.signingTimeField }
 }

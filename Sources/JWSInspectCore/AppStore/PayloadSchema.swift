@@ -4,20 +4,20 @@
 /// (`PayloadSchema.of`); what reads a kind's knowledge reads it from its schema.
 ///
 /// A final class: a token's run reads its kind's schema without copying its arrays.
-public final class PayloadSchema: Sendable {
-    public let kind: PayloadKind
+package final class PayloadSchema: Sendable {
+    package let kind: PayloadKind
     /// A readable name ("renewal info").
-    public let displayName: String
+    package let displayName: String
     /// How a payload of the kind is recognised.
     let recognition: Recognition
     /// The fields Apple documents, in documentation order (tables list them so; others follow,
     /// flagged unknown).
-    public let documentedFields: [String]
+    package let documentedFields: [String]
     /// Where the fields compared against a verifier's configuration are read (`AppIdentity`).
     let identity: Identity
     /// The field whose time certificates are checked at when the payload has no `signedDate`
     /// (Apple uses `signedDate` first, for every kind).
-    public let signingTimeField: String
+    package let signingTimeField: String
 
     /// How a kind is recognised.
     enum Recognition: Sendable {
@@ -53,7 +53,7 @@ public final class PayloadSchema: Sendable {
     }
 
     /// The schema of `kind`.
-    public static func of(_ kind: PayloadKind) -> PayloadSchema {
+    package static func of(_ kind: PayloadKind) -> PayloadSchema {
         switch kind {
         case .transaction: transaction
         case .renewalInfo: renewalInfo

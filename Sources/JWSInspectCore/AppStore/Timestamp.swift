@@ -1,4 +1,4 @@
-public import FoundationEssentials
+package import FoundationEssentials
 
 /// App Store dates: milliseconds since 1970, as JSON numbers.
 ///
@@ -6,17 +6,17 @@ public import FoundationEssentials
 /// integer without passing through here: only moments within years 0001 to 9999 are dates
 /// (what ISO 8601's four-digit years can show; `time_t` and OpenSSL hold them all). Anything
 /// else (`1e22`, a 30-digit integer, `-1e22`) is "not a valid date", never a trap.
-public enum Timestamp {
+package enum Timestamp {
     /// 0001-01-01T00:00:00.000Z in milliseconds since 1970.
-    public static let earliestMilliseconds: Double = -62_135_596_800_000
+    package static let earliestMilliseconds: Double = -62_135_596_800_000
     /// 9999-12-31T23:59:59.999Z in milliseconds since 1970.
-    public static let latestMilliseconds: Double = 253_402_300_799_999
+    package static let latestMilliseconds: Double = 253_402_300_799_999
 
     /// How messages name the range.
-    public static let rangeDescription = "milliseconds since 1970 within years 0001 to 9999"
+    package static let rangeDescription = "milliseconds since 1970 within years 0001 to 9999"
 
     /// The moment `milliseconds` since 1970 names, or nil when it is not a valid date.
-    public static func date(milliseconds: Double) -> Date? {
+    package static func date(milliseconds: Double) -> Date? {
         guard milliseconds.isFinite, milliseconds >= earliestMilliseconds, milliseconds <= latestMilliseconds else {
             return nil
         }
@@ -24,12 +24,12 @@ public enum Timestamp {
     }
 
     /// The date a payload member holds, when it is a number that is a valid date.
-    public static func date(_ value: JSONValue?) -> Date? {
+    package static func date(_ value: JSONValue?) -> Date? {
         value?.numberValue.flatMap { date(milliseconds: $0) }
     }
 
     /// Whether `date` lies within years 0001 to 9999.
-    public static func isValid(_ date: Date) -> Bool {
+    package static func isValid(_ date: Date) -> Bool {
         Self.date(milliseconds: date.timeIntervalSince1970 * 1000) != nil
     }
 

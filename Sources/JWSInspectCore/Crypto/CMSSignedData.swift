@@ -8,13 +8,13 @@ internal import COpenSSL
 /// `d2i_CMS_bio`. The signature is checked once, in init, with `CMS_verify` (which records the
 /// signer's certificate inside the container, a mutation), so the value is immutable afterwards.
 /// `@unchecked Sendable`: nothing is mutated after init, and OpenSSL only reads the container.
-public final class CMSSignedData: @unchecked Sendable {
+package final class CMSSignedData: @unchecked Sendable {
     /// The largest container read, in bytes (4 MiB): a receipt with thousands of in-app entries
     /// is a few hundred kilobytes.
-    public static let maximumSize = 4 * 1024 * 1024
+    package static let maximumSize = 4 * 1024 * 1024
 
     /// Why bytes are not a usable SignedData container.
-    public enum ParseError: Error, Sendable, Equatable, CustomStringConvertible {
+    package enum ParseError: Error, Sendable, Equatable, CustomStringConvertible {
         /// Larger than `maximumSize` (size, limit, in bytes).
         case tooLarge(size: Int, limit: Int)
         /// OpenSSL could not decode a CMS ContentInfo; OpenSSL's reason.
@@ -34,7 +34,7 @@ public final class CMSSignedData: @unchecked Sendable {
         /// None of the embedded certificates is the signer's.
         case signerCertificateMissing
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .tooLarge(let size, let limit):
                 "not a receipt: \(size) bytes exceed the limit of \(limit) bytes for a PKCS#7 container"
@@ -53,27 +53,27 @@ public final class CMSSignedData: @unchecked Sendable {
     }
 
     /// Why the signature over the content does not verify.
-    public struct SignatureError: Error, Sendable, Equatable, CustomStringConvertible {
+    package struct SignatureError: Error, Sendable, Equatable, CustomStringConvertible {
         /// OpenSSL's reason, one line (its error queue, oldest first).
-        public let reason: String
+        package let reason: String
 
-        public var description: String { "the PKCS#7 signature over the receipt does not verify (\(reason))" }
+        package var description: String { "the PKCS#7 signature over the receipt does not verify (\(reason))" }
     }
 
     private let pointer: OpaquePointer
     /// The encapsulated content (for a receipt: the DER of its SET of attributes).
-    public let content: [UInt8]
+    package let content: [UInt8]
     /// The embedded certificates, parsed (shared by every container of a run that embeds the
     /// same ones, when read through a `CertificateSetStore`).
     let embedded: EmbeddedCertificates
     /// The signer's certificate (one of `certificates`).
-    public let signerCertificate: Certificate
+    package let signerCertificate: Certificate
     /// The signer's certificate's position in `certificates`.
     let signerIndex: Int
     /// The signer's digest algorithm as OpenSSL names it, lowercased ("sha1", "sha256").
-    public let digestAlgorithm: String
+    package let digestAlgorithm: String
     /// The signer's signature algorithm as OpenSSL names it ("rsaEncryption", "RSA-SHA256").
-    public let signatureAlgorithm: String
+    package let signatureAlgorithm: String
     /// The digests the signer names, as OpenSSL NIDs: its digestAlgorithm's, then the one its
     /// signatureAlgorithm implies when that names a digest too (`md5WithRSAEncryption`, found
     /// with `OBJ_find_sigid_algs`; OpenSSL hashes with the digestAlgorithm's either way).
@@ -82,7 +82,7 @@ public final class CMSSignedData: @unchecked Sendable {
     private let signatureError: SignatureError?
 
     /// The embedded certificates, in container order.
-    public var certificates: [Certificate] { embedded.certificates }
+    package var certificates: [Certificate] { embedded.certificates }
 
     /// Parses a DER or BER SignedData container with data content and one signer, and checks
     /// its signature.
@@ -90,7 +90,7 @@ public final class CMSSignedData: @unchecked Sendable {
     /// - Throws: `ParseError` when the bytes are too large, not CMS, not signedData with data
     ///   content, not one signer, or the signer's certificate is not embedded. A signature that
     ///   does not verify is not thrown here: `verifySignature()` reports it.
-    public convenience init(bytes: [UInt8]) throws(ParseError) {
+    package convenience init(bytes: [UInt8]) throws(ParseError) {
         try self.init(bytes: bytes, certificateSets: nil)
     }
 
@@ -249,16 +249,16 @@ public final class CMSSignedData: @unchecked Sendable {
     ///
     /// - Throws: `SignatureError` with OpenSSL's reason when a byte of the content or of the
     ///   signature has changed, or the signer's key does not match.
-    public func verifySignature() throws(SignatureError) {
+    package func verifySignature() throws(SignatureError) {
         if let signatureError { throw signatureError }
     }
 
     /// Whether the signature over the content verifies.
-    public var signatureVerifies: Bool { signatureError == nil }
+    package var signatureVerifies: Bool { signatureError == nil }
 
     /// The signer's digests that `floor` does not accept, by OpenSSL's short names ("MD5"), the
     /// digestAlgorithm's first; empty when it accepts them all.
-    public func digests(refusedBy floor: TrustStore.AlgorithmFloor) -> [String] {
+    package func digests(refusedBy floor: TrustStore.AlgorithmFloor) -> [String] {
         digestNIDs.filter { !floor.accepts(digestNID: $0) }.map { nid in
             nid == NID_undef ? "an unknown digest" : OBJ_nid2sn(nid).map { String(cString: $0) } ?? "NID \(nid)"
         }

@@ -2,24 +2,24 @@ internal import COpenSSL
 
 extension Certificate {
     /// The strength of a key or a signature as OpenSSL rates it.
-    public struct Strength: Sendable, Equatable, CustomStringConvertible {
+    package struct Strength: Sendable, Equatable, CustomStringConvertible {
         /// What it is: "RSA 1024", "EC P-256" for a key; "md5WithRSAEncryption" for a signature.
-        public let name: String
+        package let name: String
         /// The digest of a signature as OpenSSL names it ("MD5", "SHA1", "SHA256"); nil for a key,
         /// or a signature scheme without a separate digest.
-        public let digest: String?
+        package let digest: String?
         /// The security OpenSSL credits it with, in bits (`EVP_PKEY_get_security_bits`, or
         /// `X509_get_signature_info`: 63 for SHA-1 signatures, 39 for MD5 ones).
-        public let securityBits: Int
+        package let securityBits: Int
 
         /// "RSA 1024 (80-bit security)", "md5WithRSAEncryption (MD5, 39-bit security)".
-        public var description: String {
+        package var description: String {
             "\(name) (\(digest.map { "\($0), " } ?? "")\(securityBits)-bit security)"
         }
     }
 
     /// The subject public key's strength, or nil when OpenSSL cannot decode the key.
-    public var keyStrength: Strength? {
+    package var keyStrength: Strength? {
         withUnsafeX509Pointer { x509 in
             // X509_get0_pubkey lends the certificate's own key (not to be freed), for this call.
             guard let key = X509_get0_pubkey(x509) else {
@@ -33,7 +33,7 @@ extension Certificate {
 
     /// The certificate's own signature's strength (its issuer signed it so), or nil when OpenSSL
     /// does not know the algorithm.
-    public var signatureStrength: Strength? {
+    package var signatureStrength: Strength? {
         var digest = NID_undef
         var bits: Int32 = 0
         let (known, algorithm) = withUnsafeX509Pointer { x509 in

@@ -1,24 +1,24 @@
 internal import COpenSSL
-public import FoundationEssentials
+package import FoundationEssentials
 
 /// An X.509 certificate parsed by OpenSSL (an owned `X509*`) with its DER bytes.
 ///
 /// `@unchecked Sendable`: never mutated after init; OpenSSL only reads it
 /// (its internal caches are set up under OpenSSL's own locks).
-public final class Certificate: @unchecked Sendable {
+package final class Certificate: @unchecked Sendable {
     /// The owned `X509`; only `withUnsafeX509Pointer` hands it out, for the call it is made for.
     private let pointer: OpaquePointer
     /// The certificate exactly as encoded (DER).
-    public let derBytes: [UInt8]
+    package let derBytes: [UInt8]
 
     /// Why DER bytes are not a certificate.
-    public enum ParseError: Error, CustomStringConvertible, Sendable {
+    package enum ParseError: Error, CustomStringConvertible, Sendable {
         case notDER(String)
         case trailingBytes(Int)
         /// A PEM file that is not one or more certificates.
         case notPEMCertificates(String)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .notDER(let detail): "not a DER X.509 certificate (\(detail))"
             case .trailingBytes(let count): "\(count) bytes follow the DER certificate"
@@ -40,7 +40,7 @@ public final class Certificate: @unchecked Sendable {
     }
 
     /// Parses one DER certificate; trailing bytes are refused.
-    public init(derBytes: [UInt8]) throws(ParseError) {
+    package init(derBytes: [UInt8]) throws(ParseError) {
         let result: (OpaquePointer?, Int) = derBytes.withUnsafeBufferPointer { buffer in
             var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
             let x509 = d2i_X509(nil, &cursor, buffer.count)
@@ -71,7 +71,7 @@ public final class Certificate: @unchecked Sendable {
     /// Every certificate of a `.cer`/`.pem` file: one DER certificate, or each `CERTIFICATE`
     /// block of a PEM file, in order (Apple ships roots one per file; people concatenate them).
     /// A PEM file whose blocks are not all certificates OpenSSL reads, or that has none, is refused.
-    public static func all(fileBytes: [UInt8]) throws(ParseError) -> [Certificate] {
+    package static func all(fileBytes: [UInt8]) throws(ParseError) -> [Certificate] {
         let blocks = fileBytes.ranges(of: Array("-----BEGIN CERTIFICATE-----".utf8)).count
         guard blocks > 0 else {
             if fileBytes.firstRange(of: Array("-----BEGIN ".utf8)) != nil {
@@ -110,11 +110,11 @@ public final class Certificate: @unchecked Sendable {
     // MARK: Fields
 
     /// The subject as "CN=…, OU=…, O=…, C=…" (most specific first).
-    public var subject: String { names.subject }
+    package var subject: String { names.subject }
     /// The issuer, formatted like `subject`.
-    public var issuer: String { Self.describe(name: X509_get_issuer_name(pointer)) }
+    package var issuer: String { Self.describe(name: X509_get_issuer_name(pointer)) }
     /// The subject's common name, if any.
-    public var commonName: String? { names.commonName }
+    package var commonName: String? { names.commonName }
 
     /// The subject and its common name, read from the certificate the first time they are asked
     /// for and kept (a run asks them of one certificate for every token or receipt it signs).
@@ -128,12 +128,12 @@ public final class Certificate: @unchecked Sendable {
     private let madeNames = Locked<(subject: String, commonName: String?)?>(nil)
 
     /// True when subject and issuer are the same name (a root or a self-signed certificate).
-    public var isSelfIssued: Bool {
+    package var isSelfIssued: Bool {
         X509_NAME_cmp(X509_get_subject_name(pointer), X509_get_issuer_name(pointer)) == 0
     }
 
     /// The serial number in uppercase hexadecimal.
-    public var serialHex: String {
+    package var serialHex: String {
         guard let bn = ASN1_INTEGER_to_BN(X509_get0_serialNumber(pointer), nil) else { return "?" }
         defer { BN_free(bn) }
         guard let hex = BN_bn2hex(bn) else { return "?" }
@@ -142,15 +142,15 @@ public final class Certificate: @unchecked Sendable {
     }
 
     /// Start of the validity period.
-    public var notBefore: Date? { Self.date(X509_get0_notBefore(pointer)) }
+    package var notBefore: Date? { Self.date(X509_get0_notBefore(pointer)) }
     /// End of the validity period.
-    public var notAfter: Date? { Self.date(X509_get0_notAfter(pointer)) }
+    package var notAfter: Date? { Self.date(X509_get0_notAfter(pointer)) }
 
     /// SHA-256 of the DER bytes, lowercase hex without separators.
-    public var sha256Fingerprint: String { Digest.sha256(derBytes).hexString() }
+    package var sha256Fingerprint: String { Digest.sha256(derBytes).hexString() }
 
     /// The subject public key, or nil when OpenSSL cannot decode it.
-    public var publicKey: PublicKey? {
+    package var publicKey: PublicKey? {
         guard let key = X509_get_pubkey(pointer) else {
             OpenSSLError.drain()
             return nil
@@ -159,7 +159,7 @@ public final class Certificate: @unchecked Sendable {
     }
 
     /// Every extension's OID in dotted numeric form, in certificate order.
-    public var extensionOIDs: [String] {
+    package var extensionOIDs: [String] {
         let count = X509_get_ext_count(pointer)
         guard count > 0 else { return [] }
         return (0..<count).compactMap { index in
@@ -173,7 +173,7 @@ public final class Certificate: @unchecked Sendable {
     /// The value (the OCTET STRING's contents) of the extension with `oid`, or nil when absent.
     ///
     /// - Parameter oid: dotted numeric OID such as "1.2.840.113635.100.6.11.1".
-    public func extensionValue(oid: String) -> [UInt8]? {
+    package func extensionValue(oid: String) -> [UInt8]? {
         guard let object = OBJ_txt2obj(oid, 1) else {
             OpenSSLError.drain()
             return nil

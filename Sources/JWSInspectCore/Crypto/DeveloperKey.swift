@@ -1,12 +1,12 @@
 /// A developer's own key (an App Store Connect In-App Purchase key), known by its key ID:
 /// what developer-signed tokens (API bearer tokens, offer signatures) are verified with.
-public struct DeveloperKey: Sendable {
+package struct DeveloperKey: Sendable {
     /// The key ID App Store Connect shows, and tokens carry in `kid`.
-    public let keyID: String
+    package let keyID: String
     /// The public half (from a `.p8` private key, or a public key PEM).
-    public let publicKey: PublicKey
+    package let publicKey: PublicKey
 
-    public init(keyID: String, publicKey: PublicKey) {
+    package init(keyID: String, publicKey: PublicKey) {
         self.keyID = keyID
         self.publicKey = publicKey
     }

@@ -1,9 +1,9 @@
 internal import COpenSSL
 
 /// One-shot message digests through OpenSSL's EVP interface.
-public enum Digest {
+package enum Digest {
     /// SHA-256 of `bytes` (32 bytes).
-    public static func sha256(_ bytes: [UInt8]) -> [UInt8] {
+    package static func sha256(_ bytes: [UInt8]) -> [UInt8] {
         digest(bytes, EVP_sha256(), length: 32)
     }
 
@@ -13,7 +13,7 @@ public enum Digest {
     }
 
     /// SHA-384 of `bytes` (48 bytes).
-    public static func sha384(_ bytes: [UInt8]) -> [UInt8] {
+    package static func sha384(_ bytes: [UInt8]) -> [UInt8] {
         digest(bytes, EVP_sha384(), length: 48)
     }
 

@@ -9,27 +9,27 @@ internal import COpenSSL
 /// A developer's key file: an App Store Connect In-App Purchase key as downloaded
 /// (`AuthKey_<KEYID>.p8`: PKCS#8 PEM `BEGIN PRIVATE KEY`, EC P-256), or its public half as a
 /// PEM `BEGIN PUBLIC KEY` (as `openssl ec -pubout` prints it).
-public struct KeyFile: Sendable {
+package struct KeyFile: Sendable {
     /// The path as given.
-    public let path: String
+    package let path: String
     /// The public key (of the private key, when the file holds one).
-    public let publicKey: PublicKey
+    package let publicKey: PublicKey
     /// The private key, when the file holds one.
-    public let privateKey: PrivateKey?
+    package let privateKey: PrivateKey?
     /// The key ID the file's name carries (`AuthKey_2X9R4HXF34.p8`), if any.
-    public let keyIDFromName: String?
+    package let keyIDFromName: String?
 
     /// The largest key file read: a P-256 key PEM is a few hundred bytes.
-    public static let sizeLimit = 64 * 1024
+    package static let sizeLimit = 64 * 1024
 
     /// Why a key file cannot be used.
-    public enum LoadError: Error, Equatable, Sendable, CustomStringConvertible {
+    package enum LoadError: Error, Equatable, Sendable, CustomStringConvertible {
         /// The file cannot be read (missing, permission, a directory): carries the path and the reason.
         case unreadable(path: String, reason: String)
         /// The file is read but is not a usable key: carries the path and what it is.
         case unusable(path: String, what: String)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .unreadable(let path, let reason): "cannot read key file '\(path)': \(reason)"
             case .unusable(let path, let what): "key file '\(path)' is \(what)"
@@ -38,12 +38,12 @@ public struct KeyFile: Sendable {
     }
 
     /// Reads and parses the key file at `path`.
-    public static func load(path: String) throws(LoadError) -> KeyFile {
+    package static func load(path: String) throws(LoadError) -> KeyFile {
         try KeyFile(bytes: readFile(path), path: path)
     }
 
     /// Parses a key file's bytes; `path` names it in errors and gives the key ID.
-    public init(bytes: [UInt8], path: String) throws(LoadError) {
+    package init(bytes: [UInt8], path: String) throws(LoadError) {
         self.path = path
         self.keyIDFromName = Self.keyID(fromFileName: path)
         func unusable(_ what: String) -> LoadError { .unusable(path: path, what: what) }
@@ -77,7 +77,7 @@ public struct KeyFile: Sendable {
 
     /// The key ID in a file name as App Store Connect names downloads: `AuthKey_<KEYID>.p8`
     /// or `SubscriptionKey_<KEYID>.p8` (letters and digits), else nil.
-    public static func keyID(fromFileName path: String) -> String? {
+    package static func keyID(fromFileName path: String) -> String? {
         let name = path.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? path
         for prefix in ["AuthKey_", "SubscriptionKey_"] where name.hasPrefix(prefix) && name.hasSuffix(".p8") {
             let id = name.dropFirst(prefix.count).dropLast(3)
@@ -91,7 +91,7 @@ public struct KeyFile: Sendable {
 
     /// Whether the file at `path` may be read by its group or by others (mode bits 044): a
     /// private key should be readable by its owner only.
-    public static func isReadableByGroupOrOthers(path: String) -> Bool {
+    package static func isReadableByGroupOrOthers(path: String) -> Bool {
         var info = stat()
         guard stat(path, &info) == 0 else { return false }
         return info.st_mode & (S_IRGRP | S_IROTH) != 0

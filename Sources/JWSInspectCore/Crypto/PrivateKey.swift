@@ -9,16 +9,16 @@ internal import COpenSSL
 ///
 /// `@unchecked Sendable`: the `EVP_PKEY` is never mutated after init, and OpenSSL 3 allows
 /// concurrent signing with one key.
-public final class PrivateKey: @unchecked Sendable, CustomStringConvertible, CustomDebugStringConvertible,
+package final class PrivateKey: @unchecked Sendable, CustomStringConvertible, CustomDebugStringConvertible,
     CustomReflectable
 {
     private let pointer: OpaquePointer
     /// The public half.
-    public let publicKey: PublicKey
+    package let publicKey: PublicKey
 
     /// Why OpenSSL did not sign: the function that failed and OpenSSL's error queue.
-    public struct SigningError: Error, Sendable, CustomStringConvertible {
-        public let description: String
+    package struct SigningError: Error, Sendable, CustomStringConvertible {
+        package let description: String
         /// OpenSSL's error queue when the failing call was OpenSSL's, as data (empty otherwise).
         package var openSSLErrors: [OpenSSLError.Entry] = []
     }
@@ -50,13 +50,13 @@ public final class PrivateKey: @unchecked Sendable, CustomStringConvertible, Cus
         return try body(pointer)
     }
 
-    public var description: String { "\(publicKey.summary) private key" }
-    public var debugDescription: String { description }
-    public var customMirror: Mirror { Mirror(self, children: ["key": description]) }
+    package var description: String { "\(publicKey.summary) private key" }
+    package var debugDescription: String { description }
+    package var customMirror: Mirror { Mirror(self, children: ["key": description]) }
 
     /// An ES256 signature (ECDSA P-256 with SHA-256) over `message`, in the JWS form: the
     /// 64 bytes `r || s`, each left-padded to 32 bytes (RFC 7518 §3.4).
-    public func signES256(_ message: [UInt8]) throws(SigningError) -> [UInt8] {
+    package func signES256(_ message: [UInt8]) throws(SigningError) -> [UInt8] {
         guard publicKey.curveName == "prime256v1" else {
             throw SigningError(description: "ES256 needs a P-256 key, this is a \(description)")
         }
@@ -69,7 +69,7 @@ public final class PrivateKey: @unchecked Sendable, CustomStringConvertible, Cus
     /// An ECDSA signature over `message` hashed with `digest` (default SHA-256), DER-encoded
     /// (`ECDSA-Sig-Value`) as OpenSSL makes it: the form of the legacy (V1) promotional offer
     /// signature. With an RSA key, a PKCS#1 v1.5 signature.
-    public func signDER(_ message: [UInt8], digest: SignatureDigest = .sha256) throws(SigningError) -> [UInt8] {
+    package func signDER(_ message: [UInt8], digest: SignatureDigest = .sha256) throws(SigningError) -> [UInt8] {
         func failure(_ what: String) -> SigningError {
             let entries = OpenSSLError.drainEntries()
             let detail = OpenSSLError.describe(entries, or: "no detail")
@@ -96,7 +96,7 @@ public final class PrivateKey: @unchecked Sendable, CustomStringConvertible, Cus
     }
 
     /// The digests a `PrivateKey` signs with.
-    public enum SignatureDigest: Sendable {
+    package enum SignatureDigest: Sendable {
         case sha256
         case sha384
 
@@ -111,7 +111,7 @@ public final class PrivateKey: @unchecked Sendable, CustomStringConvertible, Cus
     /// A DER `ECDSA-Sig-Value` as the raw bytes `r || s` of a JWS signature, each left-padded
     /// to `componentSize` bytes (32 for ES256, 48 for ES384); nil when it is not one DER
     /// signature (trailing bytes included) or r or s needs more than `componentSize` bytes.
-    public static func rawSignature(der: [UInt8], componentSize: Int = 32) -> [UInt8]? {
+    package static func rawSignature(der: [UInt8], componentSize: Int = 32) -> [UInt8]? {
         let parsed = der.withUnsafeBufferPointer { buffer -> OpaquePointer? in
             var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
             let signature = d2i_ECDSA_SIG(nil, &cursor, buffer.count)
@@ -147,7 +147,7 @@ public final class PrivateKey: @unchecked Sendable, CustomStringConvertible, Cus
 extension PublicKey {
     /// Verifies a DER ECDSA P-256 SHA-256 signature over `message` (the legacy V1 offer
     /// signature's form); true only when OpenSSL says it verifies.
-    public func verifyDER(signature: [UInt8], message: [UInt8]) -> Bool {
+    package func verifyDER(signature: [UInt8], message: [UInt8]) -> Bool {
         guard curveName == "prime256v1", let raw = PrivateKey.rawSignature(der: signature) else { return false }
         return verifyES256(signature: raw, message: message) == nil
     }

@@ -4,7 +4,7 @@ internal import COpenSSL
 ///
 /// `@unchecked Sendable`: the key is never mutated after init, and OpenSSL 3
 /// allows concurrent verifications with one `EVP_PKEY`.
-public final class PublicKey: @unchecked Sendable {
+package final class PublicKey: @unchecked Sendable {
     /// The owned `EVP_PKEY`, never handed out: every use of it is a method of this class.
     private let pointer: OpaquePointer
     /// Verification contexts initialised for this key, reused across calls (one per
@@ -18,7 +18,7 @@ public final class PublicKey: @unchecked Sendable {
     }
 
     /// The named curve of an EC key ("prime256v1" for P-256), or nil.
-    public let curveName: String?
+    package let curveName: String?
 
     /// A P-256 key's `EC_KEY`, for verifying raw `r || s` signatures without the DER round
     /// trip of `EVP_PKEY_verify` (nil for other keys, or where OpenSSL lacks the interface).
@@ -57,7 +57,7 @@ public final class PublicKey: @unchecked Sendable {
     }
 
     /// A short description such as "EC P-256" or "RSA 2048" (computed once: every token's report uses it).
-    public let summary: String
+    package let summary: String
 
     /// The description `summary` gives, for a key not (yet) wrapped ("EC P-384", "RSA 2048").
     static func summary(of pointer: OpaquePointer) -> String {
@@ -76,7 +76,7 @@ public final class PublicKey: @unchecked Sendable {
 }
 
 /// Why an ES256 signature did not verify.
-public enum SignatureFailure: Error, Equatable, Sendable, CustomStringConvertible {
+package enum SignatureFailure: Error, Equatable, Sendable, CustomStringConvertible {
     /// The key is not an EC P-256 key; carries the key's description.
     case wrongKeyType(String)
     /// An ES256 signature is exactly 64 bytes; carries the length seen.
@@ -86,7 +86,7 @@ public enum SignatureFailure: Error, Equatable, Sendable, CustomStringConvertibl
     /// The signature does not match the signed bytes and key.
     case mismatch
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .wrongKeyType(let key): "the leaf key is \(key), ES256 needs EC P-256"
         case .length(let length): "an ES256 signature is 64 bytes (r||s), got \(length)"
@@ -103,7 +103,7 @@ extension PublicKey {
     ///   - signature: the raw 64 bytes `r || s` as carried in a JWS (not DER).
     ///   - message: the exact signing input, the ASCII bytes of `header.payload`.
     /// - Returns: nil when the signature is valid, otherwise why not.
-    public func verifyES256(signature: [UInt8], message: [UInt8]) -> SignatureFailure? {
+    package func verifyES256(signature: [UInt8], message: [UInt8]) -> SignatureFailure? {
         verifyES256(signature: signature, digest: Digest.sha256(message))
     }
 
@@ -208,7 +208,7 @@ extension PublicKey {
     /// Parses a DER SubjectPublicKeyInfo (as in a certificate, or Wycheproof's `publicKeyDer`).
     ///
     /// - Returns: nil when OpenSSL cannot decode it (a malformed key or a point not on its curve).
-    public convenience init?(subjectPublicKeyInfo der: [UInt8]) {
+    package convenience init?(subjectPublicKeyInfo der: [UInt8]) {
         let key: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
             var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
             let key = d2i_PUBKEY(nil, &cursor, buffer.count)

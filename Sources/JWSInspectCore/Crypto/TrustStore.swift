@@ -1,5 +1,5 @@
 internal import COpenSSL
-public import FoundationEssentials
+package import FoundationEssentials
 
 /// Trusted root certificates in an OpenSSL `X509_STORE`, and path validation against them.
 ///
@@ -7,9 +7,9 @@ public import FoundationEssentials
 /// trusted. `@unchecked Sendable`: roots are parsed, and stores made, under a lock (`Anchors`),
 /// each once and only read afterwards; OpenSSL locks its own lookups, so concurrent
 /// validations are safe.
-public final class TrustStore: @unchecked Sendable {
+package final class TrustStore: @unchecked Sendable {
     /// The trusted roots' DER bytes, in the order given: known without parsing them.
-    public let rootDERs: [[UInt8]]
+    package let rootDERs: [[UInt8]]
     /// Roots parsed, and `X509_STORE`s made, as validations need them (`Anchors`).
     private let anchors: Locked<Anchors>
 
@@ -29,7 +29,7 @@ public final class TrustStore: @unchecked Sendable {
     private let lazy: Bool
 
     /// Builds a store trusting exactly `roots`.
-    public init(roots: [Certificate]) {
+    package init(roots: [Certificate]) {
         rootDERs = roots.map(\.derBytes)
         lazy = false
         var anchors = Anchors()
@@ -77,10 +77,10 @@ public final class TrustStore: @unchecked Sendable {
     var parsedRootCount: Int { anchors.withLock { $0.parsed.count } }
 
     /// The trusted roots, in the order given (all of them parsed).
-    public var roots: [Certificate] { fullStore().roots }
+    package var roots: [Certificate] { fullStore().roots }
 
     /// The trusted root whose DER bytes are `der`, or nil.
-    public func root(der: [UInt8]) -> Certificate? {
+    package func root(der: [UInt8]) -> Certificate? {
         guard let index = rootDERs.firstIndex(of: der) else { return nil }
         return anchors.withLock { root(at: index, in: &$0) }
     }
@@ -110,24 +110,24 @@ public final class TrustStore: @unchecked Sendable {
     }
 
     /// The outcome of validating a path.
-    public struct PathValidation: Sendable {
+    package struct PathValidation: Sendable {
         /// Why no path validated, or nil when OpenSSL built and validated a path to a trusted root.
-        public let error: X509VerifyError?
+        package let error: X509VerifyError?
         /// Depth of the certificate the error is about (0 = leaf), or -1.
-        public let errorDepth: Int32
+        package let errorDepth: Int32
         /// The certificate the error is about, as OpenSSL saw it (the trusted root itself when the
         /// error is about the root), when OpenSSL named one.
-        public let errorCertificate: Certificate?
+        package let errorCertificate: Certificate?
         /// The validated path, leaf first, ending at the trusted root (empty when invalid).
-        public let path: [Certificate]
+        package let path: [Certificate]
         /// The floor the validation applied.
-        public let floor: AlgorithmFloor
+        package let floor: AlgorithmFloor
         /// What OpenSSL's strict checks (`X509_V_FLAG_X509_STRICT`) would refuse in the validated
         /// path, when asked for (`reviewingStrictChecks`) and the path validated: empty when they
         /// pass too.
-        public let strictFindings: [StrictFinding]
+        package let strictFindings: [StrictFinding]
         /// Strict findings beyond the most one validation records (32), not in `strictFindings`.
-        public let strictFindingsDropped: Int
+        package let strictFindingsDropped: Int
 
         init(
             error: X509VerifyError?, errorDepth: Int32 = -1, errorCertificate: Certificate? = nil,
@@ -144,23 +144,23 @@ public final class TrustStore: @unchecked Sendable {
         }
 
         /// True when OpenSSL built and validated a path to a trusted root.
-        public var isValid: Bool { error == nil }
+        package var isValid: Bool { error == nil }
         /// The error's text ("ok" when valid).
-        public var errorText: String { error?.text ?? "ok" }
+        package var errorText: String { error?.text ?? "ok" }
     }
 
     /// One check of OpenSSL's strict mode that a path validated under RFC 5280 fails.
-    public struct StrictFinding: Sendable {
+    package struct StrictFinding: Sendable {
         /// OpenSSL's code for the check ("CA cert does not include key usage extension (X509_V_ERR 92)").
-        public let error: X509VerifyError
+        package let error: X509VerifyError
         /// Depth in the validated path (0 = leaf).
-        public let depth: Int32
+        package let depth: Int32
         /// The certificate at that depth of the validated path.
-        public let certificate: Certificate?
+        package let certificate: Certificate?
     }
 
     /// Which of OpenSSL's certificate structure checks apply beyond RFC 5280 path validation.
-    public enum StructureChecks: Sendable, Equatable {
+    package enum StructureChecks: Sendable, Equatable {
         /// RFC 5280 path validation as OpenSSL does it by default, as Apple's Swift, Java and Node
         /// libraries validate.
         case rfc5280
@@ -177,7 +177,7 @@ public final class TrustStore: @unchecked Sendable {
     /// `X509_V_ERR_CA_KEY_TOO_SMALL`), and every certificate signature but the trust anchor's own
     /// is over a digest of at least 112 bits (`X509_V_ERR_CA_MD_TOO_WEAK`): OpenSSL credits
     /// SHA-1 signatures with 63 bits and MD5 ones with 39, so both are refused.
-    public enum AlgorithmFloor: Sendable, Equatable {
+    package enum AlgorithmFloor: Sendable, Equatable {
         /// Level 2: App Store JWS chains (P-256 and P-384 keys, SHA-256 and SHA-384 signatures).
         case level2
         /// Level 2, except that certificate signatures over SHA-1 pass: legacy receipt chains,
@@ -189,7 +189,7 @@ public final class TrustStore: @unchecked Sendable {
 
         /// Whether a CMS signer's digest (OpenSSL NID) meets the floor: SHA-1 only where the floor
         /// allows it, and the SHA-2 and SHA-3 families.
-        public func accepts(digestNID nid: Int32) -> Bool {
+        package func accepts(digestNID nid: Int32) -> Bool {
             switch nid {
             case NID_sha1: self == .level2AllowingSHA1Signatures
             case NID_sha224, NID_sha256, NID_sha384, NID_sha512, NID_sha512_224, NID_sha512_256, NID_sha3_224,
@@ -200,7 +200,7 @@ public final class TrustStore: @unchecked Sendable {
         }
 
         /// What the floor accepts, for messages.
-        public var summary: String {
+        package var summary: String {
             switch self {
             case .level2:
                 "keys of at least 112-bit security (RSA 2048, EC P-224) and certificate signatures "
@@ -227,7 +227,7 @@ public final class TrustStore: @unchecked Sendable {
     ///     parsed lazily, the path is first validated against that root alone (one root parsed
     ///     instead of all), and against every root when that fails, so that a failure reads as
     ///     it would without the hint.
-    public func validate(
+    package func validate(
         leaf: Certificate, intermediates: [Certificate], at time: Date, checks: StructureChecks,
         floor: AlgorithmFloor, reviewingStrictChecks: Bool = false, namedRoot: [UInt8]? = nil
     ) -> PathValidation {

@@ -5,7 +5,7 @@ internal import COpenSSL
 /// The codes jwsinspect explains differently have their own cases; every other code is
 /// `.other(code)`. Build values from a raw code with `init(code:)`, which never yields
 /// `.other` for a code that has a case. The text is OpenSSL's, looked up only when shown.
-public enum X509VerifyError: Sendable, Equatable, CustomStringConvertible {
+package enum X509VerifyError: Sendable, Equatable, CustomStringConvertible {
     /// `X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT` (2): an issuer named in the path is not at hand.
     case unableToGetIssuerCert
     /// `X509_V_ERR_CERT_NOT_YET_VALID` (9): a certificate's notBefore is after the check time.
@@ -30,7 +30,7 @@ public enum X509VerifyError: Sendable, Equatable, CustomStringConvertible {
     case notStarted(String)
 
     /// The value for OpenSSL's code `code`, as returned by `X509_STORE_CTX_get_error`.
-    public init(code: Int32) {
+    package init(code: Int32) {
         switch code {
         case X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT: self = .unableToGetIssuerCert
         case X509_V_ERR_CERT_NOT_YET_VALID: self = .certNotYetValid
@@ -45,7 +45,7 @@ public enum X509VerifyError: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// OpenSSL's code (-1 for `.notStarted`).
-    public var code: Int32 {
+    package var code: Int32 {
         switch self {
         case .unableToGetIssuerCert: X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT
         case .certNotYetValid: X509_V_ERR_CERT_NOT_YET_VALID
@@ -62,12 +62,12 @@ public enum X509VerifyError: Sendable, Equatable, CustomStringConvertible {
 
     /// What went wrong in a few words: OpenSSL's text for the code ("certificate has expired"),
     /// or the reason verification never ran.
-    public var text: String {
+    package var text: String {
         if case .notStarted(let reason) = self { return reason }
         // OpenSSL 3 returns static text, for unknown codes too: safe from any thread.
         return X509_verify_cert_error_string(Int(code)).map { String(cString: $0) } ?? "error \(code)"
     }
 
     /// The text with its code, as reports show it: "certificate has expired (X509_V_ERR 10)".
-    public var description: String { "\(text) (X509_V_ERR \(code))" }
+    package var description: String { "\(text) (X509_V_ERR \(code))" }
 }

@@ -1,11 +1,11 @@
-public import FoundationEssentials
+package import FoundationEssentials
 
 /// The JWS a developer signs with an App Store Connect In-App Purchase key, built as Apple
 /// specifies them (header `{"alg":"ES256","kid":…,"typ":"JWT"}`, claims per kind, compact
 /// serialization with unpadded base64url, ES256 signature as raw `r || s`).
-public enum DeveloperToken {
+package enum DeveloperToken {
     /// What a developer-signed JWS is for, and the `aud` that says so.
-    public enum Kind: String, CaseIterable, Sendable {
+    package enum Kind: String, CaseIterable, Sendable {
         /// The App Store Server API bearer token.
         case apiToken = "api-token"
         /// A promotional offer signature (V2, for `Product.PurchaseOption.promotionalOffer`).
@@ -16,7 +16,7 @@ public enum DeveloperToken {
         case advancedCommerce = "advanced-commerce"
 
         /// The `aud` claim of this kind.
-        public var audience: String {
+        package var audience: String {
             switch self {
             case .apiToken: "appstoreconnect-v1"
             case .promotionalOffer: "promotional-offer"
@@ -27,7 +27,7 @@ public enum DeveloperToken {
     }
 
     /// The feature claims of one kind.
-    public enum Feature: Sendable {
+    package enum Feature: Sendable {
         /// `exp` = `iat` + lifetime (seconds); at most `maximumLifetime`.
         case apiToken(lifetime: Int64)
         case promotionalOffer(productID: String, offerID: String, transactionID: String?)
@@ -35,7 +35,7 @@ public enum DeveloperToken {
         /// The request's JSON text (an object), carried as standard base64 in `request`.
         case advancedCommerce(requestJSON: [UInt8])
 
-        public var kind: Kind {
+        package var kind: Kind {
             switch self {
             case .apiToken: .apiToken
             case .promotionalOffer: .promotionalOffer
@@ -46,19 +46,19 @@ public enum DeveloperToken {
     }
 
     /// Apple refuses API tokens that expire more than 60 minutes after `iat`.
-    public static let maximumLifetime: Int64 = 3600
+    package static let maximumLifetime: Int64 = 3600
     /// The lifetime Apple's libraries give an API token: 5 minutes.
-    public static let defaultLifetime: Int64 = 300
+    package static let defaultLifetime: Int64 = 300
 
     /// A claim's value.
-    public enum Value: Sendable, Equatable {
+    package enum Value: Sendable, Equatable {
         case string(String)
         case integer(Int64)
         case bool(Bool)
     }
 
     /// The header every developer-signed JWS carries.
-    public static func header(keyID: String) -> [(String, Value)] {
+    package static func header(keyID: String) -> [(String, Value)] {
         [("alg", .string("ES256")), ("kid", .string(keyID)), ("typ", .string("JWT"))]
     }
 
@@ -69,7 +69,7 @@ public enum DeveloperToken {
     ///   - issuedAt: `iat`, UNIX seconds.
     ///   - nonce: the one-time UUID of offers, eligibility and Advanced Commerce requests,
     ///     written in lowercase (ignored for API tokens, which carry none).
-    public static func claims(
+    package static func claims(
         _ feature: Feature, issuerID: String, bundleID: String, issuedAt: Int64, nonce: UUID
     ) -> [(String, Value)] {
         var claims: [(String, Value)] = [("iss", .string(issuerID)), ("iat", .integer(issuedAt))]
@@ -95,15 +95,15 @@ public enum DeveloperToken {
     }
 
     /// A signed compact JWS, with the exact JSON texts of its header and claims.
-    public struct Signed: Sendable {
-        public let token: String
-        public let headerJSON: [UInt8]
-        public let claimsJSON: [UInt8]
+    package struct Signed: Sendable {
+        package let token: String
+        package let headerJSON: [UInt8]
+        package let claimsJSON: [UInt8]
     }
 
     /// Signs `claims` under the developer header for `keyID` with `key` (ES256); throws when
     /// OpenSSL does not sign (a key that is not P-256, a failing provider).
-    public static func sign(claims: [(String, Value)], keyID: String, key: PrivateKey) throws(PrivateKey.SigningError)
+    package static func sign(claims: [(String, Value)], keyID: String, key: PrivateKey) throws(PrivateKey.SigningError)
         -> Signed
     {
         let headerJSON = json(header(keyID: keyID))
@@ -116,7 +116,7 @@ public enum DeveloperToken {
 
     /// Why an Advanced Commerce request is refused: nil when `bytes` are one JSON object
     /// (RFC 8259, UTF-8) that names no member twice, else why not.
-    public static func requestProblem(_ bytes: [UInt8]) -> String? {
+    package static func requestProblem(_ bytes: [UInt8]) -> String? {
         let (problem, duplicate, _) = bytes.withUnsafeBufferPointer { JSONSyntax.strictCheck($0) }
         if let duplicate { return "names \(duplicate)" }
         if let problem { return "is not JSON: \(problem)" }
@@ -126,7 +126,7 @@ public enum DeveloperToken {
 
     /// Compact JSON of ordered members (no insignificant whitespace), written by the one JSON
     /// writer (`OrderedJSON`): members as given, strings escaped by its one rule.
-    public static func json(_ members: [(String, Value)]) -> [UInt8] {
+    package static func json(_ members: [(String, Value)]) -> [UInt8] {
         OrderedJSON.object(.init(distinct: members.map { name, value in (name, OrderedJSON(value)) })).bytes
     }
 }

@@ -13,14 +13,14 @@ internal import Synchronization
 /// What a caller makes of an inspection (the CLI renders it) is its own business: `run` takes
 /// it as a closure, called on the worker that verified the token, so that work is spread
 /// over the threads too.
-public final class BatchEngine: Sendable {
+package final class BatchEngine: Sendable {
     /// Verifies every token; its cache is shared by every worker.
-    public let verifier: Verifier
+    package let verifier: Verifier
     /// Threads that scan and verify at once (1: the calling thread alone).
-    public let jobs: Int
+    package let jobs: Int
 
     /// What a worker takes: a record still to be scanned, or an item already found.
-    public enum Work: Sendable {
+    package enum Work: Sendable {
         case record(InputStream.Record)
         case item(InputScanner.Item)
     }
@@ -28,24 +28,24 @@ public final class BatchEngine: Sendable {
     /// Records gathered before a batch is scanned and verified: enough to keep every core
     /// busy, few enough that memory stays small. One worker takes small batches, so a record
     /// is still in the CPU's caches when its tokens are verified.
-    public var batchSize: Int { jobs == 1 ? 16 : 1024 }
+    package var batchSize: Int { jobs == 1 ? 16 : 1024 }
 
     /// Bytes of records gathered before a batch is verified, whatever their number (one
     /// record over it makes a batch of its own): memory follows the input's bytes, not its lines.
-    public static let batchBytes = 4 << 20
+    package static let batchBytes = 4 << 20
 
     /// Tokens verified, and their outcomes held, before those outcomes are handed over: a
     /// 64 MiB API dump holds thousands.
-    public static let groupSize = 2048
+    package static let groupSize = 2048
     /// Bytes of tokens verified before their outcomes are handed over.
-    public static let groupBytes = 8 << 20
+    package static let groupBytes = 8 << 20
 
     /// A record at least this large is scanned on the calling thread, its items verified as
     /// they are found, a group at a time: a 64 MiB line of 2.8 million glued tokens is never
     /// held as a list of them (each item costs about a hundred bytes more than its text).
-    public static let streamedRecordBytes = 1 << 20
+    package static let streamedRecordBytes = 1 << 20
 
-    public init(verifier: Verifier, jobs: Int) {
+    package init(verifier: Verifier, jobs: Int) {
         self.verifier = verifier
         self.jobs = jobs
     }
@@ -64,7 +64,7 @@ public final class BatchEngine: Sendable {
     ///
     /// - Returns: why the first JSON-looking record that was not JSON failed to parse, if any.
     @inlinable
-    public func run<Outcome: Sendable>(
+    package func run<Outcome: Sendable>(
         _ work: [Work], outcome: @Sendable (Inspection) -> Outcome, deliver: (Outcome) -> Void
     ) -> String? {
         guard !work.isEmpty else { return nil }

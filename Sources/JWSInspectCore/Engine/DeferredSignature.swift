@@ -1,5 +1,5 @@
 /// An ES256 verification left for later by `Verifier.inspectDeferringSignature`.
-public struct DeferredSignature: Sendable {
+package struct DeferredSignature: Sendable {
     let key: PublicKey
     let digest: [UInt8]
     let signature: [UInt8]
@@ -7,7 +7,7 @@ public struct DeferredSignature: Sendable {
     let checkIndex: Int
 
     /// Runs the verification: true when the signature is good.
-    public func verifies() -> Bool {
+    package func verifies() -> Bool {
         key.verifyES256(signature: signature, digest: digest) == nil
     }
 
@@ -15,7 +15,7 @@ public struct DeferredSignature: Sendable {
     /// `signature` check: the inspection is then exactly what `Verifier.inspect` returns.
     ///
     /// - Returns: false when the signature is bad: the inspection must be discarded.
-    public func resolve(_ inspection: inout Inspection) -> Bool {
+    package func resolve(_ inspection: inout Inspection) -> Bool {
         guard verifies() else { return false }
         Self.pass(&inspection, at: checkIndex)
         return true

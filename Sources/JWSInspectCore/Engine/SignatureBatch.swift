@@ -9,35 +9,35 @@
 /// Until `finish()` a deferred signature is a `pending` check, never a passed one; `finish()`
 /// resolves it, or inspects a token whose signature fails again the ordinary way, so what it
 /// returns is exactly what `Verifier.inspect` returns for each token.
-public struct SignatureBatch: ~Copyable {
+package struct SignatureBatch: ~Copyable {
     /// Tokens verified together: enough for OpenSSL's tables to stay warm from one
     /// verification to the next, few enough that each token's data is still in cache when its
     /// signature is checked.
-    public static let size = 16
+    package static let size = 16
 
     private let verifier: Verifier
     private var inspections: [Inspection] = []
     private var deferred: [(index: Int, signature: DeferredSignature, token: String, source: String)] = []
 
-    public init(verifier: Verifier, capacity: Int = SignatureBatch.size) {
+    package init(verifier: Verifier, capacity: Int = SignatureBatch.size) {
         self.verifier = verifier
         inspections.reserveCapacity(capacity)
     }
 
     /// Inspects a token, its signature pending.
-    public mutating func inspect(_ token: String, source: String) {
+    package mutating func inspect(_ token: String, source: String) {
         let (inspection, signature) = verifier.inspectDeferringSignature(token, source: source)
         if let signature { deferred.append((inspections.count, signature, token, source)) }
         inspections.append(consume inspection)
     }
 
     /// Adds an inspection that needs no signature (a malformed input).
-    public mutating func append(_ inspection: Inspection) {
+    package mutating func append(_ inspection: Inspection) {
         inspections.append(inspection)
     }
 
     /// Every signature verified, back to back; the inspections, in order, final.
-    public consuming func finish() -> [Inspection] {
+    package consuming func finish() -> [Inspection] {
         for item in deferred where !item.signature.resolve(&inspections[item.index]) {
             inspections[item.index] = verifier.inspect(item.token, source: item.source)
         }

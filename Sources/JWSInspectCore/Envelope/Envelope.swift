@@ -2,32 +2,32 @@
 /// laid out. An inspection carries one; renderers draw its header and payload sections
 /// through `sections`, and never the container itself, so a new envelope renders
 /// without touching JWS code.
-public enum Envelope: Sendable {
+package enum Envelope: Sendable {
     /// `header.payload.signature` in base64url (RFC 7515 §7.1): App Store and StoreKit data.
     case compactJWS(CompactJWS)
     /// A PKCS#7 (CMS) SignedData container: a legacy App Store receipt.
     case pkcs7(ReceiptEnvelope)
 
     /// What an input candidate is, before it is decoded (`InputScanner.Item.kind`).
-    public enum Kind: String, Sendable, Equatable {
+    package enum Kind: String, Sendable, Equatable {
         case compactJWS = "compact JWS"
         case pkcs7 = "PKCS#7"
     }
 
     /// The sections renderers draw, whatever the envelope.
-    public struct Sections: Sendable {
+    package struct Sections: Sendable {
         /// What the signer says about the signature (a JWS's protected header; a receipt's
         /// container): the HEADER (or CONTAINER) table and the JSON `header` member.
-        public let header: CompactJWS.DecodedSegment
+        package let header: CompactJWS.DecodedSegment
         /// What was signed: the PAYLOAD table, the JSON `payload` member and the summary.
-        public let payload: CompactJWS.DecodedSegment
+        package let payload: CompactJWS.DecodedSegment
         /// The header table's title: "HEADER" for a JWS, "CONTAINER" for a receipt.
-        public let headerTitle: String
+        package let headerTitle: String
         /// The header members in the order tables show them first (the rest follow, sorted).
-        public let headerOrder: [String]
+        package let headerOrder: [String]
     }
 
-    public var kind: Kind {
+    package var kind: Kind {
         switch self {
         case .compactJWS: .compactJWS
         case .pkcs7: .pkcs7
@@ -35,7 +35,7 @@ public enum Envelope: Sendable {
     }
 
     /// The envelope's name in JSON output (`envelope`): "compactJWS" or "pkcs7".
-    public var name: String {
+    package var name: String {
         switch self {
         case .compactJWS: "compactJWS"
         case .pkcs7: "pkcs7"
@@ -43,7 +43,7 @@ public enum Envelope: Sendable {
     }
 
     /// The compact JWS, when that is the envelope: what the JWS checks read.
-    public var compactJWS: CompactJWS? {
+    package var compactJWS: CompactJWS? {
         switch self {
         case .compactJWS(let jws): jws
         case .pkcs7: nil
@@ -51,14 +51,14 @@ public enum Envelope: Sendable {
     }
 
     /// The receipt, when that is the envelope.
-    public var receipt: ReceiptEnvelope? {
+    package var receipt: ReceiptEnvelope? {
         switch self {
         case .compactJWS: nil
         case .pkcs7(let receipt): receipt
         }
     }
 
-    public var sections: Sections {
+    package var sections: Sections {
         switch self {
         case .compactJWS(let jws):
             Sections(
@@ -74,7 +74,7 @@ public enum Envelope: Sendable {
 
 extension InputScanner.Item {
     /// The envelope a candidate opens as; nil for what cannot be one (`malformed`).
-    public var kind: Envelope.Kind? {
+    package var kind: Envelope.Kind? {
         switch self {
         case .token: .compactJWS
         case .receipt: .pkcs7

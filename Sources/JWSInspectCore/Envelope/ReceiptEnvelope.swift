@@ -4,13 +4,13 @@
 /// The CONTAINER section says how the receipt is signed (encoding, algorithms, certificates,
 /// signer); the PAYLOAD section is the receipt in verifyReceipt's field names
 /// (`ReceiptPayload.jsonBytes`).
-public struct ReceiptEnvelope: Sendable {
+package struct ReceiptEnvelope: Sendable {
     /// The container, parsed and its signature checked by OpenSSL.
-    public let container: CMSSignedData
+    package let container: CMSSignedData
     /// The receipt's fields and in-app entries.
-    public let payload: ReceiptPayload
+    package let payload: ReceiptPayload
     /// "DER", or "BER" (indefinite lengths, as StoreKit Testing in Xcode writes receipts).
-    public let encoding: String
+    package let encoding: String
     /// The two sections, made when first drawn (a `--quiet` run never makes them) and kept.
     private let sections = Locked<(header: CompactJWS.DecodedSegment, payload: CompactJWS.DecodedSegment)?>(nil)
 
@@ -20,17 +20,17 @@ public struct ReceiptEnvelope: Sendable {
     var payloadSegment: CompactJWS.DecodedSegment { madeSections.payload }
 
     /// The CONTAINER members in the order tables show them.
-    public static let headerOrder = [
+    package static let headerOrder = [
         "format", "encoding", "contentType", "digestAlgorithm", "signatureAlgorithm", "certificates", "signer",
         "contentLength",
     ]
 
     /// Why bytes are not a readable receipt (always exit 5, malformed).
-    public enum DecodingError: Error, Sendable, Equatable, CustomStringConvertible {
+    package enum DecodingError: Error, Sendable, Equatable, CustomStringConvertible {
         case container(CMSSignedData.ParseError)
         case content(ReceiptPayload.DecodingError)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .container(let error): error.description
             case .content(let error): error.description
@@ -43,7 +43,7 @@ public struct ReceiptEnvelope: Sendable {
     ///
     /// - Throws: `DecodingError` when the container or the content cannot be read, or a limit
     ///   is exceeded. A signature that does not verify is not thrown: the `signature` check says so.
-    public init(der: [UInt8]) throws(DecodingError) {
+    package init(der: [UInt8]) throws(DecodingError) {
         try self.init(der: der, certificateSets: nil)
     }
 

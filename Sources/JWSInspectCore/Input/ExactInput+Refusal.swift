@@ -1,6 +1,6 @@
 extension ExactInput {
     /// What the input was taken for, as a refusal names it.
-    public enum Form: Sendable, Equatable {
+    package enum Form: Sendable, Equatable {
         case jws
         case receipt
 
@@ -23,7 +23,7 @@ extension ExactInput {
     /// Why an input is not exactly one JWS, webhook body or receipt. Its description is a
     /// fragment that starts "the input" ("the input holds 2 JWS"), for a caller to put in its
     /// own words of what to do instead.
-    public enum Refusal: Error, Sendable, Equatable, CustomStringConvertible {
+    package enum Refusal: Error, Sendable, Equatable, CustomStringConvertible {
         /// Nothing but whitespace, or nothing at all.
         case empty
         /// More bytes than the limit (in bytes).
@@ -55,7 +55,7 @@ extension ExactInput {
         /// What is wrong with a webhook body's `signedPayload`.
         indirect case inSignedPayload(Refusal)
 
-        public var description: String {
+        package var description: String {
             if case .inSignedPayload(let refusal) = self { return "the input's \(signedPayload) \(refusal.predicate)" }
             return "the input \(predicate)"
         }
@@ -107,11 +107,11 @@ extension ExactInput {
 
         /// Member names as a refusal shows them: the first few in code-point order (found in one
         /// pass, whatever their number), quoted and shortened, and how many more there are.
-        public struct Names: Sendable, Equatable, CustomStringConvertible {
+        package struct Names: Sendable, Equatable, CustomStringConvertible {
             /// The names shown, quoted and shortened.
-            public let shown: [String]
+            package let shown: [String]
             /// How many names there are in all.
-            public let count: Int
+            package let count: Int
 
             static let shownCount = 3
 
@@ -133,7 +133,7 @@ extension ExactInput {
             }
 
             /// `"a", "b", "c" and 2 more`.
-            public var description: String {
+            package var description: String {
                 let more = count - shown.count
                 return shown.joined(separator: ", ") + (more > 0 ? " and \(more) more" : "")
             }

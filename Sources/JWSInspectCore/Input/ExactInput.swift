@@ -8,7 +8,7 @@
 /// Linear in the input, which is at most `limit` bytes: bytes are compared (never
 /// `Character`s), each a bounded number of times; a webhook body is read once by the strict
 /// JSON parser, a receipt's base64 decoded once.
-public enum ExactInput {
+package enum ExactInput {
     /// The one member of a webhook body.
     static let signedPayload = "signedPayload"
 
@@ -25,7 +25,7 @@ public enum ExactInput {
     /// - Returns: the item: a token, a receipt, or malformed when the one thing the input holds
     ///   cannot be what it looks like (a JWS-shaped run of four segments, base64 that decodes to
     ///   no receipt), said as a scan says it; or the refusal.
-    public static func item(
+    package static func item(
         in bytes: [UInt8], source: String, limit: Int = InputStream.maximumRecordSize
     ) -> Result<InputScanner.Item, Refusal> {
         guard bytes.count <= limit else { return .failure(.overLimit(limit)) }

@@ -4,12 +4,12 @@ extension InputScanner {
     /// deeper than that is scanned as text, as a log line is, so the tokens in it are still
     /// found (without the path inside it). Each level's documents are parts of the level
     /// above, so a record's bytes are parsed at most this many times more.
-    public static let maximumEmbeddedDocuments = 4
+    package static let maximumEmbeddedDocuments = 4
 
     /// The largest string read as a JSON document: 8 MiB, room for a verifyReceipt body with the
     /// largest receipt read (4 MiB, 5.6 MB of base64). A larger one is scanned as text. One
     /// embedded document (and those inside it) is held at a time.
-    public static let maximumEmbeddedDocumentSize = 8 << 20
+    package static let maximumEmbeddedDocumentSize = 8 << 20
 
     /// What is in a JSON document's strings, each named by its path (`SourcePath`) after
     /// `origin` ("body.json:"), in document order (an object's members by key).

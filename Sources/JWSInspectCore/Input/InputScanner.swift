@@ -1,9 +1,9 @@
 /// Finds compact JWS in what a user hands over: a bare token, many tokens separated
 /// by whitespace, a JSON document (a webhook body, an API response), JSON lines,
 /// or tokens inside quotes and log lines.
-public enum InputScanner {
+package enum InputScanner {
     /// One thing found in an input.
-    public enum Item: Sendable, Equatable {
+    package enum Item: Sendable, Equatable {
         /// A string shaped like a compact JWS (three segments, a JSON-object header).
         case token(source: String, token: String)
         /// A legacy App Store receipt (a PKCS#7 container): its DER or BER bytes, decoded from
@@ -14,7 +14,7 @@ public enum InputScanner {
     }
 
     /// The most bytes of JSON path a source names (`SourcePath`): a longer one is shortened.
-    public static let maximumPathLength = SourcePath.maximumLength
+    package static let maximumPathLength = SourcePath.maximumLength
 
     /// Scans an input's bytes.
     ///
@@ -24,7 +24,7 @@ public enum InputScanner {
     ///   - numberLines: whether sources name the line ("file.jws:3"); a one-line input
     ///     given on the command line reads better without it.
     /// - Returns: what was found, in input order; empty when nothing looks like a JWS.
-    public static func scan(_ bytes: [UInt8], origin: String, numberLines: Bool = true) -> [Item] {
+    package static func scan(_ bytes: [UInt8], origin: String, numberLines: Bool = true) -> [Item] {
         var stream = InputStream(bytes: bytes, origin: origin, numberLines: numberLines)
         var items: [Item] = []
         while let found = stream.next() { items += found }
@@ -205,7 +205,7 @@ public enum InputScanner {
     /// A string that its document says is a JWS (an App Store Server API answer's
     /// `signedTransactionInfo`, say): a token when it is shaped like one, else malformed,
     /// saying what it is instead. Unlike a scan, nothing here is skipped for not looking like a JWS.
-    public static func signedField(_ value: String, source: String) -> Item {
+    package static func signedField(_ value: String, source: String) -> Item {
         var bytes = Array(value.utf8)
         while let last = bytes.last, isWhitespace(last) { bytes.removeLast() }
         let start = bytes.firstIndex { !isWhitespace($0) } ?? bytes.count
@@ -243,7 +243,7 @@ public enum InputScanner {
     /// random base64 string in 256 decode to `{` too, but never to `{"`: without the second
     /// byte they were reported as truncated tokens. A NUL after `{` is taken as well: a header
     /// in UTF-16 or UTF-32 little-endian is then reported as not UTF-8, not passed over.
-    public static func looksLikeJWSHeader(_ run: [UInt8]) -> Bool {
+    package static func looksLikeJWSHeader(_ run: [UInt8]) -> Bool {
         run.withUnsafeBufferPointer { looksLikeJWSHeader($0) }
     }
 
@@ -274,7 +274,7 @@ public enum InputScanner {
 
     /// Whether `bytes` are JWS characters only (base64url and dots), with at least two dots:
     /// the shape of a compact JWS, whatever its segments decode to.
-    public static func isDottedBase64URL(_ bytes: some Collection<UInt8>) -> Bool {
+    package static func isDottedBase64URL(_ bytes: some Collection<UInt8>) -> Bool {
         var dots = 0
         for byte in bytes {
             guard TokenCharacters.contains(byte) else { return false }
@@ -284,9 +284,9 @@ public enum InputScanner {
     }
 
     /// Whether `byte` may appear in a compact JWS (base64url and dots).
-    public static func isJWSCharacter(_ byte: UInt8) -> Bool { TokenCharacters.contains(byte) }
+    package static func isJWSCharacter(_ byte: UInt8) -> Bool { TokenCharacters.contains(byte) }
 
-    public static func isWhitespace(_ byte: UInt8) -> Bool {
+    package static func isWhitespace(_ byte: UInt8) -> Bool {
         byte == 0x20 || byte == 0x0a || byte == 0x0d || byte == 0x09
     }
 }

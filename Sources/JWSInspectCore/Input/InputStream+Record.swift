@@ -1,7 +1,7 @@
 extension InputStream {
     /// One record of the input, read but not yet scanned. Scanning is a pure function of
     /// the record (`scan()`), so it can run on any thread, in parallel with others.
-    public struct Record: Sendable {
+    package struct Record: Sendable {
         enum Content: Sendable {
             /// A line over the record limit (not kept), and its length.
             case overLimit(Int)
@@ -27,7 +27,7 @@ extension InputStream {
         let limit: Int
 
         /// The record's size in bytes (what it holds in memory).
-        public var size: Int {
+        package var size: Int {
             switch content {
             case .overLimit, .documentOverLimit, .receiptOverLimit: 0
             case .text(let bytes), .json(let bytes, _, _), .receipt(let bytes), .receiptText(let bytes): bytes.count
@@ -38,10 +38,10 @@ extension InputStream {
         /// limit, so that with the record itself and the reader's buffer a record of 64 MiB
         /// stays within 8 times its size; never under 64 MiB, so a small limit (tests) refuses
         /// no small document.
-        public static func treeBudget(limit: Int) -> Int { max(4 * limit, 64 << 20) }
+        package static func treeBudget(limit: Int) -> Int { max(4 * limit, 64 << 20) }
 
         /// The JWS found in the record, and why it is not JSON when it looked like JSON.
-        public func scan() -> (items: [InputScanner.Item], jsonProblem: String?) {
+        package func scan() -> (items: [InputScanner.Item], jsonProblem: String?) {
             var items: [InputScanner.Item] = []
             let problem = scan { items.append($0) }
             return (items, problem)
@@ -49,7 +49,7 @@ extension InputStream {
 
         /// The JWS found in the record, each handed to `emit` as it is found (a 64 MiB line of
         /// tokens is never held as a list of them), and why it is not JSON when it looked like JSON.
-        public func scan(emit: (InputScanner.Item) -> Void) -> String? {
+        package func scan(emit: (InputScanner.Item) -> Void) -> String? {
             let source = numberLines ? "\(origin):\(number)" : origin
             var limit: String { "the \(InputStream.describe(size: self.limit)) limit for one record" }
             switch content {

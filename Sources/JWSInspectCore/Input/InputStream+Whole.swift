@@ -6,7 +6,7 @@ extension InputStream {
     /// what is read. `readError` says whether reading failed.
     ///
     /// - Parameter maximum: the most bytes wanted (one record's limit); at most one more is returned.
-    public mutating func wholeInput(maximum: Int) -> [UInt8] {
+    package mutating func wholeInput(maximum: Int) -> [UInt8] {
         while buffer.count - position <= maximum, fill() {}
         let bytes = Array(buffer[position..<min(buffer.count, position + maximum + 1)])
         position = buffer.count

@@ -16,14 +16,14 @@
 /// Every step is linear in the input, and nothing larger than a record is ever held: a line
 /// over the record limit is dropped as it is read, a document over it is refused whole and
 /// read to its end without being kept, and either becomes a refusal that names the limit.
-public struct InputStream {
+package struct InputStream {
     /// Appends the next bytes to the buffer; returns how many, or 0 at the end of the input
     /// (with a description when reading failed).
-    public typealias Reader = (inout [UInt8]) -> (count: Int, error: String?)
+    package typealias Reader = (inout [UInt8]) -> (count: Int, error: String?)
 
     /// The largest record (a line, or a JSON document with the newlines between its lines) read
     /// whole: 64 MiB. One byte more is refused.
-    public static let maximumRecordSize = 64 << 20
+    package static let maximumRecordSize = 64 << 20
 
     let origin: String
     let numberLines: Bool
@@ -45,15 +45,15 @@ public struct InputStream {
     /// The first record's bytes, kept while it is the only one (for a lone bare token).
     private var onlyRecord: [UInt8]?
     /// Why the first JSON-looking record did not parse, for "no JWS found" messages.
-    public private(set) var jsonProblem: String?
+    package private(set) var jsonProblem: String?
     /// Set when reading failed part-way.
-    public private(set) var readError: String?
+    package private(set) var readError: String?
     /// The most bytes the read buffer held at once: at most the record limit and one read.
-    public private(set) var peakBufferedBytes = 0
+    package private(set) var peakBufferedBytes = 0
     /// The input's first bytes (up to `openingSize`), to recognise what it is when no JWS is
     /// found in it (a legacy receipt, say).
-    public private(set) var opening: [UInt8] = []
-    public static let openingSize = 64
+    package private(set) var opening: [UInt8] = []
+    package static let openingSize = 64
 
     /// - Parameters:
     ///   - origin: the input's name ("file.json", "<stdin>", "argument 1"), prefixed to every source.
@@ -63,7 +63,7 @@ public struct InputStream {
     ///   - firstLine: the number of its first line: a block of a larger stream (GNU parallel
     ///     `--pipe`) names its lines as that stream's; 1 unless asked.
     ///   - read: appends the next bytes of the input.
-    public init(
+    package init(
         origin: String, numberLines: Bool = true, recordLimit: Int = maximumRecordSize, wouldWait: (() -> Bool)? = nil,
         firstLine: Int = 1, read: @escaping Reader
     ) {
@@ -76,7 +76,7 @@ public struct InputStream {
     }
 
     /// An in-memory input.
-    public init(bytes: [UInt8], origin: String, numberLines: Bool = true, recordLimit: Int = maximumRecordSize) {
+    package init(bytes: [UInt8], origin: String, numberLines: Bool = true, recordLimit: Int = maximumRecordSize) {
         var remaining: [UInt8]? = bytes
         self.init(origin: origin, numberLines: numberLines, recordLimit: recordLimit) { buffer in
             guard let bytes = remaining else { return (0, nil) }
@@ -88,7 +88,7 @@ public struct InputStream {
 
     /// The items found in the next record; nil once the input is exhausted.
     /// May return an empty array for a record without JWS.
-    public mutating func next() -> [InputScanner.Item]? {
+    package mutating func next() -> [InputScanner.Item]? {
         guard let record = nextRecord() else { return nil }
         let (items, problem) = record.scan()
         noteJSONProblem(problem)
@@ -97,12 +97,12 @@ public struct InputStream {
 
     /// Records a JSON-looking record's parse problem (the first one is kept), for the
     /// "no JWS found" message; callers that scan records themselves report it here.
-    public mutating func noteJSONProblem(_ problem: String?) {
+    package mutating func noteJSONProblem(_ problem: String?) {
         if jsonProblem == nil, let problem { jsonProblem = problem }
     }
 
     /// The next record, read but not scanned; nil once the input is exhausted.
-    public mutating func nextRecord() -> Record? {
+    package mutating func nextRecord() -> Record? {
         if recordCount == 0, let receipt = binaryReceipt() {
             recordCount += 1
             return receipt
@@ -217,14 +217,14 @@ public struct InputStream {
     }
 
     /// "64 MiB", "64 KiB" or "100 bytes", as messages name a limit.
-    public static func describe(size: Int) -> String {
+    package static func describe(size: Int) -> String {
         if size >= 1 << 20, size % (1 << 20) == 0 { return "\(size >> 20) MiB" }
         if size >= 1 << 10, size % (1 << 10) == 0 { return "\(size >> 10) KiB" }
         return "\(size)-byte"
     }
 
     /// The input's single record when it had exactly one text record, for a last-chance decode.
-    public var soleTextRecord: [UInt8]? { recordCount == 1 ? onlyRecord : nil }
+    package var soleTextRecord: [UInt8]? { recordCount == 1 ? onlyRecord : nil }
 
     // MARK: Lines
 

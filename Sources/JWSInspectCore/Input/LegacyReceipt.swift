@@ -5,7 +5,7 @@
 /// StoreKit Testing in Xcode writes it) or `30 81`…`30 84` (definite length), then the
 /// OID 1.2.840.113549.1.7.2. Apps send it base64-encoded, so its text starts `MIA` or
 /// `MII`/`MIM`…, often wrapped at 64 or 76 columns.
-public enum LegacyReceipt {
+package enum LegacyReceipt {
     /// The DER of OID 1.2.840.113549.1.7.2 (pkcs7-signedData).
     static let signedDataOID: [UInt8] = [0x06, 0x09, 0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x07, 0x02]
 
@@ -22,7 +22,7 @@ public enum LegacyReceipt {
     ///
     /// Linear in the leading whitespace, then bounded: only the first `window` bytes after
     /// it are read, and of base64 text only the first `base64Characters` characters decoded.
-    public static func looksLike(_ bytes: some Collection<UInt8>) -> Bool {
+    package static func looksLike(_ bytes: some Collection<UInt8>) -> Bool {
         guard let start = bytes.firstIndex(where: { !isWhitespace($0) }) else { return false }
         let prefix = Array(bytes[start...].prefix(window))
         return startsSignedData(prefix) || startsSignedData(decodeBase64Start(prefix))

@@ -2,7 +2,7 @@
 /// buffer a `JSONStream` owns (`OutputBytes`), whose appends cost a bounds check and a copy
 /// (an Array's also check that it is uniquely referenced, and call out, for every append:
 /// most of writing a result, which is a few hundred short appends).
-public protocol ByteSink {
+package protocol ByteSink {
     mutating func write(_ byte: UInt8)
     mutating func write(_ bytes: UnsafeBufferPointer<UInt8>)
 }
@@ -21,8 +21,8 @@ extension ByteSink {
 }
 
 extension Array: ByteSink where Element == UInt8 {
-    public mutating func write(_ byte: UInt8) { append(byte) }
-    public mutating func write(_ bytes: UnsafeBufferPointer<UInt8>) { append(contentsOf: bytes) }
+    package mutating func write(_ byte: UInt8) { append(byte) }
+    package mutating func write(_ bytes: UnsafeBufferPointer<UInt8>) { append(contentsOf: bytes) }
 }
 
 /// Bytes in memory of their own, grown by doubling: the output buffer of one result.
@@ -30,7 +30,7 @@ extension Array: ByteSink where Element == UInt8 {
 /// A value type over memory held by `Storage`, which frees it: copies share the memory, so a
 /// buffer is written through one variable (`JSONStream` owns one and hands out copies of its
 /// bytes, never of itself).
-public struct OutputBytes: ByteSink {
+package struct OutputBytes: ByteSink {
     private final class Storage {
         var base: UnsafeMutablePointer<UInt8>
         init(capacity: Int) { base = .allocate(capacity: capacity) }
@@ -41,21 +41,21 @@ public struct OutputBytes: ByteSink {
     private var base: UnsafeMutablePointer<UInt8>
     private var capacity: Int
     /// Bytes written.
-    public private(set) var count = 0
+    package private(set) var count = 0
 
-    public init(capacity: Int) {
+    package init(capacity: Int) {
         self.capacity = max(capacity, 64)
         storage = Storage(capacity: self.capacity)
         base = storage.base
     }
 
-    public mutating func write(_ byte: UInt8) {
+    package mutating func write(_ byte: UInt8) {
         if count == capacity { grow(to: count + 1) }
         base[count] = byte
         count += 1
     }
 
-    public mutating func write(_ bytes: UnsafeBufferPointer<UInt8>) {
+    package mutating func write(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
         if count + bytes.count > capacity { grow(to: count + bytes.count) }
         (base + count).update(from: source, count: bytes.count)
@@ -74,10 +74,10 @@ public struct OutputBytes: ByteSink {
     }
 
     /// The bytes written, as an array.
-    public var array: [UInt8] { [UInt8](UnsafeBufferPointer(start: base, count: count)) }
+    package var array: [UInt8] { [UInt8](UnsafeBufferPointer(start: base, count: count)) }
 
     /// Calls `body` with the bytes written, in place.
-    public func withBytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+    package func withBytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
         body(UnsafeBufferPointer(start: base, count: count))
     }
 }

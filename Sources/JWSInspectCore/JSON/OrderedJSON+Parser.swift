@@ -1,18 +1,18 @@
 /// Reading JSON text in order: `mint`'s templates and `--set` values.
 extension OrderedJSON {
     /// Why a text is not the JSON `parse` reads: where and what, in one line.
-    public struct ParseError: Error, Sendable, Equatable, CustomStringConvertible {
-        public let description: String
+    package struct ParseError: Error, Sendable, Equatable, CustomStringConvertible {
+        package let description: String
     }
 
     /// How deep `parse` lets a text nest.
-    public static let maximumParseDepth = OrderedJSONParser.maximumDepth
+    package static let maximumParseDepth = OrderedJSONParser.maximumDepth
 
     /// Parses one JSON text, keeping its objects' member order: strict (RFC 8259: no comments,
     /// no trailing commas, no duplicate members, UTF-8, raw control characters refused), nested
     /// at most `maximumParseDepth` deep. Integers that fit are `.integer`, other finite numbers
     /// `.double`; a number beyond a double's range is refused.
-    public static func parse(_ bytes: [UInt8]) throws(ParseError) -> OrderedJSON {
+    package static func parse(_ bytes: [UInt8]) throws(ParseError) -> OrderedJSON {
         try OrderedJSONParser.parse(bytes)
     }
 }

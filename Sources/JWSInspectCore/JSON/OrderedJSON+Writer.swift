@@ -2,21 +2,21 @@
 /// for every string, raw JSON texts re-indented without touching a token.
 extension OrderedJSON {
     /// Serializes: `pretty` uses two-space indentation, otherwise no insignificant whitespace.
-    public func serialized(pretty: Bool = false, level: Int = 0) -> String {
+    package func serialized(pretty: Bool = false, level: Int = 0) -> String {
         var out: [UInt8] = []
         write(into: &out, pretty: pretty, level: level)
         return String(decoding: out, as: UTF8.self)
     }
 
     /// The compact text (no insignificant whitespace) as UTF-8: the bytes a payload is signed as.
-    public var bytes: [UInt8] {
+    package var bytes: [UInt8] {
         var out: [UInt8] = []
         write(into: &out, pretty: false, level: 0)
         return out
     }
 
     /// Appends the text; `pretty` as in `serialized`.
-    public func write(into out: inout [UInt8], pretty: Bool = false, level: Int = 0) {
+    package func write(into out: inout [UInt8], pretty: Bool = false, level: Int = 0) {
         write(to: &out, pretty: pretty, level: level)
     }
 
@@ -98,7 +98,7 @@ extension OrderedJSON {
 
     /// Writes a JSON string (RFC 8259 §7): quotes and backslashes escaped, `\n`, `\r`, `\t`,
     /// other control characters as `\u00XX`; everything else, DEL and non-ASCII included, as is.
-    public static func writeString(_ string: String, into out: inout [UInt8]) {
+    package static func writeString(_ string: String, into out: inout [UInt8]) {
         writeString(string, to: &out)
     }
 

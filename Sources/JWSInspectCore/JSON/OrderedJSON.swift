@@ -5,7 +5,7 @@
 ///
 /// `JSONValue` stays what signed data is read as (Foundation's decoder, after `JSONSyntax`'s
 /// strict check); the tests' `StrictJSON` stays an independent judge of both.
-public indirect enum OrderedJSON: Sendable, Equatable {
+package indirect enum OrderedJSON: Sendable, Equatable {
     case object(Object)
     case array([OrderedJSON])
     case string(String)
@@ -21,32 +21,32 @@ public indirect enum OrderedJSON: Sendable, Equatable {
     case preformatted(String)
 
     /// Members in order, as `Object(distinct:)` takes them.
-    public typealias Members = [(key: String, value: OrderedJSON)]
+    package typealias Members = [(key: String, value: OrderedJSON)]
 
     /// An object's members, in order, with distinct keys.
-    public struct Object: Sendable, Equatable, ExpressibleByArrayLiteral {
-        public private(set) var members: Members
+    package struct Object: Sendable, Equatable, ExpressibleByArrayLiteral {
+        package private(set) var members: Members
 
         /// An object with these members; a key repeated keeps its first place and its last value.
-        public init(_ members: Members = []) {
+        package init(_ members: Members = []) {
             self.members = []
             for (key, value) in members { self[key] = value }
         }
 
         /// An object with these members as given: the caller's keys are distinct (output
         /// objects, whose names are written in code). Linear, unlike `init(_:)`.
-        public init(distinct members: Members) {
+        package init(distinct members: Members) {
             self.members = members
         }
 
         /// An object literal: its names are distinct (`init(distinct:)`).
-        public init(arrayLiteral elements: (key: String, value: OrderedJSON)...) {
+        package init(arrayLiteral elements: (key: String, value: OrderedJSON)...) {
             self.members = elements
         }
 
         /// The member's value; setting replaces it in place, adds a new key at the end, and
         /// removes it when nil.
-        public subscript(key: String) -> OrderedJSON? {
+        package subscript(key: String) -> OrderedJSON? {
             get { members.first { $0.key == key }?.value }
             set {
                 let index = members.firstIndex { $0.key == key }
@@ -60,21 +60,21 @@ public indirect enum OrderedJSON: Sendable, Equatable {
         }
 
         /// The keys, in order.
-        public var keys: [String] { members.map(\.key) }
+        package var keys: [String] { members.map(\.key) }
 
         /// Adds `value` under `key` when there is one (optional members).
-        public mutating func add(_ key: String, _ value: OrderedJSON?) {
+        package mutating func add(_ key: String, _ value: OrderedJSON?) {
             if let value { self[key] = value }
         }
 
-        public static func == (lhs: Object, rhs: Object) -> Bool {
+        package static func == (lhs: Object, rhs: Object) -> Bool {
             lhs.members.count == rhs.members.count
                 && zip(lhs.members, rhs.members).allSatisfy { $0.key == $1.key && $0.value == $1.value }
         }
     }
 
     /// A decoded value, its objects' members sorted by key (a `JSONValue` object has no order).
-    public init(_ value: JSONValue) {
+    package init(_ value: JSONValue) {
         switch value {
         case .string(let text): self = .string(text)
         case .integer(let number): self = .integer(number)
@@ -88,7 +88,7 @@ public indirect enum OrderedJSON: Sendable, Equatable {
     }
 
     /// "a string", "a number"…: for messages.
-    public var kindName: String {
+    package var kindName: String {
         switch self {
         case .string: "a string"
         case .integer, .double: "a number"

@@ -1,7 +1,7 @@
 /// Strict base64url (RFC 4648 §5) without padding, as JWS compact serialization uses.
-public enum Base64URL {
+package enum Base64URL {
     /// Why a segment is not canonical unpadded base64url.
-    public enum DecodingError: Error, Equatable, Sendable, CustomStringConvertible {
+    package enum DecodingError: Error, Equatable, Sendable, CustomStringConvertible {
         /// A byte outside `A–Z a–z 0–9 - _` at `offset` (padding `=` included).
         case invalidCharacter(UInt8, offset: Int)
         /// A length of 4n+1 characters cannot encode whole bytes.
@@ -9,7 +9,7 @@ public enum Base64URL {
         /// The unused low bits of the last character are not zero.
         case nonCanonical
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .invalidCharacter(let byte, let offset):
                 let shown =
@@ -35,7 +35,7 @@ public enum Base64URL {
     }()
 
     /// Decodes unpadded base64url.
-    public static func decode<Bytes: Collection>(_ text: Bytes) throws(DecodingError) -> [UInt8]
+    package static func decode<Bytes: Collection>(_ text: Bytes) throws(DecodingError) -> [UInt8]
     where Bytes.Element == UInt8 {
         if let result = text.withContiguousStorageIfAvailable({ decoding($0) }) {
             return try result.get()
@@ -119,7 +119,7 @@ public enum Base64URL {
     }
 
     /// Encodes bytes as unpadded base64url.
-    public static func encode(_ bytes: [UInt8]) -> String {
+    package static func encode(_ bytes: [UInt8]) -> String {
         var out: [UInt8] = []
         out.reserveCapacity((bytes.count * 4 + 2) / 3)
         var index = 0

@@ -8,21 +8,21 @@
 ///
 /// Decoding only: nothing here is verified. The signing input is kept exactly
 /// as it appears in the token, never re-encoded.
-public struct CompactJWS: Sendable {
+package struct CompactJWS: Sendable {
     /// The token as given (ASCII).
-    public let token: String
+    package let token: String
     /// The decoded header bytes (UTF-8 JSON as signed) and their parsed value.
-    public let header: DecodedSegment
+    package let header: DecodedSegment
     /// The decoded payload bytes (UTF-8 JSON as signed) and their parsed value.
-    public let payload: DecodedSegment
+    package let payload: DecodedSegment
     /// The decoded signature bytes (empty for `header.payload.`).
-    public let signature: [UInt8]
+    package let signature: [UInt8]
 
     /// A decoded JSON segment: the exact bytes and the object they hold. Immutable, and a
     /// class: a token's segments are handed from stage to stage (subject, envelope, result)
     /// by one reference each, not copied member by member.
-    public final class DecodedSegment: Sendable {
-        public let bytes: [UInt8]
+    package final class DecodedSegment: Sendable {
+        package let bytes: [UInt8]
         /// The members verification reads (for a header: all of them). Decoding only these
         /// keeps batch verification fast; `object` has everything.
         let essentials: [String: JSONValue]
@@ -37,7 +37,7 @@ public struct CompactJWS: Sendable {
         let whole: [String: JSONValue]?
         /// Whether `bytes` are known to be compact JSON, no whitespace between tokens and no raw
         /// control character: JSON Lines writes them as they are (else re-indented, `OrderedJSON.raw`).
-        public let isCompact: Bool
+        package let isCompact: Bool
 
         init(
             bytes: [UInt8], essentials: [String: JSONValue], isComplete: Bool, recognisedKind: PayloadKind? = nil,
@@ -53,7 +53,7 @@ public struct CompactJWS: Sendable {
         }
 
         /// Every member, decoded on demand when `essentials` is a subset.
-        public var object: [String: JSONValue] {
+        package var object: [String: JSONValue] {
             guard !isComplete else { return essentials }
             if let whole { return whole }
             // The text was decoded once already, and checked as JSON: this cannot fail.
@@ -62,7 +62,7 @@ public struct CompactJWS: Sendable {
     }
 
     /// Why a string is not a decodable compact JWS.
-    public enum FormatError: Error, Equatable, Sendable, CustomStringConvertible {
+    package enum FormatError: Error, Equatable, Sendable, CustomStringConvertible {
         case segmentCount(Int)
         case emptySegment(String)
         case base64(segment: String, Base64URL.DecodingError)
@@ -72,7 +72,7 @@ public struct CompactJWS: Sendable {
         case duplicateMember(segment: String, DuplicateMember)
         case tooLarge(Int, limit: Int)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .segmentCount(let count):
                 "a compact JWS has 3 dot-separated segments (header.payload.signature), found \(count)"
@@ -87,10 +87,10 @@ public struct CompactJWS: Sendable {
     }
 
     /// The largest token accepted (1 MiB); real App Store tokens are under 20 KB.
-    public static let maximumTokenSize = 1 << 20
+    package static let maximumTokenSize = 1 << 20
 
     /// Splits and decodes a compact JWS.
-    public init(_ token: String) throws(FormatError) {
+    package init(_ token: String) throws(FormatError) {
         try self.init(token, decodedHeader: nil, payloadKeys: .all)
     }
 

@@ -10,17 +10,17 @@
 /// parser; RFC 7515 §5.2 lets a JWS parser either refuse such a header or take the last.
 /// Foundation keeps the first, Python, Node and Go the last: the same text reads two ways,
 /// so a verifier refuses it.
-public struct DuplicateMember: Error, Sendable, Equatable, CustomStringConvertible {
+package struct DuplicateMember: Error, Sendable, Equatable, CustomStringConvertible {
     /// The name as decoded (escapes resolved), quoted at most `Excerpt.limit` characters long.
-    public let name: String
+    package let name: String
     /// The byte offset of the second name's opening quote in the text.
-    public let offset: Int
+    package let offset: Int
 
     /// `"bundleId"`, the name as messages quote it.
-    public var quotedName: String { "\"\(Excerpt.of(name))\"" }
+    package var quotedName: String { "\"\(Excerpt.of(name))\"" }
 
     /// "member "bundleId" twice (at byte 123)", for "the payload names …".
-    public var description: String { "member \(quotedName) twice (at byte \(offset))" }
+    package var description: String { "member \(quotedName) twice (at byte \(offset))" }
 }
 
 /// The member names of the objects open in a JSON text, to find an object that names one

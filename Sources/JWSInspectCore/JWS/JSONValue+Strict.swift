@@ -7,7 +7,7 @@ extension JSONValue {
     /// read next (the App Store Server API's answers).
     ///
     /// An object that names a member twice (at any depth) is refused: it reads two ways.
-    public static func strictObject(_ bytes: [UInt8]) -> Result<[String: JSONValue], StrictJSONError> {
+    package static func strictObject(_ bytes: [UInt8]) -> Result<[String: JSONValue], StrictJSONError> {
         let decodable: [UInt8]
         switch CompactJWS.strictText(bytes) {
         case .success(let copy): decodable = copy ?? bytes
@@ -24,7 +24,7 @@ extension JSONValue {
 }
 
 /// Why a text is not one strict JSON object (`JSONValue.strictObject`).
-public enum StrictJSONError: Error, Sendable, Equatable {
+package enum StrictJSONError: Error, Sendable, Equatable {
     /// Not JSON text, and why ("a trailing comma at byte 41", "it is not valid UTF-8").
     case notJSON(String)
     /// JSON, but an array, a string, a number, a literal.

@@ -4,7 +4,7 @@ internal import FoundationEssentials
 ///
 /// Used to read fields; the exact signed bytes are kept separately (`DecodedSegment.bytes`)
 /// so that output can show the payload exactly as signed.
-public enum JSONValue: Sendable, Equatable, Decodable {
+package enum JSONValue: Sendable, Equatable, Decodable {
     case object([String: JSONValue])
     case array([JSONValue])
     case string(String)
@@ -15,7 +15,7 @@ public enum JSONValue: Sendable, Equatable, Decodable {
     case bool(Bool)
     case null
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         // Each failed attempt throws (and errors are costly), so the common kinds go first:
         // payload fields are mostly strings and integers.
         let single = try decoder.singleValueContainer()
@@ -48,7 +48,7 @@ public enum JSONValue: Sendable, Equatable, Decodable {
     }
 
     /// The deepest nesting Foundation's JSON parser accepts.
-    public static let maximumDepth = 512
+    package static let maximumDepth = 512
 
     /// Why `bytes` failed to decode, in one line, naming the nesting limit when that is the cause.
     static func describeFailure(_ error: any Error, bytes: [UInt8]) -> String {
@@ -65,7 +65,7 @@ public enum JSONValue: Sendable, Equatable, Decodable {
     /// - Throws: Foundation's error for anything that is not JSON; `DuplicateMember` for a
     ///   member named twice; `Unchecked` for a text Foundation reads and the member check
     ///   cannot (not UTF-8).
-    public static func decode(_ bytes: [UInt8], budget: Int? = nil) throws -> JSONValue {
+    package static func decode(_ bytes: [UInt8], budget: Int? = nil) throws -> JSONValue {
         if let budget {
             let estimate = bytes.withUnsafeBufferPointer { TreeCost.estimate($0) }
             if estimate.bytes > budget { throw TreeCost.TooDense(values: estimate.values, size: bytes.count) }
@@ -93,13 +93,13 @@ public enum JSONValue: Sendable, Equatable, Decodable {
     }
 
     /// The bytes a member name that is not ASCII may have (`MemberNames.nonASCIILimit`).
-    public static var nonASCIIMemberNameLimit: Int { MemberNames.nonASCIILimit }
+    package static var nonASCIIMemberNameLimit: Int { MemberNames.nonASCIILimit }
 
     /// What decoding a JSON text costs in memory, estimated before it is decoded: Foundation's
     /// decoder and the tree it makes take about 56 bytes per value and 128 more per object,
     /// whatever the value's own bytes (`[1,1,…]` of 64 MiB made 1.7 GB, `[{"x":1},…]` 2.2 GB),
     /// so a document of many small values is refused before it is read, not held.
-    public enum TreeCost {
+    package enum TreeCost {
         /// Bytes per value (a separator, a member name's colon or a container opening marks one).
         static let perValue = 56
         /// Bytes more per object.
@@ -107,7 +107,7 @@ public enum JSONValue: Sendable, Equatable, Decodable {
 
         /// The values a text holds and the bytes its tree would take: one linear pass, strings
         /// skipped (their escapes too).
-        public static func estimate(_ bytes: UnsafeBufferPointer<UInt8>) -> (values: Int, bytes: Int) {
+        package static func estimate(_ bytes: UnsafeBufferPointer<UInt8>) -> (values: Int, bytes: Int) {
             var values = 1
             var objects = 0
             var inString = false
@@ -136,11 +136,11 @@ public enum JSONValue: Sendable, Equatable, Decodable {
         }
 
         /// A document whose tree would take more than the memory allowed for it.
-        public struct TooDense: CostRefusal {
-            public let values: Int
-            public let size: Int
+        package struct TooDense: CostRefusal {
+            package let values: Int
+            package let size: Int
 
-            public var description: String {
+            package var description: String {
                 "it holds about \(values) values in \(size) bytes, too many to read within the memory allowed "
                     + "for one record (split it, e.g. jq -c '.[]')"
             }
@@ -149,12 +149,12 @@ public enum JSONValue: Sendable, Equatable, Decodable {
 
     /// A JSON text refused before it is decoded because reading it would cost too much (memory:
     /// `TreeCost.TooDense`; time: `RefusedNames`): refused whole, nothing in it read.
-    public protocol CostRefusal: Error, CustomStringConvertible {}
+    package protocol CostRefusal: Error, CustomStringConvertible {}
 
     /// A text refused for its member names before it is decoded (`MemberNames`: names that are
     /// not ASCII, too long one by one or all together, cost more than linear time to compare).
-    public struct RefusedNames: CostRefusal {
-        public let description: String
+    package struct RefusedNames: CostRefusal {
+        package let description: String
     }
 
     /// A text Foundation decoded whose members could not be checked for duplicates.
@@ -166,7 +166,7 @@ public enum JSONValue: Sendable, Equatable, Decodable {
     /// nil when it is valid JSON of another kind; throws Foundation's error when it is not JSON.
     /// Members named twice are not looked for: the text must have passed
     /// `JSONSyntax.strictCheck` (or `decode`) first, which refuses them.
-    public static func decodeObject(_ bytes: [UInt8]) throws -> [String: JSONValue]? {
+    package static func decodeObject(_ bytes: [UInt8]) throws -> [String: JSONValue]? {
         if let object = FastJSONObject.parse(bytes) { return object }
         let data = Data(bytes)
         let decoder = JSONDecoder()
@@ -200,23 +200,23 @@ public enum JSONValue: Sendable, Equatable, Decodable {
         return values
     }
 
-    public subscript(key: String) -> JSONValue? {
+    package subscript(key: String) -> JSONValue? {
         if case .object(let object) = self { return object[key] }
         return nil
     }
 
-    public var objectValue: [String: JSONValue]? {
+    package var objectValue: [String: JSONValue]? {
         if case .object(let object) = self { return object }
         return nil
     }
 
-    public var stringValue: String? {
+    package var stringValue: String? {
         if case .string(let string) = self { return string }
         return nil
     }
 
     /// The value as a number (integers converted), or nil.
-    public var numberValue: Double? {
+    package var numberValue: Double? {
         switch self {
         case .integer(let value): Double(value)
         case .double(let value): value
@@ -225,7 +225,7 @@ public enum JSONValue: Sendable, Equatable, Decodable {
     }
 
     /// The kind of value, for messages ("a string", "an object").
-    public var kindDescription: String {
+    package var kindDescription: String {
         switch self {
         case .object: "an object"
         case .array: "an array"

@@ -2,21 +2,21 @@ internal import COpenSSL
 
 /// One `ReceiptAttribute ::= SEQUENCE { type INTEGER, version INTEGER, value OCTET STRING }`
 /// of a legacy receipt or of one of its in-app entries.
-public struct ReceiptAttribute: Sendable, Equatable {
+package struct ReceiptAttribute: Sendable, Equatable {
     /// The field type (2 = bundle ID, 17 = an in-app entry, 1702 = product ID…).
-    public let type: Int
+    package let type: Int
     /// The attribute's version (not shown by verifyReceipt).
-    public let version: Int64
+    package let version: Int64
     /// The OCTET STRING's contents: the DER of the value's own type (raw bytes for the opaque
     /// value and the SHA-1 hash).
-    public let bytes: [UInt8]
+    package let bytes: [UInt8]
 
     /// The value decoded as the ASN.1 it holds.
-    public var value: ReceiptValue { ReceiptValue(der: bytes) }
+    package var value: ReceiptValue { ReceiptValue(der: bytes) }
 }
 
 /// A receipt attribute's value, decoded with `d2i_ASN1_TYPE`.
-public enum ReceiptValue: Sendable, Equatable {
+package enum ReceiptValue: Sendable, Equatable {
     /// A UTF8String (names, versions, IDs).
     case utf8String(String)
     /// An IA5String (dates).
@@ -111,7 +111,7 @@ public enum ReceiptValue: Sendable, Equatable {
 
     /// The value of a DER value given in lowercase or uppercase hex (as JSON output shows an
     /// undocumented field); nil when the text is not hex.
-    public init?(hex: String) {
+    package init?(hex: String) {
         let digits = Array(hex.utf8)
         guard !digits.isEmpty, digits.count % 2 == 0, digits.count <= 2 * CMSSignedData.maximumSize else { return nil }
         var bytes: [UInt8] = []
@@ -135,7 +135,7 @@ public enum ReceiptValue: Sendable, Equatable {
     }
 
     /// The value as a reader sees it: `UTF8String "…"`, `IA5String "…"`, `INTEGER 42`; nil for raw bytes.
-    public var shown: String? {
+    package var shown: String? {
         switch self {
         case .utf8String(let text): "UTF8String \"\(text)\""
         case .ia5String(let text): "IA5String \"\(text)\""
@@ -145,7 +145,7 @@ public enum ReceiptValue: Sendable, Equatable {
     }
 
     /// The text of a UTF8String or IA5String.
-    public var string: String? {
+    package var string: String? {
         switch self {
         case .utf8String(let text), .ia5String(let text): text
         default: nil
@@ -153,7 +153,7 @@ public enum ReceiptValue: Sendable, Equatable {
     }
 
     /// The number of an INTEGER.
-    public var integer: Int64? {
+    package var integer: Int64? {
         if case .integer(let number) = self { return number }
         return nil
     }

@@ -1,13 +1,13 @@
 /// Receipts as apps send them: standard base64 (RFC 4648 §4), wrapped or not, padded or not.
-public enum ReceiptBase64 {
+package enum ReceiptBase64 {
     /// Why text is not a base64 receipt.
-    public enum DecodingError: Error, Sendable, Equatable, CustomStringConvertible {
+    package enum DecodingError: Error, Sendable, Equatable, CustomStringConvertible {
         /// The decoded bytes would exceed `CMSSignedData.maximumSize`.
         case tooLarge(limit: Int)
         /// A character that is neither base64 nor whitespace, or a wrong length or padding.
         case notBase64
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .tooLarge(let limit): "not a receipt: the base64 text decodes to more than \(limit) bytes"
             case .notBase64: "not a receipt: not standard base64 text"
@@ -40,7 +40,7 @@ public enum ReceiptBase64 {
     ///
     /// - Throws: `.tooLarge` when the text holds more characters than `CMSSignedData.maximumSize`
     ///   bytes need (whatever they are); `.notBase64` for anything else that is not base64.
-    public static func decode(_ text: some Collection<UInt8>) throws(DecodingError) -> [UInt8] {
+    package static func decode(_ text: some Collection<UInt8>) throws(DecodingError) -> [UInt8] {
         if let result = text.withContiguousStorageIfAvailable({ decoding($0) }) { return try result.get() }
         return try Array(text).withUnsafeBufferPointer { decoding($0) }.get()
     }

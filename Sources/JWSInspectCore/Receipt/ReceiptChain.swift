@@ -1,4 +1,4 @@
-public import FoundationEssentials
+package import FoundationEssentials
 
 /// Validation of a legacy receipt's signer chain: the signer's certificate (leaf), the other
 /// embedded certificates (untrusted intermediates), and trusted roots (Apple Inc. Root by
@@ -15,23 +15,23 @@ public import FoundationEssentials
 /// signer's certificate included. The roots trusted are still only those configured, so a
 /// SHA-1 collision would have to be forged under Apple's own WWDR CA. The CMS signer's own
 /// digest meets the same floor (`ReceiptSigner`'s `signature` check).
-public enum ReceiptChain {
+package enum ReceiptChain {
     /// SHA-256 fingerprint of Apple Inc. Root ("Apple Root CA", 2006 to 2035).
-    public static let appleIncRootFingerprint = "b0b1730ecbc7ff4505142c49f1295e6eda6bcaed7e2c68c5be91b5a11001f024"
+    package static let appleIncRootFingerprint = "b0b1730ecbc7ff4505142c49f1295e6eda6bcaed7e2c68c5be91b5a11001f024"
     /// SHA-256 fingerprint of the self-signed "StoreKit" certificate (2020 to 2040) that
     /// StoreKit Testing in Xcode signs receipts with.
-    public static let storeKitFingerprint = "ff0ba36e721d2db741d2aa11e6112ef78bf7131b46c7f035b00891d045c864fe"
+    package static let storeKitFingerprint = "ff0ba36e721d2db741d2aa11e6112ef78bf7131b46c7f035b00891d045c864fe"
     /// The weakest keys and signatures receipt chains and CMS signers may use: level 2, SHA-1 allowed.
-    public static let algorithmFloor = TrustStore.AlgorithmFloor.level2AllowingSHA1Signatures
+    package static let algorithmFloor = TrustStore.AlgorithmFloor.level2AllowingSHA1Signatures
 
     /// The default trust anchor of receipts: the embedded Apple Inc. Root alone.
-    public static let appleIncRoot: TrustStore = TrustStore(
+    package static let appleIncRoot: TrustStore = TrustStore(
         lazyRootDERs: AppleCertificates.embeddedRootDERs.filter {
             Digest.sha256($0).hexString() == appleIncRootFingerprint
         })
 
     /// Who signed a receipt, judged from the embedded certificates before any validation.
-    public enum Signer: Sendable, Equatable {
+    package enum Signer: Sendable, Equatable {
         /// A certificate chain as the App Store's (several certificates).
         case appStore
         /// One self-signed certificate named "StoreKit": StoreKit Testing in Xcode, not the
@@ -41,7 +41,7 @@ public enum ReceiptChain {
     }
 
     /// One reason a receipt's chain is not valid.
-    public enum Failure: Sendable, Equatable, CustomStringConvertible {
+    package enum Failure: Sendable, Equatable, CustomStringConvertible {
         /// OpenSSL did not validate a path to a trusted root; the error and its depth (0 = leaf).
         case path(X509VerifyError, depth: Int32)
         /// The signer's certificate lacks `AppleCertificates.leafMarkerOID`.
@@ -49,7 +49,7 @@ public enum ReceiptChain {
         /// No intermediate carries `AppleCertificates.intermediateMarkerOID`.
         case intermediateMarkerMissing
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .path(let error, let depth):
                 let role = depth == 0 ? "the leaf" : depth < 0 ? "the chain" : "the certificate at depth \(depth)"
@@ -63,23 +63,23 @@ public enum ReceiptChain {
     }
 
     /// The outcome of validating a receipt's chain.
-    public struct Validation: Sendable {
+    package struct Validation: Sendable {
         /// Who signed it (App Store chain or StoreKit Testing in Xcode).
-        public let signer: Signer
+        package let signer: Signer
         /// OpenSSL's path validation (the path, leaf first, when valid).
-        public let path: TrustStore.PathValidation
+        package let path: TrustStore.PathValidation
         /// Every reason the chain is not valid; empty when valid.
-        public let failures: [Failure]
+        package let failures: [Failure]
         /// The time the chain was validated at.
-        public let time: Date
+        package let time: Date
 
         /// True when the path validated and, for App Store receipts, both marker OIDs are present.
-        public var isValid: Bool { failures.isEmpty }
+        package var isValid: Bool { failures.isEmpty }
     }
 
     /// Who signed `container`: StoreKit Testing when it embeds exactly one certificate, the
     /// signer's, self-issued with common name "StoreKit"; the App Store otherwise.
-    public static func signer(of container: CMSSignedData) -> Signer {
+    package static func signer(of container: CMSSignedData) -> Signer {
         let certificate = container.signerCertificate
         guard container.certificates.count == 1, certificate.isSelfIssued, certificate.commonName == "StoreKit" else {
             return .appStore
@@ -104,7 +104,7 @@ public enum ReceiptChain {
     /// being in date (`Remembered`): a receipt of the same certificates checked at another time
     /// of the window gets the answer a new validation would give, for the same reason as a JWS
     /// chain's (`VerificationCache`).
-    public static func validate(_ container: CMSSignedData, trustStore: TrustStore = appleIncRoot, at time: Date)
+    package static func validate(_ container: CMSSignedData, trustStore: TrustStore = appleIncRoot, at time: Date)
         -> Validation
     {
         let seconds = Timestamp.seconds(time)

@@ -1,10 +1,10 @@
-public import FoundationEssentials
+package import FoundationEssentials
 
 /// The dates of legacy receipts: RFC 3339 text in IA5Strings, `2020-11-29T19:21:44Z`, and in
 /// some Xcode receipts with an offset, `2023-10-19T03:18:54+0200` (or `+02:00`).
-public enum ReceiptDate {
+package enum ReceiptDate {
     /// A date attribute as the access rule reads it.
-    public enum Reading: Sendable, Equatable {
+    package enum Reading: Sendable, Equatable {
         /// Not there, or an empty string (Apple's receipts hold `""` for no expiry or no cancellation).
         case absent
         case date(Date)
@@ -40,7 +40,7 @@ public enum ReceiptDate {
     /// by `Z`, `±HHMM` or `±HH:MM` with every part in range (years 0001 to 9999, months 1–12,
     /// days within the month, hours 0–23, minutes 0–59, seconds 0–60; a leap second counts as
     /// the next second). An empty text (an absent cancellation or expiry) is nil.
-    public static func parse(_ text: String) -> Date? {
+    package static func parse(_ text: String) -> Date? {
         let bytes = Array(text.utf8)
         guard bytes.count >= 20, bytes.count <= 40 else { return nil }
         func number(_ start: Int, _ count: Int) -> Int? {

@@ -1,5 +1,5 @@
 internal import COpenSSL
-public import FoundationEssentials
+package import FoundationEssentials
 
 extension ReceiptPayload {
     /// The device hash a receipt carries in `sha1_hash` (field 5) for the device with
@@ -7,7 +7,7 @@ extension ReceiptPayload {
     /// whole DER value (the UTF8String with its tag and length), computed with OpenSSL's EVP.
     ///
     /// - Returns: the 20 bytes, or nil when the receipt lacks field 4 or field 2.
-    public func deviceHash(identifierForVendor: UUID) -> [UInt8]? {
+    package func deviceHash(identifierForVendor: UUID) -> [UInt8]? {
         guard let opaque = opaqueValue, let bundle = bundleIDBytes else { return nil }
         let uuid = identifierForVendor.uuid
         let deviceBytes = withUnsafeBytes(of: uuid) { Array($0) }
@@ -15,7 +15,7 @@ extension ReceiptPayload {
     }
 
     /// Whether field 5 equals `deviceHash(identifierForVendor:)`; false when either is missing.
-    public func matchesDevice(identifierForVendor: UUID) -> Bool {
+    package func matchesDevice(identifierForVendor: UUID) -> Bool {
         guard let expected = sha1Hash, let computed = deviceHash(identifierForVendor: identifierForVendor) else {
             return false
         }
@@ -34,16 +34,16 @@ extension ReceiptPayload {
     /// An `expires_date` or `cancellation_date` that is there but no one readable date (another
     /// ASN.1 type, text that is no date, the field twice) grants nothing. None grants anything
     /// when the receipt's own `expiration_date` (field 21) is at or before `time`, or unreadable.
-    public func activeEntries(at time: Date) -> [InAppPurchase] {
+    package func activeEntries(at time: Date) -> [InAppPurchase] {
         guard isInDate(at: time) else { return [] }
         return inApp.filter { $0.isActive(at: time) }
     }
 
     /// Whether any in-app entry grants access at `time` (see `activeEntries(at:)`).
-    public func isActive(at time: Date) -> Bool { isInDate(at: time) && inApp.contains { $0.isActive(at: time) } }
+    package func isActive(at time: Date) -> Bool { isInDate(at: time) && inApp.contains { $0.isActive(at: time) } }
 
     /// Whether the receipt itself has not expired at `time`: no `expiration_date`, or one after `time`.
-    public func isInDate(at time: Date) -> Bool {
+    package func isInDate(at time: Date) -> Bool {
         switch expiration {
         case .absent: true
         case .date(let expires): expires > time
@@ -55,14 +55,14 @@ extension ReceiptPayload {
 extension InAppPurchase {
     /// Whether this entry grants access at `time`: the one access rule (`Entitlement.standing`)
     /// on its purchase, as `ReceiptPayload.activeEntries(at:)` reads it.
-    public func isActive(at time: Date) -> Bool {
+    package func isActive(at time: Date) -> Bool {
         Entitlement.standing(purchase, at: time).grants == true
     }
 
     /// The entry's purchase: cancelled when it holds a `cancellation_date` (one that does not
     /// read counts), bought at `purchase_date`, a subscription until `expires_date`, and without
     /// one a non-consumable (a receipt keeps a consumable only until the app finishes it).
-    public var purchase: Entitlement.Purchase {
+    package var purchase: Entitlement.Purchase {
         let revoked: Entitlement.Purchase.Fact =
             switch dateField(Field.cancellationDate) {
             case .absent: .absent

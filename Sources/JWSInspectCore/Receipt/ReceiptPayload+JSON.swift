@@ -2,7 +2,7 @@ internal import FoundationEssentials
 
 extension ReceiptPayload {
     /// verifyReceipt's names of the receipt's field types, in the order they are shown.
-    public static let fieldOrder: [(type: Int, name: String)] = [
+    package static let fieldOrder: [(type: Int, name: String)] = [
         (Field.receiptType, "receipt_type"), (Field.bundleID, "bundle_id"),
         (Field.applicationVersion, "application_version"),
         (Field.originalApplicationVersion, "original_application_version"),
@@ -11,7 +11,7 @@ extension ReceiptPayload {
     ]
 
     /// verifyReceipt's names of the receipt's field types.
-    public static let fieldNames = Dictionary(uniqueKeysWithValues: fieldOrder.map { ($0.type, $0.name) })
+    package static let fieldNames = Dictionary(uniqueKeysWithValues: fieldOrder.map { ($0.type, $0.name) })
 
     /// The payload as a `JSONValue` object with verifyReceipt's field names, as support staff
     /// know them.
@@ -23,18 +23,18 @@ extension ReceiptPayload {
     /// whose value is neither a string nor an integer shows its bytes in hex under its name.
     /// A type present more than once becomes an array of its values, in order. The receipt
     /// holds no `request_date` (a verifyReceipt server field); it is not invented.
-    public var json: JSONValue { .object(Dictionary(uniqueKeysWithValues: orderedMembers)) }
+    package var json: JSONValue { .object(Dictionary(uniqueKeysWithValues: orderedMembers)) }
 
     /// The members of `json` in display order: the documented fields in `fieldOrder`, then
     /// unknown ones by type, then `in_app`.
-    public var orderedMembers: [(String, JSONValue)] { Self.members(ordered) }
+    package var orderedMembers: [(String, JSONValue)] { Self.members(ordered) }
 
     /// `orderedMembers` as UTF-8 JSON text, in that order (an in-app entry's members in
     /// `InAppPurchase.fieldOrder`): the receipt's `payload` as output shows it.
-    public var jsonBytes: [UInt8] { Self.bytes(ordered) }
+    package var jsonBytes: [UInt8] { Self.bytes(ordered) }
 
     /// `orderedMembers` and `jsonBytes` together, the attributes read once for both.
-    public var orderedMembersAndBytes: (members: [(String, JSONValue)], bytes: [UInt8]) {
+    package var orderedMembersAndBytes: (members: [(String, JSONValue)], bytes: [UInt8]) {
         let ordered = ordered
         return (Self.members(ordered), Self.bytes(ordered))
     }
@@ -83,7 +83,7 @@ extension ReceiptPayload {
 
 extension InAppPurchase {
     /// verifyReceipt's names of the in-app entry's field types, in the order they are shown.
-    public static let fieldOrder: [(type: Int, name: String)] = [
+    package static let fieldOrder: [(type: Int, name: String)] = [
         (Field.quantity, "quantity"), (Field.productID, "product_id"), (Field.transactionID, "transaction_id"),
         (Field.originalTransactionID, "original_transaction_id"), (Field.purchaseDate, "purchase_date"),
         (Field.originalPurchaseDate, "original_purchase_date"), (Field.expiresDate, "expires_date"),
@@ -93,13 +93,13 @@ extension InAppPurchase {
     ]
 
     /// verifyReceipt's names of the in-app entry's field types.
-    public static let fieldNames = Dictionary(uniqueKeysWithValues: fieldOrder.map { ($0.type, $0.name) })
+    package static let fieldNames = Dictionary(uniqueKeysWithValues: fieldOrder.map { ($0.type, $0.name) })
 
     /// The entry as a `JSONValue` object, by the same rules as `ReceiptPayload.json`.
-    public var json: JSONValue { .object(Dictionary(uniqueKeysWithValues: orderedMembers)) }
+    package var json: JSONValue { .object(Dictionary(uniqueKeysWithValues: orderedMembers)) }
 
     /// The members of `json` in display order (documented fields, then unknown ones by type).
-    public var orderedMembers: [(String, JSONValue)] {
+    package var orderedMembers: [(String, JSONValue)] {
         ReceiptJSON.members(attributes, order: Self.fieldOrder, base64: [])
     }
 }

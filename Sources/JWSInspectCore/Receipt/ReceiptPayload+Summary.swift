@@ -1,4 +1,4 @@
-public import FoundationEssentials
+package import FoundationEssentials
 
 extension ReceiptPayload {
     /// Whether the receipt grants access at `time`, in the words every report uses (the verdict,
@@ -8,7 +8,7 @@ extension ReceiptPayload {
     /// uncancelled entry without `expires_date` (a non-consumable); otherwise the receipt grants
     /// nothing, and the reason names the latest subscription's expiry, a cancellation, or that
     /// the receipt holds no in-app purchase.
-    public func access(at time: Date, style: DateStyle = .utc) -> Entitlement.Access {
+    package func access(at time: Date, style: DateStyle = .utc) -> Entitlement.Access {
         switch expiration {
         case .unreadable(let problem):
             return .denied(
@@ -84,7 +84,7 @@ extension ReceiptPayload {
     }
 
     /// The subscription entry that expires last (by `expires_date`, cancelled or not).
-    public var latestSubscription: InAppPurchase? { latestSubscriptionIndex.map { inApp[$0] } }
+    package var latestSubscription: InAppPurchase? { latestSubscriptionIndex.map { inApp[$0] } }
 
     /// The index in `inApp` of `latestSubscription`.
     private var latestSubscriptionIndex: Int? {
@@ -99,11 +99,11 @@ extension ReceiptPayload {
     /// One plain-language line for support staff: "App receipt for com.example.app 1.2
     /// (Production, created 2024-02-23), 4 in-app purchases; latest subscription
     /// com.example.pro expired 2024-03-23: grants no access."
-    public func summary(at time: Date) -> String { summary(at: time, access: access(at: time)) }
+    package func summary(at time: Date) -> String { summary(at: time, access: access(at: time)) }
 
     /// The summary with `access` as the decision to word (an inspection's own, withheld when
     /// the receipt is not proven authentic).
-    public func summary(at time: Date, access: Entitlement.Access, style: DateStyle = .utc) -> String {
+    package func summary(at time: Date, access: Entitlement.Access, style: DateStyle = .utc) -> String {
         var text = "App receipt for \(bundleID ?? "(no bundle_id)")"
         if let version = applicationVersion { text += " \(version)" }
         var context: [String] = []

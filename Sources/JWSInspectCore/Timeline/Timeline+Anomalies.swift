@@ -2,8 +2,8 @@ internal import FoundationEssentials
 
 extension Timeline {
     /// Something wrong between items, with the items it concerns.
-    public struct Anomaly: Sendable, Equatable {
-        public enum Kind: String, Sendable, CaseIterable {
+    package struct Anomaly: Sendable, Equatable {
+        package enum Kind: String, Sendable, CaseIterable {
             /// The same `notificationUUID` delivered more than once, the same signed payload.
             case duplicate
             /// The same `notificationUUID` with another signed payload, or one transaction
@@ -21,19 +21,19 @@ extension Timeline {
             case missed
         }
 
-        public let kind: Kind
+        package let kind: Kind
         /// The subscription it concerns, when one.
-        public let subscriptionID: String?
+        package let subscriptionID: String?
         /// The arrival positions of the items it concerns (for `missed`: in Apple's record).
-        public let items: [Int]
+        package let items: [Int]
         /// For `missed`: the `notificationUUID` or `transactionId` a backfill must replay.
-        public let identifier: String?
+        package let identifier: String?
         /// What is wrong, in words.
-        public let detail: String
+        package let detail: String
     }
 
     /// Every anomaly but `missed`, by the arrival of the first item each concerns.
-    public func anomalies() -> [Anomaly] {
+    package func anomalies() -> [Anomaly] {
         var found: [Anomaly] = []
         for (kept, arrivals) in repeats.sorted(by: { $0.key < $1.key }) {
             let event = events[kept]
@@ -190,7 +190,7 @@ extension Timeline {
     /// What Apple's record (`record`: a fetched notification history or transaction history,
     /// folded) holds and the inputs do not: every notification by `notificationUUID`, every
     /// transaction by `transactionId`, in the record's order. A backfill must replay these.
-    public func reconcile(against record: Timeline) -> [Anomaly] {
+    package func reconcile(against record: Timeline) -> [Anomaly] {
         var notifications: Set<ExactText> = []
         var transactions: Set<ExactText> = []
         for event in events {
@@ -226,7 +226,7 @@ extension Timeline {
     }
 
     /// Milliseconds since 1970 as ISO 8601, as the fold's words and reports show its dates.
-    public static func date(_ milliseconds: Int64) -> String {
+    package static func date(_ milliseconds: Int64) -> String {
         ISO8601.string(Date(timeIntervalSince1970: Double(milliseconds) / 1_000))
     }
 }

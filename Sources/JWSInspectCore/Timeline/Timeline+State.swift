@@ -1,32 +1,32 @@
-public import FoundationEssentials
+package import FoundationEssentials
 
 extension Timeline {
     /// One subscription's state, folded from its events whatever order they arrived in.
-    public struct Subscription: Sendable {
+    package struct Subscription: Sendable {
         /// `originalTransactionId` (a one-time purchase: its `transactionId`).
-        public let id: String
+        package let id: String
         /// The product of the latest-signed transaction.
-        public let productId: String?
-        public let environment: String?
+        package let productId: String?
+        package let environment: String?
         /// Every `appAccountToken` seen, lowercased, sorted.
-        public let appAccountTokens: [String]
+        package let appAccountTokens: [String]
         /// The latest `expiresDate` seen: the maximum, whatever the arrival order.
-        public let expiresDate: Int64?
+        package let expiresDate: Int64?
         /// The revocation of the transaction that decides access, when it is revoked.
-        public let revocationDate: Int64?
-        public let revocationReason: Int64?
+        package let revocationDate: Int64?
+        package let revocationReason: Int64?
         /// `autoRenewStatus` of the latest-signed renewal info (1: renews, 0: turned off).
-        public let autoRenewStatus: Int64?
+        package let autoRenewStatus: Int64?
         /// Access at the time asked, by the one model (`Entitlement.decide`) on the transaction
         /// with the latest `expiresDate` (as revoked when any item says it is) and the
         /// latest-signed renewal info (a billing grace period or billing retry).
-        public let access: Entitlement.Access
+        package let access: Entitlement.Access
         /// Its events (indices into `Timeline.events`), by signing time, then arrival.
-        public let events: [Int]
+        package let events: [Int]
     }
 
     /// The subscriptions, in the order their first event arrived, with access decided at `date`.
-    public func subscriptions(at date: Date) -> [Subscription] {
+    package func subscriptions(at date: Date) -> [Subscription] {
         grouped().map { id, indices in subscription(id, indices, at: date) }
     }
 

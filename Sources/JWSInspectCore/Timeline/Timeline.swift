@@ -12,35 +12,35 @@ internal import FoundationEssentials
 /// Only verified data is folded: an item whose verification failed is counted as skipped and
 /// changes nothing. Memory grows with the events kept (one per distinct delivery; a repeated
 /// delivery is a count), never with the input's size.
-public struct Timeline: Sendable {
+package struct Timeline: Sendable {
     /// One verified item, with what the fold reads from it.
-    public struct Event: Sendable, Equatable {
-        public enum Kind: Sendable, Equatable {
+    package struct Event: Sendable, Equatable {
+        package enum Kind: Sendable, Equatable {
             case notification(type: String, subtype: String?)
             case transaction
             case renewalInfo
         }
 
-        public let kind: Kind
+        package let kind: Kind
         /// Its position in the input (1 for the first item), and where it came from.
-        public let arrival: Int
-        public let source: String
+        package let arrival: Int
+        package let source: String
         /// The signing time of the item itself (a notification's own `signedDate`), ms since 1970.
-        public let signedDate: Int64?
+        package let signedDate: Int64?
         /// Its `notificationUUID`, kept as 16 bytes when it is a UUID (and shown in lowercase, as
         /// Apple sends it), else as given.
         private let uuid: UUID?
         private let otherUUID: String?
         /// The transaction it carries (a notification's nested one), when it carries one.
-        public let transaction: Transaction?
+        package let transaction: Transaction?
         /// The subscription it touches: `originalTransactionId`, else `transactionId` (also of
         /// renewal info alone).
-        public let subscriptionID: String?
+        package let subscriptionID: String?
         /// The first 128 bits of the SHA-256 of the signed payload's bytes: two deliveries are the
         /// same when these are.
         let digest: SIMD2<UInt64>
         /// The billing grace period's end its renewal info signs (`gracePeriodExpiresDate`), ms.
-        public let graceEnd: Int64?
+        package let graceEnd: Int64?
 
         init(
             kind: Kind, arrival: Int, source: String, signedDate: Int64?, notificationUUID: String?,
@@ -59,10 +59,10 @@ public struct Timeline: Sendable {
             graceEnd = renewal?.gracePeriodExpiresDate
         }
 
-        public var notificationUUID: String? { uuid.map { $0.uuidString.lowercased() } ?? otherUUID }
+        package var notificationUUID: String? { uuid.map { $0.uuidString.lowercased() } ?? otherUUID }
 
         /// "DID_RENEW/BILLING_RECOVERY", "transaction", "renewal info".
-        public var name: String {
+        package var name: String {
             switch kind {
             case .notification(let type, let subtype): subtype.map { "\(type)/\($0)" } ?? type
             case .transaction: "transaction"
@@ -71,24 +71,24 @@ public struct Timeline: Sendable {
         }
 
         /// The notification type, when it is one.
-        public var notificationType: String? {
+        package var notificationType: String? {
             if case .notification(let type, _) = kind { return type }
             return nil
         }
     }
 
     /// A transaction as the fold reads it.
-    public struct Transaction: Sendable, Equatable {
-        public let transactionId: String?
-        public let originalTransactionId: String?
-        public let productId: String?
-        public let environment: String?
-        public let appAccountToken: String?
-        public let purchaseDate: Int64?
-        public let expiresDate: Int64?
-        public let revocationDate: Int64?
-        public let revocationReason: Int64?
-        public let signedDate: Int64?
+    package struct Transaction: Sendable, Equatable {
+        package let transactionId: String?
+        package let originalTransactionId: String?
+        package let productId: String?
+        package let environment: String?
+        package let appAccountToken: String?
+        package let purchaseDate: Int64?
+        package let expiresDate: Int64?
+        package let revocationDate: Int64?
+        package let revocationReason: Int64?
+        package let signedDate: Int64?
 
         /// The members that never change for one transaction, whatever later notifications say
         /// of it (a refund adds `revocationDate`, an extension moves `expiresDate`).
@@ -100,28 +100,28 @@ public struct Timeline: Sendable {
     }
 
     /// Renewal info as the fold reads it.
-    public struct Renewal: Sendable, Equatable {
-        public let originalTransactionId: String?
-        public let autoRenewStatus: Int64?
-        public let autoRenewProductId: String?
-        public let signedDate: Int64?
-        public let gracePeriodExpiresDate: Int64?
+    package struct Renewal: Sendable, Equatable {
+        package let originalTransactionId: String?
+        package let autoRenewStatus: Int64?
+        package let autoRenewProductId: String?
+        package let signedDate: Int64?
+        package let gracePeriodExpiresDate: Int64?
         /// The members the access model reads (`Entitlement.accessKeys`).
         let access: [String: JSONValue]
     }
 
     /// Everything folded so far, in input order; the subscriptions' events refer into it.
-    public private(set) var events: [Event] = []
+    package private(set) var events: [Event] = []
     /// Repeated deliveries of a kept event (same `notificationUUID`, same signed payload), by the
     /// kept event's index: their arrival positions.
-    public private(set) var repeats: [Int: [Int]] = [:]
+    package private(set) var repeats: [Int: [Int]] = [:]
     /// A delivery whose `notificationUUID` was seen with another signed payload: (kept event's
     /// index, this delivery).
-    public private(set) var conflicts: [(kept: Int, delivery: Event)] = []
+    package private(set) var conflicts: [(kept: Int, delivery: Event)] = []
     /// Items not folded: (arrival, source, status), for items that failed verification.
-    public private(set) var skipped: [(arrival: Int, source: String, status: Status)] = []
+    package private(set) var skipped: [(arrival: Int, source: String, status: Status)] = []
     /// Items folded that carry nothing of a subscription (a TEST notification): their count.
-    public private(set) var unrelated = 0
+    package private(set) var unrelated = 0
     private var byUUID: [ExactText: Int] = [:]
     private var arrivals = 0
     /// Per subscription, the transaction that decides access so far: the latest period, the
@@ -148,13 +148,13 @@ public struct Timeline: Sendable {
     }
 
     /// The items added so far: folded, repeated, skipped or unrelated.
-    public var items: Int { arrivals }
+    package var items: Int { arrivals }
 
-    public init() {}
+    package init() {}
 
     /// Folds one inspection (an item of the input, in order). A failed one is skipped; a valid
     /// one is kept, or counted as a repeat of the delivery it repeats.
-    public mutating func add(_ inspection: Inspection) {
+    package mutating func add(_ inspection: Inspection) {
         arrivals += 1
         guard inspection.status == .valid, let (event, access, renewal) = event(inspection, arrival: arrivals) else {
             if inspection.status != .valid {

@@ -1,28 +1,28 @@
-public import FoundationEssentials
+package import FoundationEssentials
 
 /// What a chain report shows about one `x5c` certificate.
-public struct CertificateSummary: Sendable {
+package struct CertificateSummary: Sendable {
     /// Index in `x5c` (0 = leaf).
-    public let index: Int
+    package let index: Int
     /// "leaf", "intermediate", "root (not used for trust)", or "extra".
-    public let role: String
-    public let subject: String
-    public let issuer: String
-    public let serialHex: String
-    public let notBefore: Date?
-    public let notAfter: Date?
+    package let role: String
+    package let subject: String
+    package let issuer: String
+    package let serialHex: String
+    package let notBefore: Date?
+    package let notAfter: Date?
     /// SHA-256 of the DER bytes, lowercase hex.
-    public let sha256: String
+    package let sha256: String
     /// Public key, e.g. "EC P-256".
-    public let key: String
+    package let key: String
     /// Extensions under Apple's OID arc, dotted.
-    public let appleOIDs: [String]
+    package let appleOIDs: [String]
     /// The name of the Apple certificate this is, when recognised by fingerprint.
-    public let knownAs: String?
+    package let knownAs: String?
     /// Whether it is byte-identical to one of the trusted roots in use.
-    public let isTrustedRoot: Bool
+    package let isTrustedRoot: Bool
     /// Set when the entry could not be decoded or parsed; the other fields are then empty.
-    public let error: String?
+    package let error: String?
 
     init(index: Int, role: String, certificate: Certificate, trustedRootDERs: [[UInt8]]) {
         self.index = index
@@ -57,7 +57,7 @@ public struct CertificateSummary: Sendable {
     }
 
     /// Whether the certificate is valid at `time` by its dates alone.
-    public func isWithinValidity(at time: Date) -> Bool {
+    package func isWithinValidity(at time: Date) -> Bool {
         guard let notBefore, let notAfter else { return false }
         return notBefore <= time && time <= notAfter
     }

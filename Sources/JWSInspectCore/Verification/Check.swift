@@ -6,19 +6,19 @@
 ///
 /// Its detail is kept as the values involved (a `CheckDetail`) and put into words only when
 /// read: a `--quiet` batch never formats a sentence it does not show.
-public struct Check: Sendable, Equatable {
+package struct Check: Sendable, Equatable {
     /// A check's stable identifier, as it appears in JSON output, with the status a token gets
     /// when the check fails. Each policy declares its own, in its file (`BundleIDPolicy.name`),
     /// so a new check needs no list of names edited elsewhere.
-    public struct Name: Hashable, Sendable, CustomStringConvertible {
+    package struct Name: Hashable, Sendable, CustomStringConvertible {
         /// The identifier: `alg`, `chain-path`, `bundle-id`, ….
-        public let rawValue: String
+        package let rawValue: String
         /// The status an input gets when this check fails (the first failing check decides).
-        public let failureStatus: Status
+        package let failureStatus: Status
         /// True for a check decided at the time of inspection whatever the check time (an
         /// online check: `revocation`): its answer holds for the moment it was asked, and a
         /// valid verdict says so.
-        public let isTimeSensitive: Bool
+        package let isTimeSensitive: Bool
 
         init(_ rawValue: String, failing failureStatus: Status, timeSensitive: Bool = false) {
             self.rawValue = rawValue
@@ -26,12 +26,12 @@ public struct Check: Sendable, Equatable {
             self.isTimeSensitive = timeSensitive
         }
 
-        public var description: String { rawValue }
+        package var description: String { rawValue }
 
         /// Names are equal when their identifiers are.
-        public static func == (lhs: Name, rhs: Name) -> Bool { lhs.rawValue == rhs.rawValue }
+        package static func == (lhs: Name, rhs: Name) -> Bool { lhs.rawValue == rhs.rawValue }
 
-        public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
+        package func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
     }
 
     /// Passed, failed, or not run yet.
@@ -41,19 +41,19 @@ public struct Check: Sendable, Equatable {
         case pending
     }
 
-    public let name: Name
+    package let name: Name
     private(set) var state: State
     private var text: Text
 
     /// Whether it passed; never true before its work has run.
-    public var passed: Bool { state == .passed }
+    package var passed: Bool { state == .passed }
     /// Whether it failed; a pending check has not.
-    public var failed: Bool { state == .failed }
+    package var failed: Bool { state == .failed }
     /// Whether its work is left to the caller and has not run yet.
-    public var isPending: Bool { state == .pending }
+    package var isPending: Bool { state == .pending }
 
     /// What was checked and the values seen (expected vs actual on failure), put into words now.
-    public var detail: String {
+    package var detail: String {
         switch text {
         case .literal(let detail): detail
         case .values(let values): values.text
@@ -62,7 +62,7 @@ public struct Check: Sendable, Equatable {
         }
     }
 
-    public init(_ name: Name, passed: Bool, _ detail: String) {
+    package init(_ name: Name, passed: Bool, _ detail: String) {
         self.init(name, state: passed ? .passed : .failed, text: .literal(detail))
     }
 
@@ -106,7 +106,7 @@ public struct Check: Sendable, Equatable {
     }
 
     /// Checks are equal when they read the same, however their details are held.
-    public static func == (lhs: Check, rhs: Check) -> Bool {
+    package static func == (lhs: Check, rhs: Check) -> Bool {
         lhs.name == rhs.name && lhs.state == rhs.state && lhs.detail == rhs.detail
     }
 }

@@ -1,18 +1,18 @@
-public import FoundationEssentials
+package import FoundationEssentials
 
 extension Inspection {
     /// The moment certificates were checked at, and why that moment.
-    public struct CheckTime: Sendable {
-        public let date: Date
-        public let basis: Basis
+    package struct CheckTime: Sendable {
+        package let date: Date
+        package let basis: Basis
 
         /// "at signedDate 2025-01-01T00:00:00.000Z", as messages name it.
-        public var phrase: String { "at \(basis) \(ISO8601.string(date))" }
+        package var phrase: String { "at \(basis) \(ISO8601.string(date))" }
 
         /// Why certificates were checked when they were. Its `description` is the JSON
         /// `checkTime.basis`: "signedDate", "--at" (as the caller's `HintWording` names a fixed
         /// time), "now", "now (no signedDate in the payload)".
-        public enum Basis: Sendable, Hashable, CustomStringConvertible {
+        package enum Basis: Sendable, Hashable, CustomStringConvertible {
             /// The envelope's signing time, by the field it was read from ("signedDate",
             /// "receiptCreationDate", a receipt's "receipt_creation_date").
             case signingTime(field: String)
@@ -25,7 +25,7 @@ extension Inspection {
             case nowInstead(of: SigningTimeField, Unusable)
 
             /// Why a signing time is unusable.
-            public enum Unusable: Sendable, Hashable {
+            package enum Unusable: Sendable, Hashable {
                 /// The envelope has no such field (or it is not of the field's type).
                 case absent
                 /// The field is of its type but names no date (1e22, a 30-digit integer, "yesterday").
@@ -33,14 +33,14 @@ extension Inspection {
             }
 
             /// True when the check time is the time of inspection: validity now is then the verdict itself.
-            public var isNow: Bool {
+            package var isNow: Bool {
                 switch self {
                 case .now, .nowInstead: true
                 case .signingTime, .fixed: false
                 }
             }
 
-            public var description: String {
+            package var description: String {
                 switch self {
                 case .signingTime(let field): field
                 case .fixed(let name): name
@@ -52,11 +52,11 @@ extension Inspection {
         }
 
         /// A field that carries an envelope's signing time, and what messages call its container.
-        public struct SigningTimeField: Sendable, Hashable {
+        package struct SigningTimeField: Sendable, Hashable {
             /// "signedDate", "receipt_creation_date".
-            public let name: String
+            package let name: String
             /// "the payload", "the receipt".
-            public let container: String
+            package let container: String
         }
 
         /// What an envelope says about its signing time, read by the envelope (a JWS payload's

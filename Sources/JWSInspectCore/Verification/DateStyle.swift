@@ -1,26 +1,26 @@
-public import FoundationEssentials
+package import FoundationEssentials
 
 /// How the dates in words for people read: ISO-8601 in UTC (`utc`: JSON always, tables by
 /// default), or in a reader's time zone (tables with `--time-zone`), given by the zone's offset
 /// from UTC at each moment. The same instant either way; only how it is written differs.
-public struct DateStyle: Sendable {
+package struct DateStyle: Sendable {
     /// Seconds east of UTC at a moment; nil when the zone cannot say (that moment is shown in UTC).
     private let offset: (@Sendable (Date) -> Int?)?
 
     /// ISO-8601 in UTC, "2022-11-04T11:01:25.499Z" (`ISO8601.string`).
-    public static let utc = DateStyle(offset: nil)
+    package static let utc = DateStyle(offset: nil)
 
     /// Dates in a zone whose offset from UTC at a moment is `offset` (seconds east of UTC).
-    public init(offset: (@Sendable (Date) -> Int?)?) {
+    package init(offset: (@Sendable (Date) -> Int?)?) {
         self.offset = offset
     }
 
     /// Whether every date is written in UTC.
-    public var isUTC: Bool { offset == nil }
+    package var isUTC: Bool { offset == nil }
 
     /// "2022-11-04T11:01:25.499Z", or in a zone one hour east "2022-11-04T12:01:25.499+01:00";
     /// "?" for nil or a date ISO-8601 cannot write.
-    public func stamp(_ date: Date?) -> String {
+    package func stamp(_ date: Date?) -> String {
         let utc = ISO8601.string(date)
         guard let date, let offset, utc != "?", let seconds = offset(date) else { return utc }
         let local = ISO8601.string(date.addingTimeInterval(Double(seconds)))
@@ -29,7 +29,7 @@ public struct DateStyle: Sendable {
     }
 
     /// "2022-11-04": the day of `date` in the zone (UTC by default).
-    public func day(_ date: Date) -> String {
+    package func day(_ date: Date) -> String {
         String(stamp(date).prefix(10))
     }
 

@@ -2,7 +2,7 @@
 /// with …", "a trusted root (…)"). The core names the hint; whoever shows the message words it
 /// (`HintWording`): the command line with its option names (`--root`, `--key`), a library caller
 /// in its own terms. The core knows no option names.
-public enum Hint: Sendable, Hashable {
+package enum Hint: Sendable, Hashable {
     /// The trusted roots the caller gave (`--root`).
     case givenRoot
     /// A certificate file to give as a trusted root (`--root StoreKitTestCertificate.cer`).
@@ -26,15 +26,15 @@ public enum Hint: Sendable, Hashable {
 }
 
 /// Words a `Hint` for the messages a verifier writes (`VerificationOptions.hints`).
-public protocol HintWording: Sendable {
+package protocol HintWording: Sendable {
     func word(_ hint: Hint) -> String
 }
 
 /// The words a caller gets when it brings none: plain terms, no option names.
-public struct PlainHints: HintWording {
-    public init() {}
+package struct PlainHints: HintWording {
+    package init() {}
 
-    public func word(_ hint: Hint) -> String {
+    package func word(_ hint: Hint) -> String {
         switch hint {
         case .givenRoot: "the trusted roots"
         case .needsRoot(let file): "\(file) as a trusted root"

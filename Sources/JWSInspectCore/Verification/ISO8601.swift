@@ -1,12 +1,12 @@
-public import FoundationEssentials
+package import FoundationEssentials
 
 /// ISO-8601 UTC formatting with milliseconds, as every date is shown.
-public enum ISO8601 {
+package enum ISO8601 {
     /// "2022-11-04T11:01:25.499Z"; "?" for nil or a date beyond years 0001–9999.
     ///
     /// Milliseconds are rounded, not truncated: Apple's integer millisecond timestamps
     /// are not exact in binary floating point (…941 ms is stored as …940.99…).
-    public static func string(_ date: Date?) -> String {
+    package static func string(_ date: Date?) -> String {
         var out: [UInt8] = []
         out.reserveCapacity(24)
         write(date, to: &out)

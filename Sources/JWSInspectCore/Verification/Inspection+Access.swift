@@ -1,35 +1,35 @@
-public import FoundationEssentials
+package import FoundationEssentials
 
 extension Inspection {
     /// Whether the payload grants access at `accessTime`, decided as `--require-active` decides
     /// it: on a transaction or app transaction itself, on a notification's first nested one.
-    public struct AccessDecision: Sendable, Equatable {
-        public let access: Entitlement.Access
+    package struct AccessDecision: Sendable, Equatable {
+        package let access: Entitlement.Access
         /// The kind of payload that decided (`notification` when a notification has no
         /// transaction to decide on).
-        public let kind: PayloadKind
+        package let kind: PayloadKind
         /// The nested token that decided ("data.signedTransactionInfo"); nil for the payload itself.
-        public let path: String?
+        package let path: String?
         /// When access was decided: `--at`, else now.
-        public let time: Date
+        package let time: Date
     }
 
     /// What renderers show beside the checks, with the payload decoded once.
-    public struct Presentation: Sendable {
+    package struct Presentation: Sendable {
         /// The payload's fields rendered for reading.
-        public let display: PayloadDisplay
+        package let display: PayloadDisplay
         /// One plain-language line for support staff.
-        public let summary: String
+        package let summary: String
         /// Whether the payload grants access, in the summary's words.
-        public let access: AccessDecision
+        package let access: AccessDecision
     }
 
     /// `display`, `summary` and `access` together (nil when malformed); computed on demand,
     /// so `--quiet` runs never pay for it.
-    public var fullPresentation: Presentation? { presentation(.utc) }
+    package var fullPresentation: Presentation? { presentation(.utc) }
 
     /// `fullPresentation` with its dates written in `style` (tables in a reader's time zone).
-    public func presentation(_ style: DateStyle) -> Presentation? {
+    package func presentation(_ style: DateStyle) -> Presentation? {
         guard let envelope, let (summary, access) = summaryAndAccess(style) else { return nil }
         let display = PayloadDisplay(kind: kind, payload: envelope.sections.payload.object, now: now, style: style)
         return Presentation(display: display, summary: summary, access: access)
@@ -37,7 +37,7 @@ extension Inspection {
 
     /// `presentation`'s summary and access decision, without its display (JSON output writes
     /// the display straight from the payload: `PayloadDisplay.write`); nil when malformed.
-    public func summaryAndAccess(_ style: DateStyle) -> (summary: String, access: AccessDecision)? {
+    package func summaryAndAccess(_ style: DateStyle) -> (summary: String, access: AccessDecision)? {
         guard let envelope else { return nil }
         let payload = envelope.sections.payload.object
         if let receipt = envelope.receipt {
@@ -54,7 +54,7 @@ extension Inspection {
     }
 
     /// Whether the payload grants access at `accessTime` (nil when malformed).
-    public var access: AccessDecision? {
+    package var access: AccessDecision? {
         envelope.map { envelope in
             if let receipt = envelope.receipt {
                 return gated(
@@ -70,7 +70,7 @@ extension Inspection {
     /// that is authentic and failed `--require-active` alone (`inactive`, which is itself a
     /// decision that grants nothing). A forged, unverified or another app's token never
     /// grants access, whatever its payload says.
-    public var decidesAccess: Bool {
+    package var decidesAccess: Bool {
         status == .valid || (status == .inactive && isAuthentic)
     }
 
@@ -95,7 +95,7 @@ extension Inspection {
     /// Whether this authentic transaction is about the customer its access context names:
     /// nil when none is named (or only one no signed data can tie), or it is no authentic
     /// transaction.
-    public var isTiedToCustomer: Bool? {
+    package var isTiedToCustomer: Bool? {
         guard let customer = accessContext.customer, kind == .transaction, isAuthentic, let envelope else {
             return nil
         }
@@ -107,7 +107,7 @@ extension Inspection {
     /// whatever the expectations (`--bundle-id`, `--require-active`, …) said. False under
     /// `--no-verify`, which checks nothing cryptographic. A StoreKit Testing in Xcode token
     /// can be authentic to its pinned certificate, yet it is not signed by the App Store (`isXcode`).
-    public var isAuthentic: Bool {
+    package var isAuthentic: Bool {
         guard envelope != nil, checks.contains(where: { $0.name == .signature && $0.passed }),
             checks.contains(where: { ($0.name == .chain || $0.name == .key) && $0.passed })
         else { return false }
@@ -120,7 +120,7 @@ extension Inspection {
 
     /// Whether this token's own signature and chain verified, whatever its nested tokens say: a
     /// notification whose nested transaction failed is still the App Store's own notification.
-    public var outerIsAuthentic: Bool {
+    package var outerIsAuthentic: Bool {
         guard envelope != nil, checks.contains(where: { $0.name == .signature && ($0.passed || $0.isPending) }),
             checks.contains(where: { ($0.name == .chain || $0.name == .key) && $0.passed })
         else { return false }
@@ -132,13 +132,13 @@ extension Inspection {
     private static let unproven: Set<Status> = [.invalidSignature, .invalidChain, .revocationUnavailable]
 
     /// The path of the nested token whose failure decided the status, when one did.
-    public var failedNestedPath: String? {
+    package var failedNestedPath: String? {
         if case .nestedFailed(let path, _) = reasonText { return path }
         return nil
     }
 
     /// The developer key an authentic developer-signed token verified with (`--key`), else nil.
-    public var developerKeyID: String? {
+    package var developerKeyID: String? {
         guard isAuthentic, checks.contains(where: { $0.name == .key && $0.passed }) else { return nil }
         if case .string(let kid)? = jws?.header.object["kid"] { return kid }
         return nil
@@ -148,7 +148,7 @@ extension Inspection {
     /// (its certificates' common names end "(not Apple)"): test data, never Apple's.
     private static let mintedMarkerBytes = Array(AppleCertificates.mintedMarker.utf8)
 
-    public var isMintedTestData: Bool {
+    package var isMintedTestData: Bool {
         isAuthentic && !isXcode
             && chain.contains { summary in
                 // The marker is ASCII: a subject without its bytes cannot hold it (most subjects,
@@ -166,7 +166,7 @@ extension Inspection {
 
     /// Whether the token is authentic and signed through an intermediate jwsinspect knows, by
     /// its fingerprint, as Apple's (App Store data is; a `--root` of one's own is not).
-    public var isAppleSigned: Bool {
+    package var isAppleSigned: Bool {
         isAuthentic && !isXcode && chain.count > 1 && chain[1].knownAs != nil
     }
 

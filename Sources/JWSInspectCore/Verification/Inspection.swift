@@ -1,14 +1,14 @@
-public import FoundationEssentials
+package import FoundationEssentials
 
 /// Everything jwsinspect found out about one JWS: the verdict, every check run,
 /// and the decoded header, chain and payload. Renderers turn this into text or JSON.
-public struct Inspection: Sendable {
+package struct Inspection: Sendable {
     /// Where the token came from (argument, file and line, JSON path).
-    public private(set) var source: String
-    public private(set) var kind: PayloadKind
-    public private(set) var status: Status
+    package private(set) var source: String
+    package private(set) var kind: PayloadKind
+    package private(set) var status: Status
     /// One line: why the status is what it is.
-    public var reason: String {
+    package var reason: String {
         switch reasonText {
         case .literal(let reason): reason
         case .verified(let verdict, let checked, let time, let decidedNow):
@@ -24,50 +24,50 @@ public struct Inspection: Sendable {
     /// when the reason is shown (`--quiet` batches never format it).
     private(set) var reasonText: Reason
     /// Every check run, in the order they ran.
-    public private(set) var checks: [Check]
+    package private(set) var checks: [Check]
     /// Things worth knowing that are not checks (skipped comparisons, fallbacks).
-    public private(set) var notes: [String]
+    package private(set) var notes: [String]
     /// The decoded token's signed envelope; nil when it could not be decoded (status `malformed`).
-    public private(set) var envelope: Envelope?
+    package private(set) var envelope: Envelope?
     /// The envelope's compact JWS, for what reads JWS (nil when malformed).
-    public var jws: CompactJWS? { envelope?.compactJWS }
+    package var jws: CompactJWS? { envelope?.compactJWS }
     /// One entry per `x5c` certificate.
-    public private(set) var chain: [CertificateSummary]
+    package private(set) var chain: [CertificateSummary]
     /// When certificate validity was checked, and why that moment.
-    public private(set) var checkTime: CheckTime?
+    package private(set) var checkTime: CheckTime?
     /// Whether the chain is valid at the current time too (nil when not checked).
-    public private(set) var validNow: ValidityNow?
+    package private(set) var validNow: ValidityNow?
     /// A StoreKit Testing in Xcode token: NOT signed by the App Store.
-    public private(set) var isXcode: Bool
+    package private(set) var isXcode: Bool
     /// Every JWS nested in the payload, decoded and verified too, in payload order.
-    public private(set) var nested: [Nested]
+    package private(set) var nested: [Nested]
     /// The moment relative phrases are measured from ("3 years ago").
-    public private(set) var now: Date
+    package private(set) var now: Date
     /// The moment access is decided at, for the summary (`--at`, else now).
-    public private(set) var accessTime: Date
+    package private(set) var accessTime: Date
     /// What the access decision reads beside the token (`VerificationOptions.accessContext`).
-    public private(set) var accessContext = Entitlement.Context()
+    package private(set) var accessContext = Entitlement.Context()
 
     /// The payload's fields rendered for reading (nil when malformed); computed on
     /// demand, so `--quiet` runs never pay for it.
-    public var display: PayloadDisplay? {
+    package var display: PayloadDisplay? {
         envelope.map { PayloadDisplay(kind: kind, payload: $0.sections.payload.object, now: now) }
     }
 
     /// One plain-language line for support staff (nil when malformed); computed on demand.
-    public var summary: String? { fullPresentation?.summary }
+    package var summary: String? { fullPresentation?.summary }
 
     /// `display` and `summary` together, decoding the payload once.
-    public var presentation: (display: PayloadDisplay?, summary: String?) {
+    package var presentation: (display: PayloadDisplay?, summary: String?) {
         let presentation = fullPresentation
         return (presentation?.display, presentation?.summary)
     }
 
     /// A JWS found inside the payload (`data.signedTransactionInfo`, …) and its own inspection.
-    public struct Nested: Sendable {
+    package struct Nested: Sendable {
         /// Field path in the parent payload, e.g. "data.signedTransactionInfo".
-        public let path: String
-        public let inspection: Inspection
+        package let path: String
+        package let inspection: Inspection
     }
 
     enum Reason: Sendable {
@@ -140,7 +140,7 @@ public struct Inspection: Sendable {
 
     /// An input that is not a decodable JWS. It has no payload and no check time, so nothing is
     /// measured from its clock: `now` and `accessTime` are the epoch, never the wall clock.
-    public static func malformed(source: String, reason: String) -> Inspection {
+    package static func malformed(source: String, reason: String) -> Inspection {
         Inspection(
             source: source, kind: .unknown, status: .malformed, reason: .literal(reason), checks: [], notes: [],
             envelope: nil, chain: [], checkTime: nil, validNow: nil, isXcode: false, now: .epoch, accessTime: .epoch)

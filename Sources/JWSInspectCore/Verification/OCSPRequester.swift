@@ -1,9 +1,9 @@
-public import FoundationEssentials
+package import FoundationEssentials
 
 /// Where verified OCSP answers are kept between runs (`--revocation-cache DIR`): bytes by name.
 /// What is loaded is verified again, exactly as an answer from the network, so a store can
 /// hold nothing that is believed without its responder's signature.
-public protocol RevocationResponseStore: Sendable {
+package protocol RevocationResponseStore: Sendable {
     /// The answer kept under `key` (hex), or nil.
     func load(_ key: String) -> [UInt8]?
     /// Keeps `response` under `key`: a signed, current answer, good or revoked.
@@ -18,9 +18,9 @@ public protocol RevocationResponseStore: Sendable {
 ///
 /// No retry: an answer that cannot be had is `unavailable` for the rest of the run, so a
 /// responder that is down costs one timeout per certificate, not one per token.
-public final class OCSPRequester: RevocationRequester {
+package final class OCSPRequester: RevocationRequester {
     /// How long one request may take, in seconds.
-    public let timeout: Int
+    package let timeout: Int
     let store: (any RevocationResponseStore)?
     private let table = Locked(Table())
     private let sent = Locked(0)
@@ -28,19 +28,19 @@ public final class OCSPRequester: RevocationRequester {
     /// The most certificates kept; past it the table starts again (answers are asked again).
     static let capacity = 1_024
 
-    public init(timeout: Int, store: (any RevocationResponseStore)? = nil) {
+    package init(timeout: Int, store: (any RevocationResponseStore)? = nil) {
         self.timeout = max(1, timeout)
         self.store = store
     }
 
     /// The largest answer read from a responder or a store, in bytes (64 KiB; Apple's are about
     /// 2 KB): a store need read no more.
-    public static var maximumResponseBytes: Int { OCSP.maximumResponseBytes }
+    package static var maximumResponseBytes: Int { OCSP.maximumResponseBytes }
 
     /// The requests sent to responders so far (answers from the store not counted).
-    public var requestsSent: Int { sent.withLock { $0 } }
+    package var requestsSent: Int { sent.withLock { $0 } }
 
-    public func status(of certificate: Certificate, issuedBy issuer: Certificate, now: Date) -> RevocationAnswer {
+    package func status(of certificate: Certificate, issuedBy issuer: Certificate, now: Date) -> RevocationAnswer {
         let entry = self.entry(for: certificate, issuer)
         // The entry's lock is held while its question is asked: a second thread asking about the
         // same certificate waits for the answer instead of sending a request of its own.

@@ -18,7 +18,7 @@ extension Verifier {
     ///   - der: the container's bytes.
     ///   - source: where it came from, carried into the result.
     /// - Returns: the inspection; never throws: an unreadable receipt is a `malformed` result.
-    public func inspectReceipt(_ der: [UInt8], source: String) -> Inspection {
+    package func inspectReceipt(_ der: [UInt8], source: String) -> Inspection {
         let receipt: ReceiptEnvelope
         do {
             receipt = try ReceiptEnvelope(der: der, certificateSets: cache)

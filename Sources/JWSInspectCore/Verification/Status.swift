@@ -1,5 +1,5 @@
 /// The verdict on one JWS, in the vocabulary of `--format json`'s `status` key.
-public enum Status: String, Sendable, CaseIterable {
+package enum Status: String, Sendable, CaseIterable {
     case valid
     case invalidSignature = "invalid-signature"
     case invalidChain = "invalid-chain"
@@ -19,5 +19,5 @@ public enum Status: String, Sendable, CaseIterable {
     case revocationUnavailable = "revocation-unavailable"
 
     /// True for the statuses that are failures.
-    public var isFailure: Bool { self != .valid && self != .unverified }
+    package var isFailure: Bool { self != .valid && self != .unverified }
 }

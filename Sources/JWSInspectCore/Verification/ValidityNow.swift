@@ -1,21 +1,21 @@
-public import FoundationEssentials
+package import FoundationEssentials
 
 extension Inspection {
     /// Whether the certificates are valid at the time of inspection too, when they were checked
     /// at another moment (the signing time, `--at`). Decided for every envelope in one place
     /// (`decide`) and worded here, for every renderer.
-    public struct ValidityNow: Sendable {
+    package struct ValidityNow: Sendable {
         /// The time of inspection.
-        public let date: Date
-        public let valid: Bool
+        package let date: Date
+        package let valid: Bool
         /// "the chain is also valid now (2026-…)", or why it is not.
-        public let detail: String
+        package let detail: String
         /// Not valid now only because a certificate has expired since the check time: normal for
         /// data signed while its certificates were valid (Apple's leaves live about a year).
-        public var expiredSince: Bool = false
+        package var expiredSince: Bool = false
 
         /// The warning beside a verdict whose certificates are valid at the check time, not now.
-        public static let warning = "NOT valid now"
+        package static let warning = "NOT valid now"
 
         /// "the chain is also valid now (2026-…)": the detail when `subject` is valid now too.
         ///
@@ -28,7 +28,7 @@ extension Inspection {
 
         /// "not valid now" beside one certificate of the chain whose own dates exclude `date`;
         /// nil when they include it.
-        public func mark(_ certificate: CertificateSummary) -> String? {
+        package func mark(_ certificate: CertificateSummary) -> String? {
             certificate.isWithinValidity(at: date) ? nil : "not valid now"
         }
 

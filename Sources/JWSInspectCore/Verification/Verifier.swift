@@ -5,8 +5,8 @@ internal import FoundationEssentials
 /// Apple's algorithm (alg, x5c chain to a trusted root at the signing time, marker
 /// OIDs, ES256 signature, then app identity before environment), except that each
 /// check is recorded with the values involved instead of one coarse error.
-public struct Verifier: Sendable {
-    public let options: VerificationOptions
+package struct Verifier: Sendable {
+    package let options: VerificationOptions
     /// What this verifier has learned so far (headers, certificates, validated chains).
     let cache: VerificationCache
     /// The payload members decoded for verification: those `policies` read.
@@ -15,7 +15,7 @@ public struct Verifier: Sendable {
     let policies: Policies
     /// The checks run on the tokens nested in a notification (no backend expectations).
     let nestedPolicies: Policies
-    public init(options: VerificationOptions) {
+    package init(options: VerificationOptions) {
         let policies = Policies.make(options)
         self.init(
             options: options, cache: VerificationCache(),
@@ -46,7 +46,7 @@ public struct Verifier: Sendable {
     ///   - token: the compact serialization, without surrounding whitespace.
     ///   - source: where it came from, carried into the result.
     /// - Returns: the inspection; never throws: undecodable input is a `malformed` result.
-    public func inspect(_ token: String, source: String) -> Inspection {
+    package func inspect(_ token: String, source: String) -> Inspection {
         inspect(token, source: source, deferringSignature: false).inspection
     }
 
@@ -58,7 +58,7 @@ public struct Verifier: Sendable {
     ///   if the signature verifies: `signature.resolve(&inspection)` runs the verification and
     ///   passes the check, or returns false, and the inspection must then be discarded for
     ///   `inspect(_:source:)`, which reports the failure.
-    public func inspectDeferringSignature(_ token: String, source: String)
+    package func inspectDeferringSignature(_ token: String, source: String)
         -> (inspection: Inspection, signature: DeferredSignature?)
     {
         inspect(token, source: source, deferringSignature: true)

@@ -61,5 +61,5 @@ struct AccountTokenPolicy: ExpectationPolicy {
 }
 
 extension Check.Name {
-    public static let accountToken = AccountTokenPolicy.name
+    package static let accountToken = AccountTokenPolicy.name
 }

@@ -45,5 +45,5 @@ extension ActivePolicy {
 }
 
 extension Check.Name {
-    public static let active = ActivePolicy.name
+    package static let active = ActivePolicy.name
 }

@@ -33,5 +33,5 @@ struct AlgorithmPolicy: VerifierPolicy, TokenStep {
 }
 
 extension Check.Name {
-    public static let alg = AlgorithmPolicy.name
+    package static let alg = AlgorithmPolicy.name
 }

@@ -31,5 +31,5 @@ struct AppAppleIDPolicy: ExpectationPolicy {
 }
 
 extension Check.Name {
-    public static let appAppleId = AppAppleIDPolicy.name
+    package static let appAppleId = AppAppleIDPolicy.name
 }

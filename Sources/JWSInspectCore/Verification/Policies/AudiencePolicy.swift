@@ -16,5 +16,5 @@ struct AudiencePolicy: VerifierPolicy, TokenStep {
 }
 
 extension Check.Name {
-    public static let aud = AudiencePolicy.name
+    package static let aud = AudiencePolicy.name
 }

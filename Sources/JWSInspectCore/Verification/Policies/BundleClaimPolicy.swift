@@ -15,5 +15,5 @@ struct BundleClaimPolicy: VerifierPolicy, TokenStep {
 }
 
 extension Check.Name {
-    public static let bid = BundleClaimPolicy.name
+    package static let bid = BundleClaimPolicy.name
 }

@@ -27,5 +27,5 @@ struct BundleIDPolicy: ExpectationPolicy {
 }
 
 extension Check.Name {
-    public static let bundleId = BundleIDPolicy.name
+    package static let bundleId = BundleIDPolicy.name
 }

@@ -25,5 +25,5 @@ enum ChainPathPolicy: VerifierPolicy {
 }
 
 extension Check.Name {
-    public static let chainPath = ChainPathPolicy.name
+    package static let chainPath = ChainPathPolicy.name
 }

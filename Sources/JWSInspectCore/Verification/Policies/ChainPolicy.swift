@@ -159,5 +159,5 @@ enum ChainPolicy: VerifierPolicy {
 }
 
 extension Check.Name {
-    public static let chain = ChainPolicy.name
+    package static let chain = ChainPolicy.name
 }

@@ -37,5 +37,5 @@ struct CriticalHeaderPolicy: VerifierPolicy, TokenStep {
 }
 
 extension Check.Name {
-    public static let crit = CriticalHeaderPolicy.name
+    package static let crit = CriticalHeaderPolicy.name
 }

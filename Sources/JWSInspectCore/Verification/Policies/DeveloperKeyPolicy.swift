@@ -54,5 +54,5 @@ struct DeveloperKeyPolicy: VerifierPolicy, TokenStep {
 }
 
 extension Check.Name {
-    public static let key = DeveloperKeyPolicy.name
+    package static let key = DeveloperKeyPolicy.name
 }

@@ -95,5 +95,5 @@ extension DeviceVerificationPolicy {
 }
 
 extension Check.Name {
-    public static let deviceVerification = DeviceVerificationPolicy.name
+    package static let deviceVerification = DeviceVerificationPolicy.name
 }

@@ -74,5 +74,5 @@ extension EnvironmentPolicy {
 }
 
 extension Check.Name {
-    public static let environment = EnvironmentPolicy.name
+    package static let environment = EnvironmentPolicy.name
 }

@@ -29,5 +29,5 @@ struct ExpiryPolicy: VerifierPolicy, TokenStep {
 }
 
 extension Check.Name {
-    public static let exp = ExpiryPolicy.name
+    package static let exp = ExpiryPolicy.name
 }

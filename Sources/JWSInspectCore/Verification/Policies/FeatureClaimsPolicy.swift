@@ -36,5 +36,5 @@ struct FeatureClaimsPolicy: VerifierPolicy, TokenStep {
 }
 
 extension Check.Name {
-    public static let claims = FeatureClaimsPolicy.name
+    package static let claims = FeatureClaimsPolicy.name
 }

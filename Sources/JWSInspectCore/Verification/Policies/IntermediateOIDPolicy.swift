@@ -22,5 +22,5 @@ enum IntermediateOIDPolicy: VerifierPolicy {
 }
 
 extension Check.Name {
-    public static let intermediateOID = IntermediateOIDPolicy.name
+    package static let intermediateOID = IntermediateOIDPolicy.name
 }

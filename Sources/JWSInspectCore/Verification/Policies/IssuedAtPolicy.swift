@@ -23,5 +23,5 @@ struct IssuedAtPolicy: VerifierPolicy, TokenStep {
 }
 
 extension Check.Name {
-    public static let iat = IssuedAtPolicy.name
+    package static let iat = IssuedAtPolicy.name
 }

@@ -13,5 +13,5 @@ struct IssuerPolicy: VerifierPolicy, TokenStep {
 }
 
 extension Check.Name {
-    public static let iss = IssuerPolicy.name
+    package static let iss = IssuerPolicy.name
 }

@@ -22,5 +22,5 @@ enum LeafOIDPolicy: VerifierPolicy {
 }
 
 extension Check.Name {
-    public static let leafOID = LeafOIDPolicy.name
+    package static let leafOID = LeafOIDPolicy.name
 }

@@ -15,5 +15,5 @@ struct NoncePolicy: VerifierPolicy, TokenStep {
 }
 
 extension Check.Name {
-    public static let nonce = NoncePolicy.name
+    package static let nonce = NoncePolicy.name
 }

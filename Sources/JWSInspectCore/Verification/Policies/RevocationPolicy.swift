@@ -112,5 +112,5 @@ struct RevocationPolicy: VerifierPolicy, TokenStep {
 }
 
 extension Check.Name {
-    public static let revocation = RevocationPolicy.name
+    package static let revocation = RevocationPolicy.name
 }

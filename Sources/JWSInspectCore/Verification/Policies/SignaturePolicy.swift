@@ -73,5 +73,5 @@ struct SignaturePolicy: VerifierPolicy, TokenStep {
 }
 
 extension Check.Name {
-    public static let signature = SignaturePolicy.name
+    package static let signature = SignaturePolicy.name
 }

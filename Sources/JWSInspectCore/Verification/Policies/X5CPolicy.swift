@@ -35,5 +35,5 @@ struct X5CPolicy: VerifierPolicy, TokenStep {
 }
 
 extension Check.Name {
-    public static let x5c = X5CPolicy.name
+    package static let x5c = X5CPolicy.name
 }
