@@ -189,7 +189,7 @@ difftest: build
 	@test -x $(DIFFTEST_VENV)/bin/python || python3 -m venv $(DIFFTEST_VENV) || { echo "error: python3 -m venv failed: run 'apt-get install python3-venv'" >&2; exit 1; }
 	$(DIFFTEST_VENV)/bin/pip install --quiet --disable-pip-version-check -r scripts/difftest/requirements.txt
 	$(DIFFTEST_VENV)/bin/python scripts/difftest/difftest.py $(RELEASE)
-	JWSINSPECT_DIFFTEST_PYTHON=$(abspath $(DIFFTEST_VENV))/bin/python $(SWIFT) test $(STRICT) --filter OfficialClientTests
+	JWSINSPECT_DIFFTEST_PYTHON=$(abspath $(DIFFTEST_VENV))/bin/python $(SWIFT) test $(STRICT) --filter 'OfficialClientTests|JSONContractTests'
 
 # valgrind's leak check over a batch through the release binary (OpenSSL objects included).
 leakcheck: build build-tools

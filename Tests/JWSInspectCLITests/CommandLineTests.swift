@@ -293,7 +293,10 @@ import Testing
         #expect(lines[1]?["status"] as? String == "valid")
         #expect(lines[2]?["source"] as? String == "/")
         #expect(lines[2]?["reason"] as? String == "cannot read '/': it is a directory")
-        #expect(result.stderr.hasSuffix("{\"summary\":{\"total\":3,\"valid\":1,\"unreadable\":2}}\n"))
+        #expect(
+            result.stderr.hasSuffix(
+                "{\"schemaVersion\":1,\"record\":\"summary\",\"total\":3,\"statuses\":{\"valid\":1,\"unreadable\":2}}\n"
+            ))
         // Pretty JSON: the same record; tables: standard error only.
         #expect(InProcess.run(["--json", "nosuch.jws"]).stdout.contains("\"status\": \"unreadable\""))
         #expect(InProcess.run(["nosuch.jws"]).stdout.isEmpty)
@@ -302,7 +305,7 @@ import Testing
         #expect(closed.status == 66)
         #expect(
             closed.stdout.hasPrefix(
-                "{\"source\":\"-\",\"type\":\"unknown\",\"envelope\":null,\"status\":\"unreadable\","
+                "{\"schemaVersion\":1,\"record\":\"result\",\"source\":\"-\",\"type\":\"unknown\",\"envelope\":null,\"status\":\"unreadable\","
                     + "\"reason\":\"cannot read standard input: it is closed"))
         // The keys every record has, in order, nothing verified.
         let record = try #require(try JSONSerialization.jsonObject(with: Data(closed.stdout.utf8)) as? [String: Any])
@@ -314,13 +317,14 @@ import Testing
         let sample = CLI.packageRoot.appendingPathComponent("Samples/transaction-sandbox-2022.jws").path
         for format in ["table", "json", "jsonl"] {
             let result = InProcess.run(["--format", format, "--summary", sample])
-            #expect(!result.stdout.contains("{\"summary\":") && !result.stdout.contains("\"summary\": {"), "\(format)")
+            #expect(
+                !result.stdout.contains("\"record\":\"summary\"") && !result.stdout.contains("\"total\""), "\(format)")
             #expect(result.stderr.contains("summary"), "\(format)")
         }
         #expect(InProcess.run(["-q", "--summary", sample]).stderr == "jwsinspect: summary: 1 result: 1 valid\n")
         #expect(
             InProcess.run(["-q", "--format", "jsonl", "--summary", sample]).stderr
-                == "{\"summary\":{\"total\":1,\"valid\":1}}\n")
+                == "{\"schemaVersion\":1,\"record\":\"summary\",\"total\":1,\"statuses\":{\"valid\":1}}\n")
     }
 
     // MARK: Pasting

@@ -168,7 +168,9 @@ import Testing
         let readme = try String(contentsOf: CLI.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
         let rows = readme.split(separator: "\n").filter { $0.hasPrefix("| `") }
         let table =
-            rows.drop { !$0.hasPrefix("| `source` |") }.prefix { !$0.hasPrefix("| `nested` |") } + ["| `nested` |"]
+            rows.drop { !$0.hasPrefix("| `schemaVersion` |") }.prefix { !$0.hasPrefix("| `nested` |") } + [
+                "| `nested` |"
+            ]
         #expect(table.map { $0.split(separator: "`")[1] }.map(String.init) == JSONRecord.keys)
         func values(_ key: String) -> Set<String> {
             let row = table.first { $0.hasPrefix("| `\(key)` |") } ?? ""

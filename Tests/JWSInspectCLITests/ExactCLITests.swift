@@ -57,7 +57,9 @@ import Testing
         #expect(result.status == 0 && result.stderr.isEmpty, "\(result.stderr)")
         // Named by its member, as without --exact.
         let json = InProcess.run(["--exact", "--root", minted.root, "--format", "jsonl", "-"], stdin: body)
-        #expect(json.stdout.hasPrefix(#"{"source":"<stdin>: signedPayload","type":"notification""#))
+        #expect(
+            json.stdout.hasPrefix(
+                #"{"schemaVersion":1,"record":"result","source":"<stdin>: signedPayload","type":"notification""#))
     }
 
     @Test func oneReceiptIsReadRawOrAsOneLineOfBase64() throws {

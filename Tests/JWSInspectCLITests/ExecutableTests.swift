@@ -134,9 +134,9 @@ import Testing
         }
         #expect(
             keys == [
-                "source", "type", "envelope", "status", "reason", "verified", "xcode", "summary", "access", "checkTime",
-                "validNow",
-                "checks", "notes", "header", "chain", "payload", "display", "unknownFields", "unknownValues", "nested",
+                "schemaVersion", "record", "source", "type", "envelope", "status", "reason", "verified", "authentic",
+                "xcode", "summary", "access", "checkTime", "validNow", "checks", "notes", "header", "chain", "payload",
+                "display", "unknownFields", "unknownValues", "nested",
             ])
         let object = try #require(try result.jsonObjects().first)
         #expect(object["type"] as? String == "transaction")

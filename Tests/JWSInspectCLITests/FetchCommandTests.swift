@@ -155,11 +155,17 @@ struct FetchCommandTests {
         let harness = try FetchHarness()
         let json = harness.run(["history", Seed.subscriptionOriginal, "--format", "jsonl", "--summary"])
         #expect(json.status == 0, "\(json.stderr)")
-        #expect(json.stderr.hasSuffix("{\"summary\":{\"total\":7,\"valid\":7}}\n"), "\(json.stderr)")
+        #expect(
+            json.stderr.hasSuffix(
+                "{\"schemaVersion\":1,\"record\":\"summary\",\"total\":7,\"statuses\":{\"valid\":7}}\n"),
+            "\(json.stderr)")
         let table = harness.run(["history", Seed.subscriptionOriginal, "--summary", "-q"])
         #expect(table.stderr.hasSuffix("summary: 7 results: 7 valid\n"), "\(table.stderr)")
         let missing = harness.run(["order", Seed.unknownOrder, "--summary", "--format", "jsonl"])
-        #expect(missing.stderr.hasSuffix("{\"summary\":{\"total\":1,\"not-found\":1}}\n"), "\(missing.stderr)")
+        #expect(
+            missing.stderr.hasSuffix(
+                "{\"schemaVersion\":1,\"record\":\"summary\",\"total\":1,\"statuses\":{\"not-found\":1}}\n"),
+            "\(missing.stderr)")
     }
 
     @Test("an empty history or no refunds is nothing found (8), in every environment asked")

@@ -79,7 +79,9 @@ extension HostileInputCLITests {
                 "jwsinspect: \(file.path):1: malformed: the JSON document on lines 1 to 4 is over the 64 MiB "
                     + "limit for one record; nothing in it was read\n"))
         #expect(try StrictJSON.lines(result.stdout).map { $0["status"] as? String } == ["malformed"])
-        #expect(result.stderr.hasSuffix("{\"summary\":{\"total\":1,\"malformed\":1}}\n"))
+        #expect(
+            result.stderr.hasSuffix(
+                "{\"schemaVersion\":1,\"record\":\"summary\",\"total\":1,\"statuses\":{\"malformed\":1}}\n"))
     }
 }
 

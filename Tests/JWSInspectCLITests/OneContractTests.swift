@@ -28,6 +28,18 @@ import Testing
         let refused = InProcess.run(["--type", "renewal-infos", token])
         #expect(refused.status == 64)
         #expect(refused.stderr.contains("--type must be transaction, renewalInfo, notification"), "\(refused.stderr)")
+        // sign and fetch read their kinds through the same function.
+        let keys = try SignCommandTests.Keys()
+        for spelling in ["api-token", "apiToken", "API_TOKEN"] {
+            let signed = InProcess.run([
+                "sign", spelling, "--key", keys.path, "--issuer-id", "57246542-96fe-1a63-e053-0824d011072a",
+                "--bundle-id", "com.example",
+            ])
+            #expect(signed.status == 0, "\(spelling): \(signed.stderr)")
+        }
+        for spelling in ["app-transaction", "appTransaction", "APP_TRANSACTION"] {
+            #expect(try FetchOptions.parse([spelling, "2000000000000001"]).kind == .appTransaction, "\(spelling)")
+        }
     }
 
     /// `mint` names the subtype as `fetch` does, `--subtype` accepted for short.
@@ -65,10 +77,12 @@ import Testing
         let pretty = SignCommandTests.sign(base + ["--format", "json"]).stdout
         let compact = SignCommandTests.sign(base + ["--format", "jsonl"]).stdout
         #expect(pretty.split(separator: "\n").count > 3)
-        #expect(compact.split(separator: "\n").count == 1 && compact.hasPrefix("{\"jws\":"))
+        #expect(
+            compact.split(separator: "\n").count == 1
+                && compact.hasPrefix(#"{"schemaVersion":1,"record":"token","type":"apiToken","jws":"#))
         for text in [pretty, compact] {
             let object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
-            #expect(Set(object.keys) == ["jws", "header", "payload"])
+            #expect(Set(object.keys) == ["schemaVersion", "record", "type", "jws", "header", "payload"])
         }
     }
 
@@ -80,7 +94,8 @@ import Testing
         #expect(pretty.split(separator: "\n").count > 3 && compact.split(separator: "\n").count == 1)
         for text in [pretty, compact] {
             let object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
-            #expect(Set(object.keys) == ["jws", "payload"])
+            #expect(Set(object.keys) == ["schemaVersion", "record", "type", "jws", "header", "payload"])
+            #expect(object["type"] as? String == "transaction" && object["record"] as? String == "token")
         }
     }
 
@@ -311,10 +326,15 @@ import Testing
                 #expect(summary == "jwsinspect: summary: 3 results: 2 valid, 1 invalid-chain\n")
             case .json, .jsonl:
                 #expect(renderer is JSONOutput && renderer.separator == "")
-                #expect(result.hasPrefix(format == .json ? "{\n  \"source\"" : "{\"source\""), "\(format)")
+                #expect(
+                    result.hasPrefix(format == .json ? "{\n  \"schemaVersion\": 1," : "{\"schemaVersion\":1,"),
+                    "\(format)")
                 #expect(result.filter { $0 == "\n" }.count == 1 || format == .json)
                 #expect(unreadable?.contains("\"status\"") == true && unreadable?.contains("unreadable") == true)
-                #expect(summary == #"{"summary":{"total":3,"valid":2,"invalid-chain":1}}"# + "\n")
+                #expect(
+                    summary
+                        == #"{"schemaVersion":1,"record":"summary","total":3,"statuses":{"valid":2,"invalid-chain":1}}"#
+                        + "\n")
             }
             let quiet = ResultRenderers.make(format: format, quiet: true)
             #expect(quiet is QuietOutput)

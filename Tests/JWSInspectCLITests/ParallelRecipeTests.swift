@@ -72,10 +72,12 @@ struct ParallelRecipeTests {
         #expect(split.status == 10, "\(split.stderr.prefix(300))")
         let records = one.stdout.split(separator: "\n")
         #expect(records.count == 36_667, "\(records.count)")
-        #expect(records.last?.hasPrefix(#"{"source":"<stdin>:100000""#) == true, "\(records.last?.prefix(80) ?? "")")
+        #expect(
+            records.last?.hasPrefix(#"{"schemaVersion":1,"record":"result","source":"<stdin>:100000""#) == true,
+            "\(records.last?.prefix(80) ?? "")")
         #expect(Self.judged(split.stdout) == Self.judged(one.stdout))
         // Without --first-line the blocks would number their lines from 1: the check can fail.
-        #expect(split.stdout.contains(#"{"source":"<stdin>:90001""#))
+        #expect(split.stdout.contains(#"{"schemaVersion":1,"record":"result","source":"<stdin>:90001""#))
     }
 }
 

@@ -67,7 +67,8 @@ private typealias Seed = MockAppStoreServer.Seed
         let result = Self.timeline(["--format", "jsonl", Self.path("webhooks.jsonl")])
         #expect(result.status == 0)
         let records = try Self.records(result.stdout)
-        #expect(records.map { $0["type"] as? String } == ["subscription", "anomaly", "anomaly", "summary"])
+        #expect(records.map { $0["record"] as? String } == ["subscription", "anomaly", "anomaly", "timelineSummary"])
+        #expect(records.allSatisfy { $0["schemaVersion"] as? Int == 1 && $0["type"] == nil })
         let subscription = records[0]
         #expect(subscription["originalTransactionId"] as? String == "2000000900000001")
         // The one access object, as inspect and fetch write it.
@@ -76,12 +77,15 @@ private typealias Seed = MockAppStoreServer.Seed
         #expect(access.keys.sorted() == ["decidedBy", "detail", "grants", "state", "time", "until"])
         #expect(subscription["grants"] == nil)
         #expect(
-            (subscription["events"] as? [[String: Any]])?.map { $0["type"] as? String }
+            (subscription["events"] as? [[String: Any]])?.map { $0["notificationType"] as? String }
                 == ["SUBSCRIBED", "DID_RENEW", "REFUND", "DID_FAIL_TO_RENEW", "DID_RENEW"])
+        #expect(
+            (subscription["events"] as? [[String: Any]])?.allSatisfy { $0["type"] as? String == "notification" } == true
+        )
         #expect((subscription["anomalies"] as? [[String: Any]])?.count == 2)
-        #expect(records[1]["kind"] as? String == "duplicate" && records[1]["items"] as? [Int] == [2, 3])
-        #expect(records[2]["kind"] as? String == "out-of-order" && records[2]["items"] as? [Int] == [5, 6])
-        #expect(records[3]["items"] as? Int == 6 && records[3]["skipped"] as? Int == 0)
+        #expect(records[1]["anomaly"] as? String == "duplicate" && records[1]["items"] as? [Int] == [2, 3])
+        #expect(records[2]["anomaly"] as? String == "out-of-order" && records[2]["items"] as? [Int] == [5, 6])
+        #expect(records[3]["itemsRead"] as? Int == 6 && records[3]["skipped"] as? Int == 0)
     }
 
     /// A forged item is reported and never folded: the state stays what the authentic items say.
@@ -97,9 +101,10 @@ private typealias Seed = MockAppStoreServer.Seed
         let result = Self.timeline(["--format", "jsonl", path])
         #expect(result.status == 1, "\(result.stdout)")
         let records = try Self.records(result.stdout)
-        let skipped = records.filter { $0["type"] as? String == "skipped" }
+        let skipped = records.filter { $0["record"] as? String == "skipped" }
         #expect(skipped.count == 1 && skipped.first?["item"] as? Int == 5)
         #expect(skipped.first?["status"] as? String == "invalid-signature")
+        #expect((skipped.first?["reason"] as? String)?.contains("signature") == true)
         let events = records.first?["events"] as? [[String: Any]] ?? []
         #expect(events.count == 4 && !events.contains { $0["subtype"] as? String == "BILLING_RECOVERY" })
     }
@@ -124,7 +129,7 @@ private typealias Seed = MockAppStoreServer.Seed
     @Test func eachInputIsNamedByItsPosition() throws {
         let result = Self.timeline(["--format", "jsonl", "eyJ.e30.x", "eyJ.e30.y"])
         #expect(result.status == 5)
-        let skipped = try Self.records(result.stdout).filter { $0["type"] as? String == "skipped" }
+        let skipped = try Self.records(result.stdout).filter { $0["record"] as? String == "skipped" }
         #expect(skipped.map { $0["source"] as? String } == ["argument 1", "argument 2"])
     }
 
@@ -166,7 +171,7 @@ private typealias Seed = MockAppStoreServer.Seed
         for file in try files("history") { arguments += ["--against", file] }
         let result = InProcess.run(arguments + (try files("mine")))
         #expect(result.status == 0, "\(result.stderr)")
-        let missed = try Self.records(result.stdout).filter { $0["kind"] as? String == "missed" }
+        let missed = try Self.records(result.stdout).filter { $0["anomaly"] as? String == "missed" }
         // The customer's whole history (every product), but the transaction the log holds.
         let identifiers = missed.compactMap { $0["identifier"] as? String }
         #expect(identifiers.count == 6 && Set(identifiers).count == 6)

@@ -128,8 +128,7 @@ import Testing
         let json = try #require(
             try JSONSerialization.jsonObject(with: Data(Self.verify(arguments + ["--json"]).stdout.utf8))
                 as? [String: Any])
-        let timestamp = try #require(json["timestamp"] as? [String: Any])
-        #expect(timestamp["olderThan24Hours"] as? Bool == true)
+        #expect(json["olderThan24Hours"] as? Bool == true)
         // Exactly 24 hours old is still accepted; a millisecond more is not.
         let day = Int64(InProcess.now.timeIntervalSince1970 * 1000) - PromotionalOfferV1.lifetime
         for (stamp, isOld) in [(day, false), (day - 1, true)] {
@@ -149,24 +148,26 @@ import Testing
         #expect(result.stdout.contains("com.example\\u2063ABCDE12345\\u2063productId"))
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         // The keys every record has, then what was signed.
-        #expect(Set(object.keys) == Set(JSONRecord.keys + ["signature", "signedString", "fields", "timestamp"]))
+        #expect(Set(object.keys) == Set(JSONRecord.keys + ["key", "signedString", "olderThan24Hours"]))
         #expect(
-            result.stdout.hasPrefix("{\n  \"source\": \"command line\",\n  \"type\": \"promotionalOfferSignatureV1\","))
+            result.stdout.hasPrefix(
+                "{\n  \"schemaVersion\": 1,\n  \"record\": \"offerVerificationV1\",\n  \"source\": \"command line\",\n"
+                    + "  \"type\": \"promotionalOfferSignatureV1\","))
         #expect(object["status"] as? String == "valid" && object["verified"] as? Bool == true)
         let checks = try #require(object["checks"] as? [[String: Any]])
         #expect(checks.map { $0["name"] as? String } == ["signature", "timestamp"])
         #expect((object["reason"] as? String)?.hasPrefix("ECDSA P-256 SHA-256 signature (DER)") == true)
         #expect((object["summary"] as? String)?.contains(": verified with the developer key ABCDE12345.") == true)
-        #expect((object["signature"] as? [String: Any])?["verified"] as? Bool == true)
+        #expect(object["authentic"] as? Bool == true && (object["key"] as? String)?.hasPrefix("EC P-256") == true)
         let signed = try #require(object["signedString"] as? String)
         #expect(signed.components(separatedBy: "\u{2063}").count == 7)
-        let fields = try #require(object["fields"] as? [String: Any])
+        let fields = try #require(object["payload"] as? [String: Any])
         #expect(fields["applicationUsername"] as? String == "appaccounttoken")
         #expect(fields["keyIdentifier"] as? String == "ABCDE12345")
-        let timestamp = try #require(object["timestamp"] as? [String: Any])
-        #expect(timestamp["milliseconds"] as? Int64 == Self.recent)
-        #expect(timestamp["date"] as? String == "2025-05-31T23:00:00.000Z")
-        #expect(timestamp["olderThan24Hours"] as? Bool == false)
+        #expect(fields["timestamp"] as? Int64 == Self.recent)
+        #expect((object["display"] as? [String: Any])?["timestamp"] as? String == "2025-05-31T23:00:00.000Z")
+        #expect(object["olderThan24Hours"] as? Bool == false)
+        #expect((object["checkTime"] as? [String: Any])?["time"] as? String == "2025-06-01T00:00:00.000Z")
         let failed = Self.verify(["--key", keys.path, "--json"] + Self.fields(offer: "x") + [signature])
         #expect(failed.status == 1)
         let failure = try #require(try JSONSerialization.jsonObject(with: Data(failed.stdout.utf8)) as? [String: Any])

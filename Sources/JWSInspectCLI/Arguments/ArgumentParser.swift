@@ -119,6 +119,13 @@ enum ArgumentParser {
         return choices.first { spelling($0) == wanted }
     }
 
+    /// The kind `given` names, in any spelling (`app-transaction`, `appTransaction`,
+    /// `APP_TRANSACTION`): how every subcommand reads a kind (fetch, sign, mint, `--type`).
+    static func kind<Kind: RawRepresentable & CaseIterable>(_ given: String, of _: Kind.Type) -> Kind?
+    where Kind.RawValue == String {
+        match(given, among: Kind.allCases.map(\.rawValue)).flatMap(Kind.init(rawValue:))
+    }
+
     /// What a word is matched by: its letters and digits, lowercased (`renewal-info`,
     /// `RENEWAL_INFO` and `renewalInfo` are one word).
     static func spelling(_ word: String) -> String {

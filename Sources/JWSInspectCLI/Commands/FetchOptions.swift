@@ -178,7 +178,7 @@ struct FetchOptions: HasKeyOptions, SubcommandOptions {
         guard let first = positional.first else {
             throw UsageError("fetch needs a kind: \(ArgumentParser.list(Kind.allCases.map(\.rawValue)))")
         }
-        guard let kind = Kind(rawValue: first.lowercased()) else {
+        guard let kind = ArgumentParser.kind(first, of: Kind.self) else {
             let hint = EditDistance.closest(to: first, among: Kind.allCases.map(\.rawValue)).map {
                 " (did you mean '\($0)'?)"
             }

@@ -58,7 +58,7 @@ extension MintCommand {
             let text = ResultRenderers.make(format: options.format).single {
                 jws + "\n"
             } record: {
-                .object([("jws", .string(jws)), ("payload", .object(payload))])
+                TokenRecord.record(type: kind.rawValue, jws: jws, payload: .object(payload))
             }
             return Output.print(text, io: io)
         } catch {

@@ -194,9 +194,7 @@ struct MintOptions: SubcommandOptions {
             guard options.ca != nil, options.out != nil else {
                 throw UsageError("mint suite: --ca DIR and --out DIR2 are required")
             }
-        } else if let name = ArgumentParser.match(given, among: MintKind.allCases.map(\.rawValue)),
-            let kind = MintKind(rawValue: name)
-        {
+        } else if let kind = ArgumentParser.kind(given, of: MintKind.self) {
             options.kind = .token(kind)
             guard options.ca != nil else {
                 throw UsageError("mint \(kind.rawValue): --ca DIR is required (a folder mint ca wrote)")

@@ -49,11 +49,11 @@ enum SignCommand {
         return ResultRenderers.make(format: options.format).single {
             signed.token + "\n"
         } record: {
-            // Named as `mint --format json` and inspect name them: the JWS, its header, its payload.
-            .object([
-                ("jws", .string(signed.token)), ("header", .raw(signed.headerJSON)),
-                ("payload", .raw(signed.claimsJSON)),
-            ])
+            // A `token` record, as `mint --format json` writes: its type as inspect names it, the
+            // JWS, its header, its payload.
+            TokenRecord.record(
+                type: kind.payloadKind.rawValue, jws: signed.token, header: .raw(signed.headerJSON),
+                payload: .raw(signed.claimsJSON))
         }
     }
 
@@ -121,10 +121,23 @@ enum SignCommand {
         return ResultRenderers.make(format: options.format).single {
             signature + "\n"
         } record: {
-            .object([
-                ("keyIdentifier", .string(keyID)), ("nonce", .string(offer.nonceText)),
-                ("timestamp", .integer(Int64(offer.timestamp))), ("signature", .string(signature)),
-            ])
+            // What the app passes to StoreKit: the signature, and what it signed as `payload`
+            // holds a JWS's (verify-offer-v1's `payload` has the same members).
+            .object(
+                .init(
+                    distinct: RecordType.offerSignatureV1.head + [
+                        ("type", .string(VerifyOfferV1Command.type)), ("signature", .string(signature)),
+                        (
+                            "payload",
+                            .object([
+                                ("appBundleId", .string(offer.bundleID)), ("keyIdentifier", .string(keyID)),
+                                ("productIdentifier", .string(offer.productID)),
+                                ("offerIdentifier", .string(offer.offerID)),
+                                ("applicationUsername", .string(offer.applicationUsername.lowercased())),
+                                ("nonce", .string(offer.nonceText)), ("timestamp", .integer(Int64(offer.timestamp))),
+                            ])
+                        ),
+                    ]))
         }
     }
 }

@@ -12,6 +12,17 @@ struct SignOptions: HasKeyOptions, SubcommandOptions {
         case advancedCommerce = "advanced-commerce"
         case promotionalOfferV1 = "promotional-offer-v1"
 
+        /// What inspect calls the token made (the `type` of its JSON record).
+        var payloadKind: PayloadKind {
+            switch self {
+            case .apiToken: .apiToken
+            case .promotionalOffer: .promotionalOffer
+            case .introductoryOfferEligibility: .introductoryOfferEligibility
+            case .advancedCommerce: .advancedCommerceRequest
+            case .promotionalOfferV1: .unknown
+            }
+        }
+
         /// The options this kind needs, beyond a key (and its ID).
         var required: [String] {
             switch self {
@@ -167,7 +178,7 @@ struct SignOptions: HasKeyOptions, SubcommandOptions {
         let kinds = Kind.allCases.map(\.rawValue)
         let given = try ArgumentParser.single(
             positional, command: "sign", needs: "a kind: \(ArgumentParser.list(kinds))", noun: "kind")
-        guard let kind = Kind(rawValue: given.lowercased()) else {
+        guard let kind = ArgumentParser.kind(given, of: Kind.self) else {
             let suggestion = EditDistance.closest(to: given, among: kinds).map { " (did you mean '\($0)'?)" }
             throw UsageError(
                 "sign: no kind '\(Excerpt.of(given))'\(suggestion ?? ""); there are \(ArgumentParser.list(kinds))"

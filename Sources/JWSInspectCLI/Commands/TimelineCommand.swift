@@ -56,7 +56,7 @@ enum TimelineCommand {
 
         let report = TimelineReport(
             timeline: timeline, record: options.against.isEmpty ? nil : record.timeline, subscriptions: subscriptions,
-            anomalies: anomalies, accessTime: verification.accessTime)
+            anomalies: anomalies, accessTime: verification.accessTime, unreadable: fold.unreadable + record.unreadable)
         let output = Output(io)
         switch options.format {
         case _ where options.quiet: break
@@ -78,6 +78,8 @@ enum TimelineCommand {
         let io: CommandIO
         var timeline = Timeline()
         var firstFailure: ExitStatus?
+        /// The inputs not read (a file, standard input) and the one-line error each got.
+        var unreadable: [(source: String, reason: String)] = []
 
         init(engine: BatchEngine, io: CommandIO) {
             self.engine = engine
@@ -91,6 +93,7 @@ enum TimelineCommand {
             switch InputReader.open(input, position: position, io: io, onStall: {}) {
             case .unreadable(let message):
                 io.error(message)
+                unreadable.append((input, message))
                 firstFailure = firstFailure ?? .unreadable
             case .malformed(let origin, let reason):
                 verify([.item(.malformed(source: origin, reason: reason))])
@@ -115,6 +118,7 @@ enum TimelineCommand {
                 }
                 if let error = stream.readError {
                     io.error(error)
+                    unreadable.append((input, error))
                     firstFailure = firstFailure ?? .unreadable
                 }
             }

@@ -179,36 +179,23 @@ enum VerifyOfferV1Command {
             + (report.isOld ? "; older than 24 hours, so the App Store refuses it." : ".")
         let notes =
             report.isOld ? ["the timestamp is more than 24 hours old: the App Store refuses this signature"] : []
+        let fields: OrderedJSON.Members = [
+            ("appBundleId", .string(offer.bundleID)), ("keyIdentifier", .string(offer.keyID)),
+            ("productIdentifier", .string(offer.productID)), ("offerIdentifier", .string(offer.offerID)),
+            ("applicationUsername", .string(offer.applicationUsername.lowercased())),
+            ("nonce", .string(offer.nonceText)),
+        ]
+        // What was signed, as `payload` holds a JWS's (the timestamp in milliseconds), and as
+        // `display` shows it (the timestamp a date).
         let object = JSONRecord.record(
-            source: "command line", type: type, status: report.status.rawValue, reason: report.signatureDetail,
-            summary: summary, verified: report.verified, checks: checks, notes: notes,
+            .offerVerificationV1, source: "command line", type: type, status: report.status.rawValue,
+            reason: report.signatureDetail, summary: summary, verified: report.verified, checks: checks, notes: notes,
+            checkTime: .object([("time", .string(ISO8601.string(report.now))), ("basis", .string("now"))]),
+            payload: .object(.init(distinct: fields + [("timestamp", .integer(Int64(offer.timestamp)))])),
+            display: .object(.init(distinct: fields + [("timestamp", .string(ISO8601.string(offer.date)))])),
             extra: [
-                (
-                    "signature",
-                    .object([
-                        ("verified", .bool(report.verified)), ("keyIdentifier", .string(offer.keyID)),
-                        ("key", .string(report.keySummary)), ("detail", .string(report.signatureDetail)),
-                    ])
-                ),
-                ("signedString", .string(offer.signedString)),
-                (
-                    "fields",
-                    .object([
-                        ("appBundleId", .string(offer.bundleID)), ("keyIdentifier", .string(offer.keyID)),
-                        ("productIdentifier", .string(offer.productID)), ("offerIdentifier", .string(offer.offerID)),
-                        ("applicationUsername", .string(offer.applicationUsername.lowercased())),
-                        ("nonce", .string(offer.nonceText)), ("timestamp", .integer(Int64(offer.timestamp))),
-                    ])
-                ),
-                (
-                    "timestamp",
-                    .object([
-                        ("milliseconds", .integer(Int64(offer.timestamp))),
-                        ("date", .string(ISO8601.string(offer.date))),
-                        ("olderThan24Hours", .bool(report.isOld)), ("checkedAt", .string(ISO8601.string(report.now))),
-                        ("detail", .string(report.timestampDetail)),
-                    ])
-                ),
+                ("key", .string(report.keySummary)), ("signedString", .string(offer.signedString)),
+                ("olderThan24Hours", .bool(report.isOld)),
             ])
         return separatorEscaped(object)
     }

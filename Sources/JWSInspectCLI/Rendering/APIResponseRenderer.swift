@@ -21,7 +21,7 @@ enum APIResponseRenderer {
     static func record(_ page: FetchedPage) -> OrderedJSON {
         let status = page.response.status
         return JSONRecord.record(
-            source: page.origin, type: Self.type, status: FetchStatus.answered.rawValue,
+            .apiResponse, source: page.origin, type: Self.type, status: FetchStatus.answered.rawValue,
             reason: "\(page.environment.rawValue) answered \(page.request) with HTTP \(status)",
             summary: Self.sentence(page),
             extra: members(
@@ -53,7 +53,8 @@ enum APIResponseRenderer {
     /// record, `response` null.
     static func record(_ request: UnansweredRequest) -> OrderedJSON {
         JSONRecord.record(
-            source: request.source, type: Self.type, status: request.status.rawValue, reason: request.reason,
+            .apiResponse, source: request.source, type: Self.type, status: request.status.rawValue,
+            reason: request.reason,
             summary: sentence(request),
             extra: members(
                 environment: request.environment, request: request.request, httpStatus: request.answer?.status,

@@ -41,12 +41,12 @@ struct JSONOutput: ResultRenderer {
         APIResponseRenderer.record(request).serialized(pretty: pretty) + "\n"
     }
 
-    /// One object, `{"summary": {"total": N, STATUS: N, …}}`, on one line: every line of
-    /// standard output stays a result.
+    /// One record, `{"schemaVersion": 1, "record": "summary", "total": N, "statuses": {STATUS:
+    /// N, …}}`, on one line (on standard error: every line of standard output stays a result).
     func summary(total: Int, counts: [(status: String, count: Int)]) -> String {
-        let members =
-            [("total", OrderedJSON.integer(Int64(total)))] + counts.map { ($0.status, .integer(Int64($0.count))) }
-        return OrderedJSON.object([("summary", .object(.init(distinct: members)))]).serialized(pretty: false) + "\n"
+        let statuses = OrderedJSON.object(.init(distinct: counts.map { ($0.status, .integer(Int64($0.count))) }))
+        let members = RecordType.summary.head + [("total", .integer(Int64(total))), ("statuses", statuses)]
+        return OrderedJSON.object(.init(distinct: members)).serialized(pretty: false) + "\n"
     }
 
     func single(text: () -> String, record: () -> OrderedJSON) -> String {

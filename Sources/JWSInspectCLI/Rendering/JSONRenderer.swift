@@ -3,9 +3,9 @@ internal import JWSInspectCore
 
 /// `--format json|jsonl`: one object per JWS with stable keys.
 ///
-/// Keys, in order: source, type, envelope, status, reason, verified, xcode, summary, access,
-/// checkTime, validNow, checks, notes, header, chain, payload, display, unknownFields,
-/// unknownValues, nested. `header` and `payload` are the decoded segments exactly as
+/// Keys, in order: schemaVersion, record (`result`), source, type, envelope, status, reason,
+/// verified, authentic, xcode, summary, access, checkTime, validNow, checks, notes, header,
+/// chain, payload, display, unknownFields, unknownValues, nested. `header` and `payload` are the decoded segments exactly as
 /// signed (only whitespace between tokens is re-indented); `display` mirrors the
 /// payload with rendered values; `nested` maps field paths to full results.
 enum JSONRenderer {
@@ -33,6 +33,10 @@ enum JSONRenderer {
     static func write(_ inspection: Inspection, into stream: inout JSONStream, fragments cache: ChainFragments) {
         let presentation = inspection.summaryAndAccess(.utc)
         stream.openObject()
+        stream.key("schemaVersion")
+        stream.integer(RecordType.schemaVersion)
+        stream.key("record")
+        stream.plain(RecordType.result.rawValue)
         stream.key("source")
         stream.string(inspection.source)
         stream.key("type")
@@ -45,6 +49,8 @@ enum JSONRenderer {
         stream.string(inspection.reason)
         stream.key("verified")
         stream.bool(inspection.status == .valid)
+        stream.key("authentic")
+        stream.bool(inspection.isAuthentic)
         stream.key("xcode")
         stream.bool(inspection.isXcode)
         stream.key("summary")

@@ -3,7 +3,8 @@ internal import JWSInspectCore
 
 /// What `jwsinspect timeline` prints: per subscription its state and its events in signing
 /// order, then the anomalies, the items skipped and a summary; as tables or as JSON records
-/// (`{"type": "subscription" | "anomaly" | "skipped" | "summary", …}`, in that order).
+/// (`{"schemaVersion": 1, "record": "subscription" | "anomaly" | "skipped" |
+/// "timelineSummary", …}`, in that order).
 struct TimelineReport {
     let timeline: Timeline
     /// Apple's record (`--against`), when given.
@@ -12,15 +13,18 @@ struct TimelineReport {
     let anomalies: [Timeline.Anomaly]
     /// When access was decided (`--access-at`, else now).
     let accessTime: Date
+    /// The inputs that could not be read, and why (inspect's `unreadable`).
+    let unreadable: [(source: String, reason: String)]
     /// The anomalies by subscription (nil: of none shown), found once.
     private let bySubscription: [ExactText: [Timeline.Anomaly]]
     private let others: [Timeline.Anomaly]
 
     init(
         timeline: Timeline, record: Timeline?, subscriptions: [Timeline.Subscription], anomalies: [Timeline.Anomaly],
-        accessTime: Date
+        accessTime: Date, unreadable: [(source: String, reason: String)] = []
     ) {
         self.accessTime = accessTime
+        self.unreadable = unreadable
         self.timeline = timeline
         self.record = record
         self.subscriptions = subscriptions
@@ -71,6 +75,11 @@ struct TimelineReport {
             for item in timeline.skipped {
                 out += "  item \(item.arrival)  \(item.status.rawValue)  \(safe(item.source))\n"
             }
+            out += "\n"
+        }
+        if !unreadable.isEmpty {
+            out += "NOT READ\n"
+            for input in unreadable { out += "  \(safe(input.reason))\n" }
             out += "\n"
         }
         return out + summaryLine() + "\n"
@@ -141,27 +150,40 @@ struct TimelineReport {
 
     // MARK: - JSON records
 
+    /// The records, each beginning with `schemaVersion` and `record` (`docs/schema/`): the
+    /// subscriptions, the anomalies, the items not folded (failed, or inputs not read), the counts.
     func records() -> [OrderedJSON.Object] {
         var records: [OrderedJSON.Object] = subscriptions.map(subscriptionRecord)
-        records += anomalies.map { anomalyRecord($0, type: true) }
+        records += anomalies.map { .init(distinct: RecordType.anomaly.head + anomalyMembers($0)) }
         records += timeline.skipped.map { item in
-            [
-                ("type", .string("skipped")), ("item", .integer(Int64(item.arrival))),
-                ("source", .string(item.source)), ("status", .string(item.status.rawValue)),
-            ]
+            .init(
+                distinct: RecordType.skipped.head + [
+                    ("item", .integer(Int64(item.arrival))), ("source", .string(item.source)),
+                    ("status", .string(item.status.rawValue)), ("reason", .string(item.reason)),
+                ])
+        }
+        records += unreadable.map { input in
+            .init(
+                distinct: RecordType.skipped.head + [
+                    ("item", .null), ("source", .string(input.source)), ("status", .string(Renderer.unreadableStatus)),
+                    ("reason", .string(input.reason)),
+                ])
         }
         var counts = OrderedJSON.Object()
         for kind in Timeline.Anomaly.Kind.allCases {
             counts.add(kind.rawValue, .integer(Int64(anomalies.filter { $0.kind == kind }.count)))
         }
-        records.append([
-            ("type", .string("summary")), ("items", .integer(Int64(timeline.items))),
-            ("folded", .integer(Int64(timeline.events.count))),
-            ("repeatedDeliveries", .integer(Int64(timeline.repeats.values.reduce(0) { $0 + $1.count }))),
-            ("skipped", .integer(Int64(timeline.skipped.count))), ("unrelated", .integer(Int64(timeline.unrelated))),
-            ("subscriptions", .integer(Int64(subscriptions.count))), ("anomalies", .object(counts)),
-            ("recordItems", record.map { .integer(Int64($0.items)) } ?? .null),
-        ])
+        records.append(
+            .init(
+                distinct: RecordType.timelineSummary.head + [
+                    ("itemsRead", .integer(Int64(timeline.items))), ("folded", .integer(Int64(timeline.events.count))),
+                    ("repeatedDeliveries", .integer(Int64(timeline.repeats.values.reduce(0) { $0 + $1.count }))),
+                    ("skipped", .integer(Int64(timeline.skipped.count))),
+                    ("unreadableInputs", .integer(Int64(unreadable.count))),
+                    ("unrelated", .integer(Int64(timeline.unrelated))),
+                    ("subscriptions", .integer(Int64(subscriptions.count))), ("anomalyCounts", .object(counts)),
+                    ("recordItemsRead", record.map { .integer(Int64($0.items)) } ?? .null),
+                ]))
         return records
     }
 
@@ -169,58 +191,57 @@ struct TimelineReport {
         let revoked: OrderedJSON =
             subscription.revocationDate.map { date in
                 .object([
-                    ("date", .string(Timeline.date(date))),
-                    ("reason", subscription.revocationReason.map(OrderedJSON.integer) ?? .null),
+                    ("revocationDate", .string(Timeline.date(date))),
+                    ("revocationReason", subscription.revocationReason.map(OrderedJSON.integer) ?? .null),
                 ])
             } ?? .null
         let events: [OrderedJSON] = subscription.events.map { index in
             let event = timeline.events[index]
-            let subtype: String?
-            if case .notification(_, let found) = event.kind { subtype = found } else { subtype = nil }
-            let kind: String
+            let type: PayloadKind
+            var notificationType: String?
+            var subtype: String?
             switch event.kind {
-            case .notification(let type, _): kind = type
-            case .transaction: kind = "transaction"
-            case .renewalInfo: kind = "renewalInfo"
+            case .notification(let name, let found):
+                (type, notificationType, subtype) = (.notification, name, found)
+            case .transaction: type = .transaction
+            case .renewalInfo: type = .renewalInfo
             }
             return .object([
                 ("item", .integer(Int64(event.arrival))), ("source", .string(event.source)),
-                ("signedDate", event.signedDate.map { .string(Timeline.date($0)) } ?? .null), ("type", .string(kind)),
+                ("signedDate", event.signedDate.map { .string(Timeline.date($0)) } ?? .null),
+                ("type", .string(type.rawValue)),
+                ("notificationType", notificationType.map(OrderedJSON.string) ?? .null),
                 ("subtype", subtype.map(OrderedJSON.string) ?? .null),
                 ("notificationUUID", event.notificationUUID.map(OrderedJSON.string) ?? .null),
                 ("transactionId", event.transaction?.transactionId.map(OrderedJSON.string) ?? .null),
                 ("deliveries", .array(([event.arrival] + (timeline.repeats[index] ?? [])).map { .integer(Int64($0)) })),
             ])
         }
-        return [
-            ("type", .string("subscription")), ("originalTransactionId", .string(subscription.id)),
-            ("productId", subscription.productId.map(OrderedJSON.string) ?? .null),
-            ("environment", subscription.environment.map(OrderedJSON.string) ?? .null),
-            ("access", AccessJSON.value(subscription.access, time: accessTime)),
-            ("expiresDate", subscription.expiresDate.map { .string(Timeline.date($0)) } ?? .null),
-            ("revoked", revoked),
-            ("autoRenewStatus", subscription.autoRenewStatus.map(OrderedJSON.integer) ?? .null),
-            ("appAccountTokens", .array(subscription.appAccountTokens.map(OrderedJSON.string))),
-            ("events", .array(events)),
-            (
-                "anomalies",
-                .array(
-                    (bySubscription[ExactText(subscription.id)] ?? []).map {
-                        .object(anomalyRecord($0, type: false))
-                    })
-            ),
-        ]
+        let anomalies = (bySubscription[ExactText(subscription.id)] ?? []).map {
+            OrderedJSON.object(.init(distinct: anomalyMembers($0)))
+        }
+        return .init(
+            distinct: RecordType.subscription.head + [
+                ("originalTransactionId", .string(subscription.id)),
+                ("productId", subscription.productId.map(OrderedJSON.string) ?? .null),
+                ("environment", subscription.environment.map(OrderedJSON.string) ?? .null),
+                ("access", AccessJSON.value(subscription.access, time: accessTime)),
+                ("expiresDate", subscription.expiresDate.map { .string(Timeline.date($0)) } ?? .null),
+                ("revoked", revoked),
+                ("autoRenewStatus", subscription.autoRenewStatus.map(OrderedJSON.integer) ?? .null),
+                ("appAccountTokens", .array(subscription.appAccountTokens.map(OrderedJSON.string))),
+                ("events", .array(events)), ("anomalies", .array(anomalies)),
+            ])
     }
 
-    private func anomalyRecord(_ anomaly: Timeline.Anomaly, type: Bool) -> OrderedJSON.Object {
-        var object = OrderedJSON.Object()
-        if type { object.add("type", .string("anomaly")) }
-        object.add("kind", .string(anomaly.kind.rawValue))
-        object.add("originalTransactionId", anomaly.subscriptionID.map(OrderedJSON.string) ?? .null)
-        object.add("items", .array(anomaly.items.map { .integer(Int64($0)) }))
-        object.add("identifier", anomaly.identifier.map(OrderedJSON.string) ?? .null)
-        object.add("detail", .string(anomaly.detail))
-        return object
+    /// An anomaly: its class (`anomaly`), its subscription, the items it is about.
+    private func anomalyMembers(_ anomaly: Timeline.Anomaly) -> OrderedJSON.Members {
+        [
+            ("anomaly", .string(anomaly.kind.rawValue)),
+            ("originalTransactionId", anomaly.subscriptionID.map(OrderedJSON.string) ?? .null),
+            ("items", .array(anomaly.items.map { .integer(Int64($0)) })),
+            ("identifier", anomaly.identifier.map(OrderedJSON.string) ?? .null), ("detail", .string(anomaly.detail)),
+        ]
     }
 
     /// Text from the input (signed payloads, sources), its control characters escaped: a line

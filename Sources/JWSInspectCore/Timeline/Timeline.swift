@@ -118,8 +118,9 @@ package struct Timeline: Sendable {
     /// A delivery whose `notificationUUID` was seen with another signed payload: (kept event's
     /// index, this delivery).
     package private(set) var conflicts: [(kept: Int, delivery: Event)] = []
-    /// Items not folded: (arrival, source, status), for items that failed verification.
-    package private(set) var skipped: [(arrival: Int, source: String, status: Status)] = []
+    /// Items not folded: (arrival, source, status, the one-line reason), for items that failed
+    /// verification.
+    package private(set) var skipped: [(arrival: Int, source: String, status: Status, reason: String)] = []
     /// Items folded that carry nothing of a subscription (a TEST notification): their count.
     package private(set) var unrelated = 0
     private var byUUID: [ExactText: Int] = [:]
@@ -158,7 +159,7 @@ package struct Timeline: Sendable {
         arrivals += 1
         guard inspection.status == .valid, let (event, access, renewal) = event(inspection, arrival: arrivals) else {
             if inspection.status != .valid {
-                skipped.append((arrivals, inspection.source, inspection.status))
+                skipped.append((arrivals, inspection.source, inspection.status, inspection.reason))
             } else {
                 unrelated += 1
             }
