@@ -148,7 +148,9 @@ def run(binary):
             if result.returncode != 0:
                 continue
             output = json.loads(result.stdout)
-            check(output["keyIdentifier"] == KEY_ID and output["nonce"] == nonce.lower() and output["timestamp"] == timestamp,
+            signed_fields = output["payload"]
+            check(output["record"] == "offerSignatureV1" and signed_fields["keyIdentifier"] == KEY_ID
+                  and signed_fields["nonce"] == nonce.lower() and signed_fields["timestamp"] == timestamp,
                   f"{what}: {output}")
             creator = PromotionalOfferSignatureCreator(pem, KEY_ID, BUNDLE)
             signed = []
