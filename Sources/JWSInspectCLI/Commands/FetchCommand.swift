@@ -26,35 +26,21 @@ enum FetchCommand {
             if error.isUsage { io.error("usage: jwsinspect \(Commands.fetch.usage[0]) (see jwsinspect help fetch)") }
             return error.status.rawValue
         }
-        let trustStore: TrustStore?
-        switch RootFiles.trustStore(options.inspect.rootFiles) {
-        case .success(let store): trustStore = store
-        case .failure(let failure):
-            io.error(failure.message)
-            return failure.status.rawValue
-        }
         if let folder = options.save, let failure = System.prepareFolder(folder) {
             io.error("--save: \(failure.message(folder))")
             return ExitStatus.ioError.rawValue
         }
-        options.inspect.warnings.forEach(io.error)
-        let zone: DisplayZone
-        switch options.inspect.displayZone(environment: io.environment) {
-        case .success(let found): zone = found
-        case .failure(let error):
-            io.error("fetch: " + error.message)
-            return ExitStatus.usage.rawValue
-        }
-        let revocation: RevocationCheck?
-        switch RevocationCheck.make(options.inspect, timeout: options.timeoutGiven ? Int(options.timeout) : nil) {
-        case .success(let made): revocation = made
+        let setup: VerificationSetup
+        switch VerificationSetup.make(
+            options.inspect, io: io, prefix: "fetch: ",
+            revocationTimeout: options.timeoutGiven ? Int(options.timeout) : nil)
+        {
+        case .success(let made): setup = made
         case .failure(let failure):
-            io.error("fetch: " + failure.message)
+            io.error(failure.message)
             return failure.status.rawValue
         }
-        let run = FetchRun(
-            options: options, credentials: credentials, trustStore: trustStore, revocation: revocation,
-            transport: transport, zone: zone, io: io)
+        let run = FetchRun(options: options, credentials: credentials, setup: setup, transport: transport, io: io)
         return run.start(request(kind, options, now: io.now))
     }
 
@@ -90,19 +76,17 @@ enum FetchCommand {
 private final class FetchRun {
     let options: FetchOptions
     let credentials: Credentials
-    let trustStore: TrustStore?
-    /// One for every engine: each certificate is asked about once per run.
-    let revocation: RevocationCheck?
+    /// The run's trust store, revocation check (one for every engine: each certificate is
+    /// asked about once per run) and renderer.
+    let setup: VerificationSetup
     let transport: any HTTPTransport
     let io: CommandIO
     let output: Output
-    let render: Renderer
+    /// The results shown, counted for `--summary`, and the exit status they make.
+    let sink: ResultSink
     let progress: ProgressLine
     private var engines: [EngineKey: BatchEngine] = [:]
-    private var exitStatus = ExitStatus.success
     private var remaining: Int?
-    /// Results by status, for `--summary`: the JWS verified, and the requests that got no answer.
-    private var counts: [String: Int] = [:]
     /// Who the question was about, as the access decision binds the answer to it (for
     /// subscriptions and history, resolved with Get Transaction Info when the run starts).
     private(set) var customer: Entitlement.Customer?
@@ -111,21 +95,16 @@ private final class FetchRun {
     private var transactionsTied = 0
 
     init(
-        options: FetchOptions, credentials: Credentials, trustStore: TrustStore?, revocation: RevocationCheck?,
-        transport: any HTTPTransport, zone: DisplayZone, io: CommandIO
+        options: FetchOptions, credentials: Credentials, setup: VerificationSetup, transport: any HTTPTransport,
+        io: CommandIO
     ) {
-        self.revocation = revocation
         self.options = options
         self.credentials = credentials
-        self.trustStore = trustStore
+        self.setup = setup
         self.transport = transport
         self.io = io
         output = Output(io)
-        let color = options.inspect.usesColor(stdoutIsTerminal: io.stdoutIsTerminal, environment: io.environment)
-        render = Renderer(
-            ResultRenderers.make(
-                format: options.inspect.format, brief: options.inspect.brief, quiet: options.inspect.quiet,
-                color: color, zone: zone))
+        sink = ResultSink(output: output, render: setup.render, io: io)
         progress = ProgressLine(terminal: io.stderrIsTerminal, write: io.writeError)
         remaining = options.limit
         customer = Self.customer(options)
@@ -176,13 +155,9 @@ private final class FetchRun {
         finish(end)
         refuseUntied()
         if let status = output.finish(io) { return status }
-        revocation?.warnings.forEach(io.error)
-        if options.inspect.summary {
-            let order =
-                Status.allCases.map(\.rawValue) + FetchStatus.allCases.filter { $0 != .answered }.map(\.rawValue)
-            render.reportSummary(counts, order: order, io: io)
-        }
-        return exitStatus.rawValue
+        setup.revocation?.warnings.forEach(io.error)
+        if options.inspect.summary { sink.reportSummary() }
+        return sink.exitStatus.rawValue
     }
 
     private func note(_ note: FetchNote) {
@@ -203,11 +178,11 @@ private final class FetchRun {
             let path = System.path(page.fileStem + ".json", in: folder)
             if let reason = System.writeFile(path, page.response.body) {
                 io.error("--save: cannot write '\(path)': \(reason)")
-                fail(.ioError)
+                sink.fail(.ioError)
             }
         }
-        let separator = render.output.separator
-        if let text = render.output.answer(page) { output.writeResult(text, separator: separator) }
+        let render = setup.render
+        if let text = render.output.answer(page) { output.writeResult(text, separator: render.output.separator) }
         // Only the members Apple documents as JWS are verified, each named by its path.
         var fields = page.summary.signed
         if let left = remaining {
@@ -239,16 +214,12 @@ private final class FetchRun {
             let engine =
                 beside.map { contextEngine($0, environment: page.environment, origin: page.origin) }
                 ?? engine(for: page.environment, decidesAccess: decides)
-            let render = self.render
             _ = engine.run(items, outcome: { ($0.isTiedToCustomer, render.outcome($0)) }) { tied, outcome in
                 if let tied {
                     transactionsSeen += 1
                     if tied { transactionsTied += 1 }
                 }
-                if let error = outcome.error { io.error(error) }
-                if let text = outcome.output { output.writeResult(text, separator: separator) }
-                counts[outcome.status.rawValue, default: 0] += 1
-                fail(ExitStatus(outcome.status))
+                sink.show(outcome)
             }
             start = end
         }
@@ -335,10 +306,8 @@ private final class FetchRun {
             "not found: the answer holds \(transactionsSeen) authentic transaction(s), none of them tied to "
             + "\(id) by its signed transactionId or originalTransactionId; nothing in it is this customer's"
         io.error("\(sourceName): \(reason)")
-        counts[FetchStatus.notFound.rawValue, default: 0] += 1
-        let request = UnansweredRequest(source: sourceName, status: .notFound, reason: reason)
-        if let record = render.output.unanswered(request) { output.write(record) }
-        if exitStatus == .success || exitStatus == .inactive { exitStatus = .notFound }
+        sink.unanswered(UnansweredRequest(source: sourceName, status: .notFound, reason: reason))
+        if sink.exitStatus == .success || sink.exitStatus == .inactive { sink.exitStatus = .notFound }
     }
 
     /// Whether a summary field holds `true` (`hasMore`).
@@ -361,8 +330,7 @@ private final class FetchRun {
     /// How one environment's JWS are verified: the answering environment and the credentials'
     /// bundle ID are expected, and access is decided about `customer`.
     private func verificationOptions(for environment: ServerEnvironment, decidesAccess: Bool) -> VerificationOptions {
-        var verification = options.inspect.verificationOptions(
-            trustStore: trustStore, now: io.now, revocation: revocation)
+        var verification = setup.verification
         verification.expectedBundleId = credentials.bundleID
         verification.expectedEnvironment = environment == .production ? .production : .sandbox
         verification.accessContext.customer = customer
@@ -432,14 +400,8 @@ private final class FetchRun {
     /// its record, and records the exit status.
     private func report(_ request: UnansweredRequest, message: String, exit: ExitStatus) {
         io.error("\(message): \(request.reason)")
-        counts[request.status.rawValue, default: 0] += 1
-        if let record = render.output.unanswered(request) { output.write(record) }
-        fail(exit)
-    }
-
-    /// Records a status; the first failure is the run's.
-    private func fail(_ status: ExitStatus) {
-        if exitStatus == .success { exitStatus = status }
+        sink.unanswered(request)
+        sink.fail(exit)
     }
 }
 

@@ -16,7 +16,10 @@ struct TimelineOptions: SubcommandOptions {
         set { inspect.brief = newValue }
     }
     /// `-q`: nothing on standard output; the exit status says it all.
-    var quiet = false
+    var quiet: Bool {
+        get { inspect.quiet }
+        set { inspect.quiet = newValue }
+    }
     var failOnAnomaly = false
     var format: OutputFormat {
         get { inspect.format }
@@ -93,7 +96,6 @@ struct TimelineOptions: SubcommandOptions {
     static func parse(_ arguments: [String]) throws(UsageError) -> TimelineOptions {
         var (options, inputs) = try ArgumentParser.parse(arguments, options: table, into: TimelineOptions())
         options.inputs = inputs
-        options.inspect.quiet = true
         try options.inspect.checkOutput()
         return options
     }

@@ -22,5 +22,9 @@ struct BriefOutput: ResultRenderer {
 
     func single(text: () -> String, record: () -> OrderedJSON) -> String { text() }
 
+    func report(table: () -> String, brief: () -> String, records: () -> [OrderedJSON.Object]) -> String {
+        self.table.zone.rewrite(brief())
+    }
+
     var separator: String { "" }
 }

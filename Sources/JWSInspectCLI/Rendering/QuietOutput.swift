@@ -22,5 +22,7 @@ struct QuietOutput: ResultRenderer {
         summaries.single(text: text, record: record)
     }
 
+    func report(table: () -> String, brief: () -> String, records: () -> [OrderedJSON.Object]) -> String { "" }
+
     var separator: String { "" }
 }

@@ -1,8 +1,8 @@
 internal import JWSInspectCore
 
 /// A run's rendering: each inspection's outcome (its status, what its renderer writes to
-/// standard output, and the one-line error a malformed input gets on standard error), and
-/// the `--summary` counts; what the output looks like is the `ResultRenderer`'s alone.
+/// standard output, and the one-line error a malformed input gets on standard error); what
+/// the output looks like is the `ResultRenderer`'s alone.
 struct Renderer: Sendable {
     let output: any ResultRenderer
 
@@ -25,14 +25,6 @@ struct Renderer: Sendable {
     func outcome(_ inspection: Inspection) -> Outcome {
         let error = inspection.status == .malformed ? "\(inspection.source): malformed: \(inspection.reason)" : nil
         return .init(status: inspection.status, output: output.rendered(inspection), error: error)
-    }
-
-    /// `--summary`: results counted by status, on standard error, statuses in `order` (those
-    /// never seen left out), the same for inspect and fetch.
-    func reportSummary(_ counts: [String: Int], order: [String], io: CommandIO) {
-        let total = counts.values.reduce(0, +)
-        let ordered = order.compactMap { status in counts[status].map { (status: status, count: $0) } }
-        io.writeError(output.summary(total: total, counts: ordered))
     }
 
     /// The `status` of an input that could not be read (beside the verification statuses).

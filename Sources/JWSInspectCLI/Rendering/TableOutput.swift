@@ -43,5 +43,9 @@ struct TableOutput: ResultRenderer {
 
     func single(text: () -> String, record: () -> OrderedJSON) -> String { text() }
 
+    func report(table: () -> String, brief: () -> String, records: () -> [OrderedJSON.Object]) -> String {
+        zone.rewrite(table())
+    }
+
     var separator: String { "\n" }
 }
