@@ -5,7 +5,8 @@ internal import JWSInspectCore
 /// `jwsinspect fetch KIND [ID]`: asks the App Store Server API, then verifies and shows every
 /// JWS of the answer as `inspect` would, with the answer's unsigned fields before them.
 enum FetchCommand {
-    static func run(_ options: FetchOptions, io: CommandIO) -> Int32 {
+    static func run(_ options: FetchOptions, io given: CommandIO) -> Int32 {
+        var io = given
         guard !options.showHelp, let kind = options.kind else {
             return Output.print(HelpText.of(Commands.fetch), io: io)
         }
@@ -33,13 +34,15 @@ enum FetchCommand {
         let setup: VerificationSetup
         switch VerificationSetup.make(
             options.inspect, io: io, prefix: "fetch: ",
-            revocationTimeout: options.timeoutGiven ? Int(options.timeout) : nil)
+            revocationTimeout: options.timeoutGiven ? Int(options.timeout) : nil,
+            asked: [options.id, options.transactionID].compactMap { $0 })
         {
         case .success(let made): setup = made
         case .failure(let failure):
             io.error(failure.message)
             return failure.status.rawValue
         }
+        io = setup.io
         let run = FetchRun(options: options, credentials: credentials, setup: setup, transport: transport, io: io)
         return run.start(request(kind, options, now: io.now))
     }

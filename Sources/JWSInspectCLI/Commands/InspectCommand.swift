@@ -3,16 +3,17 @@ internal import JWSInspectCore
 /// `jwsinspect [inspect] [options] [INPUT…]`: reads the inputs, verifies every JWS found,
 /// renders each result as it is verified, and returns the exit status.
 enum InspectCommand {
-    static func run(_ options: InspectOptions, io: CommandIO) -> Int32 {
-        if options.showHelp { return Output.print(HelpText.main, io: io) }
+    static func run(_ options: InspectOptions, io given: CommandIO) -> Int32 {
+        if options.showHelp { return Output.print(HelpText.main, io: given) }
         let setup: VerificationSetup
-        switch VerificationSetup.make(options, io: io, developerKeys: true) {
+        switch VerificationSetup.make(options, io: given, developerKeys: true) {
         case .success(let made): setup = made
         case .failure(let failure):
-            io.error(failure.message)
-            if failure.isUsage { io.error("usage: jwsinspect \(Commands.inspect.usage[0]) (see jwsinspect --help)") }
+            given.error(failure.message)
+            if failure.isUsage { given.error("usage: jwsinspect \(Commands.inspect.usage[0]) (see jwsinspect --help)") }
             return failure.status.rawValue
         }
+        let io = setup.io
         options.ignoredEnvironment(io.environment).forEach(io.error)
         let output = Output(io, buffered: true)
         let sink = ResultSink(output: output, render: setup.render, io: io)

@@ -41,6 +41,8 @@ struct InspectOptions: HasKeyOptions, SubcommandOptions {
     /// The number of standard input's first line (`--first-line`).
     var firstLine = 1
     var summary = false
+    /// `--redact`: customer identifiers replaced by salted hashes in every format (`Redaction`).
+    var redact = false
     var verify = true
     var strictX509 = false
     /// `--check-revocation` (or `--require-revocation-check`): ask OCSP responders.
@@ -248,6 +250,17 @@ struct InspectOptions: HasKeyOptions, SubcommandOptions {
                     + "IANA name such as Europe/Paris, or an offset such as +02:00; JSON stays UTC."
             ) { options, value in
                 options.timeZone = value
+            },
+            OptionSpec(
+                ["--redact"], group: output,
+                help:
+                    "Replace customer identifiers (transaction, original transaction, web order line item and app "
+                    + "transaction IDs, appAccountToken, device verification, a receipt's, the ID fetch asks "
+                    + "about) with salted hashes in every format and on standard error, so output can be pasted "
+                    + "into a ticket; nested JWS are replaced whole. The salt is JWSINSPECT_REDACT_SALT (the same "
+                    + "hashes in every run), else one of this run."
+            ) { options, _ in
+                options.redact = true
             },
             OptionSpec(
                 ["--summary"], group: output,

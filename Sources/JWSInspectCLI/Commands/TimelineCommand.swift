@@ -6,23 +6,24 @@ internal import JWSInspectCore
 /// what is wrong between them: duplicated, conflicting, out of order, a refund without its
 /// purchase, a gap, and (with `--against`) what Apple's record holds and the log does not.
 enum TimelineCommand {
-    static func run(_ options: TimelineOptions, io: CommandIO) -> Int32 {
-        if options.showHelp { return Output.print(HelpText.of(Commands.timeline), io: io) }
+    static func run(_ options: TimelineOptions, io given: CommandIO) -> Int32 {
+        if options.showHelp { return Output.print(HelpText.of(Commands.timeline), io: given) }
         let setup: VerificationSetup
-        switch VerificationSetup.make(options.inspect, io: io) {
+        switch VerificationSetup.make(options.inspect, io: given) {
         case .success(let made): setup = made
         case .failure(let failure):
-            io.error(failure.message)
+            given.error(failure.message)
             return failure.status.rawValue
         }
+        let io = setup.io
         options.inspect.ignoredEnvironment(io.environment).forEach(io.error)
         var verification = setup.verification
         // A fold reads what was signed; whether each chain is also valid today is not shown.
         verification.reportsValidityNow = false
         let engine = BatchEngine(verifier: Verifier(options: verification), jobs: options.inspect.jobs)
-        let fold = Fold(engine: engine, io: io)
+        let fold = Fold(engine: engine, io: io, redaction: setup.redaction)
         fold.read(options.inputs.isEmpty ? ["-"] : options.inputs)
-        let record = Fold(engine: engine, io: io)
+        let record = Fold(engine: engine, io: io, redaction: setup.redaction)
         record.read(options.against)
         setup.revocation?.warnings.forEach(io.error)
 
@@ -42,7 +43,8 @@ enum TimelineCommand {
             timeline: timeline, record: options.against.isEmpty ? nil : record.timeline, subscriptions: subscriptions,
             anomalies: anomalies, accessTime: verification.accessTime, unreadable: fold.unreadable + record.unreadable)
         let output = Output(io)
-        output.write(setup.render.output.report(table: report.tables, brief: report.brief, records: report.records))
+        let text = setup.render.output.report(table: report.tables, brief: report.brief, records: report.records)
+        output.write(setup.redaction?.redact(text, also: fold.identifiers.union(record.identifiers)) ?? text)
         if let status = output.finish(io) { return status }
         if let failure = fold.firstFailure ?? record.firstFailure { return failure.rawValue }
         if options.failOnAnomaly, !anomalies.isEmpty { return ExitStatus.anomaly.rawValue }
@@ -56,15 +58,18 @@ enum TimelineCommand {
         private(set) var firstFailure: ExitStatus?
         /// The inputs not read (a file, standard input) and the one-line error each got.
         private(set) var unreadable: [(source: String, reason: String)] = []
+        /// `--redact`: the identifiers of every item, redacted in the report.
+        private(set) var identifiers: Set<String> = []
         private var batches: InputBatches<Inspection>?
 
-        init(engine: BatchEngine, io: CommandIO) {
+        init(engine: BatchEngine, io: CommandIO, redaction: Redaction?) {
             batches = InputBatches(
                 engine: engine, io: io, outcome: { $0 },
                 deliver: { [unowned self] inspection in
                     if inspection.status.isFailure, firstFailure == nil {
                         firstFailure = ExitStatus(inspection.status)
                     }
+                    if let redaction { identifiers.formUnion(redaction.values(of: inspection)) }
                     timeline.add(inspection)
                 },
                 unreadable: { [unowned self] source, message in

@@ -78,7 +78,8 @@ struct TimelineOptions: SubcommandOptions {
                 help: "Print nothing on standard output; the exit status says it all (with --fail-on-anomaly: 9 "
                     + "when an anomaly is found)."
             ) { options, _ in options.quiet = true },
-        ] + InspectOptions.mainTable.filter { ["--jobs", "--time-zone"].contains($0.doc.names[0]) }.map(lift)
+        ]
+        + InspectOptions.mainTable.filter { ["--jobs", "--time-zone", "--redact"].contains($0.doc.names[0]) }.map(lift)
 
     static let table: [OptionSpec<TimelineOptions>] =
         inspectOptions + ownOptions

@@ -1,4 +1,5 @@
 internal import Dispatch
+internal import FoundationEssentials
 internal import JWSInspectCore
 
 // The one verification run inspect, fetch and timeline are clients of: `VerificationSetup`
@@ -18,6 +19,10 @@ struct VerificationSetup {
     /// The verification options the inspect options describe (fetch adapts them per environment).
     var verification: VerificationOptions
     let render: Renderer
+    /// `--redact`'s, when given: the renderer redacts through it, and so does `io`.
+    let redaction: Redaction?
+    /// The command's input and output, standard error redacted under `--redact`.
+    let io: CommandIO
 
     struct Failure: Error {
         let message: String
@@ -30,10 +35,22 @@ struct VerificationSetup {
     ///   - prefix: before the zone's and revocation's messages ("fetch: ").
     ///   - revocationTimeout: `--timeout`, when the subcommand has one and it was given.
     ///   - developerKeys: whether `--key`'s developer keys are read (inspect).
+    ///   - asked: identifiers the command was given (fetch's ID), redacted under `--redact`.
     static func make(
-        _ options: InspectOptions, io: CommandIO, prefix: String = "", revocationTimeout: Int? = nil,
-        developerKeys: Bool = false
+        _ options: InspectOptions, io given: CommandIO, prefix: String = "", revocationTimeout: Int? = nil,
+        developerKeys: Bool = false, asked: [String] = []
     ) -> Result<VerificationSetup, Failure> {
+        var io = given
+        var redaction: Redaction?
+        if options.redact {
+            let known = asked + [options.accountToken, options.deviceID].compactMap { $0?.uuidString.lowercased() }
+            let made = Redaction.make(environment: given.environment, known: known + known.map { $0.uppercased() }) {
+                given.error($0)
+            }
+            let write = io.writeError
+            io.writeError = { write(made.redact($0)) }
+            redaction = made
+        }
         let trustStore: TrustStore?
         switch RootFiles.trustStore(options.rootFiles) {
         case .success(let store): trustStore = store
@@ -64,14 +81,15 @@ struct VerificationSetup {
                 return .failure(Failure(message: error.message, status: error.status, isUsage: error.isUsage))
             }
         }
-        let render = Renderer(
-            ResultRenderers.make(
-                format: options.format, brief: options.brief, quiet: options.quiet,
-                color: options.usesColor(stdoutIsTerminal: io.stdoutIsTerminal, environment: io.environment),
-                zone: zone))
+        let chosen = ResultRenderers.make(
+            format: options.format, brief: options.brief, quiet: options.quiet,
+            color: options.usesColor(stdoutIsTerminal: io.stdoutIsTerminal, environment: io.environment),
+            zone: zone)
+        let render = Renderer(redaction.map { RedactingOutput(inner: chosen, redaction: $0) } ?? chosen)
         return .success(
             VerificationSetup(
-                trustStore: trustStore, zone: zone, revocation: revocation, verification: verification, render: render))
+                trustStore: trustStore, zone: zone, revocation: revocation, verification: verification, render: render,
+                redaction: redaction, io: io))
     }
 }
 

@@ -29,7 +29,7 @@ _jwsinspect() {
         --key) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --key-id) return ;;
         esac
-        if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--at --access-at --root --x509-strict --check-revocation --require-revocation-check --revocation-cache --no-verify --bundle-id --app-apple-id --environment --account-token --device-id --require-active --type --format --json --quiet -q --brief --time-zone --summary --jobs -j --first-line --color --no-color --help -h --version --exact --timeout --key --key-id" -- "$cur")); return; fi
+        if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--at --access-at --root --x509-strict --check-revocation --require-revocation-check --revocation-cache --no-verify --bundle-id --app-apple-id --environment --account-token --device-id --require-active --type --format --json --quiet -q --brief --time-zone --redact --summary --jobs -j --first-line --color --no-color --help -h --version --exact --timeout --key --key-id" -- "$cur")); return; fi
         [[ $COMP_CWORD -eq 1 ]] && COMPREPLY=($(compgen -W "inspect fetch sign mint timeline verify-offer-v1 completion help" -- "$cur"))
         compopt -o filenames 2>/dev/null; COMPREPLY+=($(compgen -f -- "$cur"))
         ;;
@@ -73,7 +73,7 @@ _jwsinspect() {
         --jobs|-j) return ;;
         --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); [[ ${#COMPREPLY[@]} -gt 0 ]] && return ;;
         esac
-        if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--key --key-id --issuer-id --bundle-id --environment --production-url --sandbox-url --timeout --retries --limit --save --start-date --end-date --product-id --product-type --sort --revoked --subscription-group-id --ownership-type --status --since --until --transaction-id --only-failures --notification-type --notification-subtype --wait --at --access-at --root --x509-strict --check-revocation --require-revocation-check --revocation-cache --no-verify --app-apple-id --account-token --device-id --require-active --format --json --quiet -q --brief --time-zone --summary --jobs -j --color --no-color --help -h --version" -- "$cur")); return; fi
+        if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--key --key-id --issuer-id --bundle-id --environment --production-url --sandbox-url --timeout --retries --limit --save --start-date --end-date --product-id --product-type --sort --revoked --subscription-group-id --ownership-type --status --since --until --transaction-id --only-failures --notification-type --notification-subtype --wait --at --access-at --root --x509-strict --check-revocation --require-revocation-check --revocation-cache --no-verify --app-apple-id --account-token --device-id --require-active --format --json --quiet -q --brief --time-zone --redact --summary --jobs -j --color --no-color --help -h --version" -- "$cur")); return; fi
         COMPREPLY=($(compgen -W "transaction history subscriptions order refunds app-transaction notifications test-notification" -- "$cur"))
         ;;
     sign)
@@ -134,7 +134,7 @@ _jwsinspect() {
         --jobs|-j) return ;;
         --format) COMPREPLY=($(compgen -W "table json jsonl" -- "$cur")); return ;;
         esac
-        if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--at --access-at --root --x509-strict --check-revocation --require-revocation-check --revocation-cache --bundle-id --app-apple-id --environment --account-token --device-id --against --customer --fail-on-anomaly --brief --quiet -q --time-zone --jobs -j --format --json --help -h --version" -- "$cur")); return; fi
+        if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--at --access-at --root --x509-strict --check-revocation --require-revocation-check --revocation-cache --bundle-id --app-apple-id --environment --account-token --device-id --against --customer --fail-on-anomaly --brief --quiet -q --time-zone --redact --jobs -j --format --json --help -h --version" -- "$cur")); return; fi
         compopt -o filenames 2>/dev/null; COMPREPLY+=($(compgen -f -- "$cur"))
         ;;
     verify-offer-v1)

@@ -45,6 +45,7 @@ _jwsinspect() {
             '(--quiet -q)-q[Print nothing on standard output; the exit status says it all]' \
             '--brief[Per item only the verdict line, the failed check'\''s reason and the summary line, for a support desk (tables only)]' \
             '--time-zone=[Show the dates of tables in this zone\: local (TZ, else /etc/localtime), UTC (the default), an IANA name such as Europe/Paris, or an offset such as +02\:00; JSON stays UTC]:local|UTC|ZONE: ' \
+            '--redact[Replace customer identifiers (transaction, original transaction, web order line item and app transaction IDs, appAccountToken, device verification, a receipt'\''s, the ID fetch asks about) with salted hashes in every format and on standard error, so output can be pasted into a ticket; nested JWS are replaced whole]' \
             '--summary[After everything, count results by status on standard error (one JSON object there with --format json or jsonl)]' \
             '(--jobs -j)--jobs=[Verification threads (default\: one per core); output stays in input order]:N: ' \
             '(--jobs -j)-j+[Verification threads (default\: one per core); output stays in input order]:N: ' \
@@ -107,6 +108,7 @@ _jwsinspect() {
             '(--quiet -q)-q[Print nothing on standard output; the exit status says it all]' \
             '--brief[Per item only the verdict line, the failed check'\''s reason and the summary line, for a support desk (tables only)]' \
             '--time-zone=[Show the dates of tables in this zone\: local (TZ, else /etc/localtime), UTC (the default), an IANA name such as Europe/Paris, or an offset such as +02\:00; JSON stays UTC]:local|UTC|ZONE: ' \
+            '--redact[Replace customer identifiers (transaction, original transaction, web order line item and app transaction IDs, appAccountToken, device verification, a receipt'\''s, the ID fetch asks about) with salted hashes in every format and on standard error, so output can be pasted into a ticket; nested JWS are replaced whole]' \
             '--summary[After everything, count results by status on standard error (one JSON object there with --format json or jsonl)]' \
             '(--jobs -j)--jobs=[Verification threads (default\: one per core); output stays in input order]:N: ' \
             '(--jobs -j)-j+[Verification threads (default\: one per core); output stays in input order]:N: ' \
@@ -190,6 +192,7 @@ _jwsinspect() {
             '(--quiet -q)--quiet[Print nothing on standard output; the exit status says it all (with --fail-on-anomaly\: 9 when an anomaly is found)]' \
             '(--quiet -q)-q[Print nothing on standard output; the exit status says it all (with --fail-on-anomaly\: 9 when an anomaly is found)]' \
             '--time-zone=[Show the dates of tables in this zone\: local (TZ, else /etc/localtime), UTC (the default), an IANA name such as Europe/Paris, or an offset such as +02\:00; JSON stays UTC]:local|UTC|ZONE: ' \
+            '--redact[Replace customer identifiers (transaction, original transaction, web order line item and app transaction IDs, appAccountToken, device verification, a receipt'\''s, the ID fetch asks about) with salted hashes in every format and on standard error, so output can be pasted into a ticket; nested JWS are replaced whole]' \
             '(--jobs -j)--jobs=[Verification threads (default\: one per core); output stays in input order]:N: ' \
             '(--jobs -j)-j+[Verification threads (default\: one per core); output stays in input order]:N: ' \
             '--format=[Readable timelines (the default); one pretty JSON object per record; or one compact JSON object per line]:value:(table json jsonl)' \
