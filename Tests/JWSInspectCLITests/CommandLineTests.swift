@@ -81,12 +81,13 @@ import Testing
         let requiring = try Self.parse(["--require-revocation-check"])
         #expect(requiring.checkRevocation && requiring.requireRevocationCheck)
         #expect(try Self.parse([]).checkRevocation == false)
+        #expect(try Self.parse(["--redact"]).redact && !(try Self.parse([]).redact))
         // Every option of the table is exercised above.
         let exercised: Set = [
             "--at", "--access-at", "--root", "--x509-strict", "--no-verify", "--bundle-id", "--app-apple-id",
             "--environment", "--account-token", "--device-id", "--require-active", "--exact", "--type", "--format",
             "--json", "--quiet",
-            "--summary", "--brief", "--time-zone",
+            "--summary", "--brief", "--time-zone", "--redact",
             "--jobs", "--first-line", "--color", "--no-color", "--help", "--version", "--key", "--key-id",
             "--check-revocation", "--require-revocation-check", "--revocation-cache", "--timeout",
         ]
