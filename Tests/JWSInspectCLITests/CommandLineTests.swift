@@ -61,10 +61,10 @@ import Testing
         #expect(try Self.parse(["--jobs=256"]).jobs == 256)
         #expect(try Self.parse(["--first-line", "10001"]).firstLine == 10001)
         #expect(try Self.parse([]).firstLine == 1)
-        #expect(try Self.parse(["--color"]).color == .always)
-        #expect(try Self.parse(["--color", "never"]).color == .never)
-        #expect(try Self.parse(["--color=auto"]).color == .auto)
-        #expect(try Self.parse(["--no-color"]).color == .never)
+        #expect(try Self.parse(["--color"]).output.color == .always)
+        #expect(try Self.parse(["--color", "never"]).output.color == .never)
+        #expect(try Self.parse(["--color=auto"]).output.color == .auto)
+        #expect(try Self.parse(["--no-color"]).output.color == .never)
         #expect(try Self.parse(["-h"]).showHelp)
         #expect(try Self.parse(["--help"]).showHelp)
         #expect(try Self.parse(["--version"]).showVersion)
@@ -74,7 +74,7 @@ import Testing
         #expect(try Self.parse([]).inputs.isEmpty)
         // `--color` alone before an input: the input stays an input.
         let colored = try Self.parse(["--color", "t.jws"])
-        #expect(colored.color == .always && colored.inputs == ["t.jws"])
+        #expect(colored.output.color == .always && colored.inputs == ["t.jws"])
         let checking = try Self.parse(["--check-revocation", "--revocation-cache", "c", "--timeout", "3"])
         #expect(checking.checkRevocation && !checking.requireRevocationCheck)
         #expect(checking.revocationCache == "c" && checking.revocationTimeout == 3)
@@ -101,7 +101,7 @@ import Testing
         #expect(try Self.parse(["--environment", "sandbox"]).environment == .sandbox)
         #expect(try Self.parse(["--environment=PRODUCTION"]).environment == .production)
         #expect(try Self.parse(["--type", "APPTRANSACTION"]).kind == .appTransaction)
-        #expect(try Self.parse(["--color", "ALWAYS"]).color == .always)
+        #expect(try Self.parse(["--color", "ALWAYS"]).output.color == .always)
         #expect(try Self.parse(["--at", "NOW"]).timePolicy == .now)
     }
 

@@ -88,6 +88,12 @@ enum ArgumentParser {
     /// "unknown option '--jsno' (did you mean '--json'?)".
     static func unknownOptionMessage(_ name: String, among names: [String]) -> String {
         let shown = Excerpt.of(name)
+        // An output option this subcommand does not honour: said so, with those it takes.
+        if OutputOptions.names.contains(name) {
+            let taken = names.filter { OutputOptions.names.contains($0) && $0.hasPrefix("--") }
+            return "\(shown) is not taken here: of the output options, this subcommand takes "
+                + (taken.isEmpty ? "none" : list(taken))
+        }
         // A short option's neighbours are one letter away from anything: no guess then.
         guard name.count > 3 else { return "unknown option '\(shown)'" }
         // A typo, else the one option the name begins (`--env`: `--environment`). A prefix is

@@ -1,7 +1,7 @@
 /// What every subcommand's options have: `--help` and `--version`, answered before anything
 /// the subcommand needs is asked for (`Command.run`).
 protocol SubcommandOptions: SendableMetatype {
-    var showHelp: Bool { get }
+    var showHelp: Bool { get set }
     var showVersion: Bool { get set }
 }
 

@@ -101,22 +101,18 @@ struct FetchOptions: HasKeyOptions, SubcommandOptions {
     static let asking = "Asking"
     static let filters = "Filters (each for the kinds named)"
 
-    /// `inspect` options that `fetch` sets itself, or that make no sense for an answer.
-    private static let notLifted: Set = [
-        "--bundle-id", "--environment", "--type", "--version", "--help", "--key", "--key-id", "--first-line",
-    ]
+    /// inspect's groups fetch takes, applied to its `inspect` options: not the bundle ID and
+    /// environment (fetch sets them from its credentials and the environment that answered),
+    /// `--type` (an answer's items are recognised by where they are), `--first-line` or `--exact`.
+    private static let inspectGroups: [OptionSpec<InspectOptions>] =
+        InspectOptions.trust + InspectOptions.revocationChecks + InspectOptions.noVerify
+        + InspectOptions.identityExpectations + InspectOptions.requireActiveOption
+        + OutputOptions.specs(\.output, taking: Set(OutputOptions.Option.allCases), group: InspectOptions.output)
+        + InspectOptions.jobsOption
 
     static let table: [OptionSpec<FetchOptions>] =
         KeyOptions.specs(group: credentials) + askingTable + FetchFilters.table
-        + InspectOptions.mainTable.filter { !notLifted.contains($0.doc.names[0]) }.map { spec in
-            OptionSpec(doc: spec.doc) { options, value throws(UsageError) in try spec.apply(&options.inspect, value) }
-        }
-        + [
-            OptionSpec(["--help", "-h"], group: InspectOptions.output, help: "This help.") { options, _ in
-                options.showHelp = true
-            },
-            .version(group: InspectOptions.output),
-        ]
+        + inspectGroups.map { $0.lifted(\.inspect) } + StandardOptions.specs(group: InspectOptions.output)
 
     private static let askingTable: [OptionSpec<FetchOptions>] = [
         OptionSpec(

@@ -6,23 +6,15 @@ internal import JWSInspectCore
 struct InspectOptions: HasKeyOptions, SubcommandOptions {
     typealias Format = OutputFormat
 
-    enum ColorChoice: String, CaseIterable {
-        case auto, always, never
-    }
-
-    var format = Format.table
-    var quiet = false
+    /// `--format`, `-q`, `--brief`, `--time-zone`, `--redact`, `--summary`, `--color`: the
+    /// output group every printing subcommand shares (`OutputOptions`).
+    var output = OutputOptions()
     var showHelp = false
-    /// `--brief`: the verdict line, a failure's reason and the summary line alone.
-    var brief = false
-    /// `--time-zone`: the zone tables show dates in, as given (resolved when the run starts).
-    var timeZone: String?
     /// `--at 7d`: this long before now (resolved against the run's now).
     var atAgo: Double?
     /// What parsing noticed and the run says on standard error first (`--at` in seconds).
     var warnings: [String] = []
     var showVersion = false
-    var color = ColorChoice.auto
     var timePolicy = VerificationOptions.TimePolicy.signingTime
     /// `--access-at`: when access is judged (nil: now), as given.
     var accessAt: GivenTime?
@@ -40,9 +32,6 @@ struct InspectOptions: HasKeyOptions, SubcommandOptions {
     var jobs = InspectOptions.defaultJobs
     /// The number of standard input's first line (`--first-line`).
     var firstLine = 1
-    var summary = false
-    /// `--redact`: customer identifiers replaced by salted hashes in every format (`Redaction`).
-    var redact = false
     var verify = true
     var strictX509 = false
     /// `--check-revocation` (or `--require-revocation-check`): ask OCSP responders.
@@ -58,6 +47,23 @@ struct InspectOptions: HasKeyOptions, SubcommandOptions {
     var keyOptions = KeyOptions()
     /// Inputs: tokens, file paths, or "-" for stdin; empty means stdin.
     var inputs: [String] = []
+
+    // The output group's members, as the run reads them.
+    var format: OutputFormat {
+        get { output.format }
+        set { output.format = newValue }
+    }
+    var quiet: Bool {
+        get { output.quiet }
+        set { output.quiet = newValue }
+    }
+    var brief: Bool {
+        get { output.brief }
+        set { output.brief = newValue }
+    }
+    var timeZone: String? { output.timeZone }
+    var redact: Bool { output.redact }
+    var summary: Bool { output.summary }
 
     /// The number of online processors.
     static var defaultJobs: Int { System.processorCount }
@@ -92,217 +98,194 @@ struct InspectOptions: HasKeyOptions, SubcommandOptions {
         + KeyOptions.specs(
             group: developerKeys, issuerID: false, bundleID: false)
 
+    /// inspect's option groups, each one list (as swift-argument-parser's `@OptionGroup`): fetch
+    /// and timeline compose the groups they take, by name, and leave out the others whole.
     static let mainTable: [OptionSpec<InspectOptions>] =
-        [
-            OptionSpec(
-                ["--at"], .value("now|DATE"), group: verification,
-                help:
-                    "Check certificate validity at this time instead of the payload's signedDate (else receiptCreationDate, for "
-                    + "app transactions). DATE is ISO-8601 (2024-05-01, 2024-05-01T12:00:00Z), milliseconds since 1970, "
-                    + "within years 0001 to 9999, or a time ago as fetch --since takes it (7d, 12h, 90m). Validity now is "
-                    + "always reported beside the verdict."
-            ) { options, value throws(UsageError) in
-                switch try GivenTime.parse(value, option: "--at", warnings: &options.warnings) {
-                case .now:
-                    options.timePolicy = .now
-                    options.atAgo = nil
-                case .ago(let seconds):
-                    options.timePolicy = .now
-                    options.atAgo = seconds
-                case .fixed(let date):
-                    options.timePolicy = .fixed(date)
-                    options.atAgo = nil
-                }
-            },
-            OptionSpec(
-                ["--access-at"], .value("now|DATE"), group: verification,
-                help:
-                    "Judge access (--require-active, the access verdict) at this time instead of now; DATE as --at takes "
-                    + "it. --at moves the certificate check time only."
-            ) { options, value throws(UsageError) in
-                options.accessAt = try GivenTime.parse(value, option: "--access-at", warnings: &options.warnings)
-            },
-            OptionSpec(
-                ["--root"], .value("FILE"), group: verification,
-                help:
-                    "Trust the root certificates of FILE (DER, or PEM with one or more) instead of the embedded Apple roots; "
-                    + "repeatable.", completes: .files
-            ) { options, value in
-                options.rootFiles.append(value)
-            },
-            OptionSpec(
-                ["--x509-strict"], group: verification,
-                help:
-                    "Fail chains that OpenSSL's X509_V_FLAG_X509_STRICT checks refuse, as Apple's Python library does "
-                    + "(by default they are RFC 5280-valid with a note)."
-            ) { options, _ in
-                options.strictX509 = true
-            },
-            OptionSpec(
-                ["--check-revocation"], group: revocation,
-                help:
-                    "Ask the OCSP responder each certificate below the root names (its Authority Information "
-                    + "Access) whether it is revoked, now: revoked fails the chain (exit 2); no usable answer exits 75 "
-                    + "(try again). Sends certificate serial numbers and issuer hashes, nothing of the data."
-            ) { options, _ in
-                options.checkRevocation = true
-            },
-            OptionSpec(
-                ["--require-revocation-check"], group: revocation,
-                help:
-                    "As --check-revocation, and a certificate naming no OCSP responder fails the chain (exit 2) "
-                    + "instead of being noted."
-            ) { options, _ in
-                options.checkRevocation = true
-                options.requireRevocationCheck = true
-            },
-            OptionSpec(
-                ["--revocation-cache"], .value("DIR"), group: revocation,
-                help:
-                    "Keep signed OCSP answers in DIR (files readable by you only) until their nextUpdate, for runs of one token "
-                    + "each; what is read is verified again. Created with its parents if missing.", completes: .files
-            ) { options, value throws(UsageError) in
-                guard !value.isEmpty else { throw UsageError("--revocation-cache needs a folder") }
-                options.revocationCache = value
-            },
-            OptionSpec(
-                ["--no-verify"], group: verification,
-                help: "Decode only; check nothing cryptographic (and say so loudly)."
-            ) { options, _ in
-                options.verify = false
-            },
-            OptionSpec(["--bundle-id"], .value("ID"), group: expectations, help: "The app's bundle ID.") {
-                options, value throws(UsageError) in
-                guard !value.isEmpty else { throw UsageError("--bundle-id needs a non-empty bundle ID") }
-                options.bundleId = value
-            },
-            OptionSpec(
-                ["--app-apple-id"], .value("N"), group: expectations,
-                help: "The app's Apple ID (where the payload carries one)."
-            ) { options, value throws(UsageError) in
-                guard isDigits(value),
-                    let number = Int64(value)
-                else {
-                    throw UsageError("--app-apple-id must be a whole number, not '\(Excerpt.of(value))'")
-                }
-                options.appAppleId = number
-            },
-            OptionSpec(
-                ["--environment"], .choice(Environment.allCases.map(\.rawValue)), group: expectations,
-                help: "The environment the data must come from."
-            ) { options, value in
-                options.environment = Environment(rawValue: value)
-            },
-            OptionSpec(
-                ["--account-token"], .value("UUID"), group: expectations,
-                help: "The transaction's (or renewal info's) appAccountToken."
-            ) { options, value throws(UsageError) in
-                options.accountToken = try uuid(value, option: "--account-token")
-            },
-            OptionSpec(
-                ["--device-id"], .value("UUID"), group: expectations,
-                help: "The device's AppStore.deviceVerificationID, checked against deviceVerification and its nonce "
-                    + "(SHA-384)."
-            ) { options, value throws(UsageError) in
-                options.deviceID = try uuid(value, option: "--device-id")
-            },
-            OptionSpec(
-                ["--require-active"], group: expectations,
-                help: "The transaction (a notification's, with its renewal info and status) must grant access at "
-                    + "--access-at (default: now), by the one access model: active, or in a billing grace period "
-                    + "its renewal info signs. An app transaction, renewal info alone or a consumable never does."
-            ) { options, _ in
-                options.requireActive = true
-            },
-            OptionSpec(
-                ["--type"],
-                .choice(
-                    PayloadKind.allCases.filter { $0 != .unknown && $0 != .receipt && !$0.isDeveloperSigned }.map(
-                        \.rawValue)),
-                group: expectations,
-                help: "Treat payloads as this kind (default: recognised from the payload)."
-            ) { options, value in
-                options.kind = PayloadKind(rawValue: value)
-            },
-        ]
-        + OutputFormat.options(
-            group: output,
-            help: "Readable tables (the default); one pretty JSON object per JWS; or one compact JSON object per "
-                + "line.", \.format)
-        + [
-            OptionSpec(
-                ["--quiet", "-q"], group: output, help: "Print nothing on standard output; the exit status says it all."
-            ) { options, _ in
-                options.quiet = true
-            },
-            OptionSpec(
-                ["--brief"], group: output,
-                help:
-                    "Per item only the verdict line, the failed check's reason and the summary line, for a support "
-                    + "desk (tables only)."
-            ) { options, _ in
-                options.brief = true
-            },
-            OptionSpec(
-                ["--time-zone"], .value("local|UTC|ZONE"), group: output,
-                help:
-                    "Show the dates of tables in this zone: local (TZ, else /etc/localtime), UTC (the default), an "
-                    + "IANA name such as Europe/Paris, or an offset such as +02:00; JSON stays UTC."
-            ) { options, value in
-                options.timeZone = value
-            },
-            OptionSpec(
-                ["--redact"], group: output,
-                help:
-                    "Replace customer identifiers (transaction, original transaction, web order line item and app "
-                    + "transaction IDs, appAccountToken, device verification, a receipt's, the ID fetch asks "
-                    + "about) with salted hashes in every format and on standard error, so output can be pasted "
-                    + "into a ticket; nested JWS are replaced whole. The salt is JWSINSPECT_REDACT_SALT (the same "
-                    + "hashes in every run), else one of this run."
-            ) { options, _ in
-                options.redact = true
-            },
-            OptionSpec(
-                ["--summary"], group: output,
-                help:
-                    "After everything, count results by status on standard error (one JSON object there with --format "
-                    + "json or jsonl)."
-            ) { options, _ in
-                options.summary = true
-            },
-            OptionSpec(
-                ["--jobs", "-j"], .value("N"), group: output,
-                help: "Verification threads (default: one per core); output stays in input order."
-            ) { options, value throws(UsageError) in
-                options.jobs = try ArgumentParser.wholeNumber(value, option: "--jobs", in: 1...256)
-            },
-            OptionSpec(
-                ["--first-line"], .value("N"), group: output,
-                help:
-                    "Number standard input's lines from N (default 1), as the lines of a larger stream that it is a "
-                    + "block of: GNU parallel --pipe -N BLOCK gives block {#} the first line (({#}-1)*BLOCK+1)."
-            ) { options, value throws(UsageError) in
-                options.firstLine = try ArgumentParser.wholeNumber(
-                    value, option: "--first-line", in: 1...1_000_000_000_000_000)
-            },
-            OptionSpec(
-                ["--color"], .optionalChoice(ColorChoice.allCases.map(\.rawValue), implied: "always"), group: output,
-                help:
-                    "Colours: auto (the default: on for a terminal, off when NO_COLOR is set and not empty or TERM is "
-                    + "dumb, on when CLICOLOR_FORCE is set and not 0), always, or never. --color alone means always."
-            ) { options, value in
-                options.color = ColorChoice(rawValue: value) ?? .auto
-            },
-            OptionSpec(["--no-color"], group: output, help: "Short for --color=never.") { options, _ in
-                options.color = .never
-            },
-            OptionSpec(["--help", "-h"], group: output, help: "This help.") { options, _ in
-                options.showHelp = true
-            },
-            OptionSpec(["--version"], group: output, help: "The version, and the OpenSSL in use.") { options, _ in
-                options.showVersion = true
-            },
-        ]
+        trust + revocationChecks + noVerify + appExpectations + identityExpectations + requireActiveOption
+        + typeOption + OutputOptions.specs(\.output, taking: Set(OutputOptions.Option.allCases), group: output)
+        + jobsOption + firstLineOption + StandardOptions.specs(group: output)
+
+    /// How certificates are checked and against what: `--at`, `--access-at`, `--root`, `--x509-strict`.
+    static let trust: [OptionSpec<InspectOptions>] = [
+        OptionSpec(
+            ["--at"], .value("now|DATE"), group: verification,
+            help:
+                "Check certificate validity at this time instead of the payload's signedDate (else receiptCreationDate, for "
+                + "app transactions). DATE is ISO-8601 (2024-05-01, 2024-05-01T12:00:00Z), milliseconds since 1970, "
+                + "within years 0001 to 9999, or a time ago as fetch --since takes it (7d, 12h, 90m). Validity now is "
+                + "always reported beside the verdict."
+        ) { options, value throws(UsageError) in
+            switch try GivenTime.parse(value, option: "--at", warnings: &options.warnings) {
+            case .now:
+                options.timePolicy = .now
+                options.atAgo = nil
+            case .ago(let seconds):
+                options.timePolicy = .now
+                options.atAgo = seconds
+            case .fixed(let date):
+                options.timePolicy = .fixed(date)
+                options.atAgo = nil
+            }
+        },
+        OptionSpec(
+            ["--access-at"], .value("now|DATE"), group: verification,
+            help:
+                "Judge access (--require-active, the access verdict) at this time instead of now; DATE as --at takes "
+                + "it. --at moves the certificate check time only."
+        ) { options, value throws(UsageError) in
+            options.accessAt = try GivenTime.parse(value, option: "--access-at", warnings: &options.warnings)
+        },
+        OptionSpec(
+            ["--root"], .value("FILE"), group: verification,
+            help:
+                "Trust the root certificates of FILE (DER, or PEM with one or more) instead of the embedded Apple roots; "
+                + "repeatable.", completes: .files
+        ) { options, value in
+            options.rootFiles.append(value)
+        },
+        OptionSpec(
+            ["--x509-strict"], group: verification,
+            help:
+                "Fail chains that OpenSSL's X509_V_FLAG_X509_STRICT checks refuse, as Apple's Python library does "
+                + "(by default they are RFC 5280-valid with a note)."
+        ) { options, _ in
+            options.strictX509 = true
+        },
+    ]
+
+    /// Online revocation checks (fetch has its own `--timeout`, inspect adds one).
+    static let revocationChecks: [OptionSpec<InspectOptions>] = [
+        OptionSpec(
+            ["--check-revocation"], group: revocation,
+            help:
+                "Ask the OCSP responder each certificate below the root names (its Authority Information "
+                + "Access) whether it is revoked, now: revoked fails the chain (exit 2); no usable answer exits 75 "
+                + "(try again). Sends certificate serial numbers and issuer hashes, nothing of the data."
+        ) { options, _ in
+            options.checkRevocation = true
+        },
+        OptionSpec(
+            ["--require-revocation-check"], group: revocation,
+            help:
+                "As --check-revocation, and a certificate naming no OCSP responder fails the chain (exit 2) "
+                + "instead of being noted."
+        ) { options, _ in
+            options.checkRevocation = true
+            options.requireRevocationCheck = true
+        },
+        OptionSpec(
+            ["--revocation-cache"], .value("DIR"), group: revocation,
+            help:
+                "Keep signed OCSP answers in DIR (files readable by you only) until their nextUpdate, for runs of one token "
+                + "each; what is read is verified again. Created with its parents if missing.", completes: .files
+        ) { options, value throws(UsageError) in
+            guard !value.isEmpty else { throw UsageError("--revocation-cache needs a folder") }
+            options.revocationCache = value
+        },
+    ]
+
+    /// `--no-verify`: not for timeline, which folds verified data only.
+    static let noVerify: [OptionSpec<InspectOptions>] = [
+        OptionSpec(
+            ["--no-verify"], group: verification,
+            help: "Decode only; check nothing cryptographic (and say so loudly)."
+        ) { options, _ in
+            options.verify = false
+        }
+    ]
+
+    /// The bundle ID and environment the data must be for: fetch sets them itself, from its
+    /// credentials and the environment that answered.
+    static let appExpectations: [OptionSpec<InspectOptions>] = [
+        OptionSpec(["--bundle-id"], .value("ID"), group: expectations, help: "The app's bundle ID.") {
+            options, value throws(UsageError) in
+            guard !value.isEmpty else { throw UsageError("--bundle-id needs a non-empty bundle ID") }
+            options.bundleId = value
+        },
+        OptionSpec(
+            ["--environment"], .choice(Environment.allCases.map(\.rawValue)), group: expectations,
+            help: "The environment the data must come from."
+        ) { options, value in
+            options.environment = Environment(rawValue: value)
+        },
+    ]
+
+    /// The app's Apple ID, the customer and the device the data must be about.
+    static let identityExpectations: [OptionSpec<InspectOptions>] = [
+        OptionSpec(
+            ["--app-apple-id"], .value("N"), group: expectations,
+            help: "The app's Apple ID (where the payload carries one)."
+        ) { options, value throws(UsageError) in
+            guard isDigits(value),
+                let number = Int64(value)
+            else {
+                throw UsageError("--app-apple-id must be a whole number, not '\(Excerpt.of(value))'")
+            }
+            options.appAppleId = number
+        },
+        OptionSpec(
+            ["--account-token"], .value("UUID"), group: expectations,
+            help: "The transaction's (or renewal info's) appAccountToken."
+        ) { options, value throws(UsageError) in
+            options.accountToken = try uuid(value, option: "--account-token")
+        },
+        OptionSpec(
+            ["--device-id"], .value("UUID"), group: expectations,
+            help: "The device's AppStore.deviceVerificationID, checked against deviceVerification and its nonce "
+                + "(SHA-384)."
+        ) { options, value throws(UsageError) in
+            options.deviceID = try uuid(value, option: "--device-id")
+        },
+    ]
+
+    /// `--require-active`: not for timeline, which decides access itself for every period.
+    static let requireActiveOption: [OptionSpec<InspectOptions>] = [
+        OptionSpec(
+            ["--require-active"], group: expectations,
+            help: "The transaction (a notification's, with its renewal info and status) must grant access at "
+                + "--access-at (default: now), by the one access model: active, or in a billing grace period "
+                + "its renewal info signs. An app transaction, renewal info alone or a consumable never does."
+        ) { options, _ in
+            options.requireActive = true
+        }
+    ]
+
+    /// `--type`: not for fetch and timeline, whose items are recognised by where they are.
+    static let typeOption: [OptionSpec<InspectOptions>] = [
+        OptionSpec(
+            ["--type"],
+            .choice(
+                PayloadKind.allCases.filter { $0 != .unknown && $0 != .receipt && !$0.isDeveloperSigned }.map(
+                    \.rawValue)),
+            group: expectations,
+            help: "Treat payloads as this kind (default: recognised from the payload)."
+        ) { options, value in
+            options.kind = PayloadKind(rawValue: value)
+        }
+    ]
+
+    /// `--jobs`: verification threads.
+    static let jobsOption: [OptionSpec<InspectOptions>] = [
+        OptionSpec(
+            ["--jobs", "-j"], .value("N"), group: output,
+            help: "Verification threads (default: one per core); output stays in input order."
+        ) { options, value throws(UsageError) in
+            options.jobs = try ArgumentParser.wholeNumber(value, option: "--jobs", in: 1...256)
+        }
+    ]
+
+    /// `--first-line`: inspect alone (a stream that is a block of a larger one).
+    static let firstLineOption: [OptionSpec<InspectOptions>] = [
+        OptionSpec(
+            ["--first-line"], .value("N"), group: output,
+            help:
+                "Number standard input's lines from N (default 1), as the lines of a larger stream that it is a "
+                + "block of: GNU parallel --pipe -N BLOCK gives block {#} the first line (({#}-1)*BLOCK+1)."
+        ) { options, value throws(UsageError) in
+            options.firstLine = try ArgumentParser.wholeNumber(
+                value, option: "--first-line", in: 1...1_000_000_000_000_000)
+        }
+    ]
 
     /// Parses `inspect`'s arguments (without the program or subcommand name).
     static func parse(_ arguments: [String]) throws(UsageError) -> InspectOptions {
@@ -377,18 +360,9 @@ struct InspectOptions: HasKeyOptions, SubcommandOptions {
         return verification
     }
 
-    /// Whether to colour tables: an explicit choice, else NO_COLOR (set and not empty) turns
-    /// colours off, CLICOLOR_FORCE (set and not 0) on, TERM=dumb off, and a terminal on.
+    /// Whether to colour tables (`OutputOptions.usesColor`).
     func usesColor(stdoutIsTerminal: Bool, environment: (String) -> String?) -> Bool {
-        switch color {
-        case .always: return true
-        case .never: return false
-        case .auto:
-            if let value = environment("NO_COLOR"), !value.isEmpty { return false }
-            if let value = environment("CLICOLOR_FORCE"), !value.isEmpty, value != "0" { return true }
-            if environment("TERM") == "dumb" { return false }
-            return stdoutIsTerminal
-        }
+        output.usesColor(stdoutIsTerminal: stdoutIsTerminal, environment: environment)
     }
 
     /// Only ASCII digits (no sign, no space: `Int("+4")` would take a sign).

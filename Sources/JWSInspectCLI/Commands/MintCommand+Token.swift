@@ -55,7 +55,7 @@ extension MintCommand {
             try apply(own, to: &payload, kind: kind, allowsUnknown: allowsUnknown)
             try remove(ownRemovals, from: &payload)
             let jws = try signer.sign(payload.jsonBytes)
-            let text = ResultRenderers.make(format: options.format).single {
+            let text = ResultRenderers.make(format: options.format, quiet: options.output.quiet).single {
                 jws + "\n"
             } record: {
                 TokenRecord.record(type: kind.rawValue, jws: jws, payload: .object(payload))

@@ -40,16 +40,14 @@ struct MintOptions: SubcommandOptions {
     /// `mint timeline --clean`: each notification once, in signing order.
     var cleanTimeline = false
     var subtype: String?
-    var format = Format.table
+    /// `--format` and `-q` (`OutputOptions`), for a token.
+    var output = OutputOptions()
+    var format: OutputFormat { output.format }
     var showHelp = false
     var showVersion = false
 
     static let table: [OptionSpec<MintOptions>] =
-        caOptions + tokenOptions + [
-            OptionSpec(["--help", "-h"], group: "Options", help: "This help.") { options, _ in options.showHelp = true
-            },
-            .version(group: "Options"),
-        ]
+        caOptions + tokenOptions + StandardOptions.specs(group: "Options")
 
     static let caOptions: [OptionSpec<MintOptions>] = [
         OptionSpec(
@@ -157,10 +155,14 @@ struct MintOptions: SubcommandOptions {
                     + "test how a backend handles one)."
             ) { options, _ in options.allowsUnknownType = true },
         ]
-        + OutputFormat.options(
-            group: "minting a token",
-            help: "table (the default): the JWS alone, one line; json: {\"jws\", \"payload\"}, pretty; jsonl: the "
-                + "same object on one line.", \.format)
+        + OutputOptions.specs(
+            \.output, taking: [.format, .quiet], group: "minting a token",
+            help: [
+                .format:
+                    "table (the default): the JWS alone, one line; json: a token record (docs/schema/): type, jws, "
+                    + "header and payload, pretty; jsonl: the same record on one line.",
+                .quiet: "Print nothing: the exit status says whether the token could be made.",
+            ])
 
     /// Refuses a notification type or subtype Apple does not document, naming the one meant when
     /// it is close (`did_renew`, `DID_RENEWW`: `DID_RENEW`).

@@ -46,7 +46,7 @@ enum SignCommand {
         } catch {
             throw KeyOptions.Failure(message: "sign: signing failed: \(error)", status: .software)
         }
-        return ResultRenderers.make(format: options.format).single {
+        return ResultRenderers.make(format: options.format, quiet: options.output.quiet).single {
             signed.token + "\n"
         } record: {
             // A `token` record, as `mint --format json` writes: its type as inspect names it, the
@@ -118,7 +118,7 @@ enum SignCommand {
         } catch {
             throw KeyOptions.Failure(message: "sign: signing failed: \(error)", status: .software)
         }
-        return ResultRenderers.make(format: options.format).single {
+        return ResultRenderers.make(format: options.format, quiet: options.output.quiet).single {
             signature + "\n"
         } record: {
             // What the app passes to StoreKit: the signature, and what it signed as `payload`

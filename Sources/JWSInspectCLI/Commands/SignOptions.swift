@@ -50,7 +50,9 @@ struct SignOptions: HasKeyOptions, SubcommandOptions {
 
     var keyOptions = KeyOptions()
     var kind: Kind?
-    var format = Format.table
+    /// `--format` and `-q` (`OutputOptions`).
+    var output = OutputOptions()
+    var format: OutputFormat { output.format }
     var showHelp = false
     var showVersion = false
     var lifetime = DeveloperToken.defaultLifetime
@@ -144,16 +146,17 @@ struct SignOptions: HasKeyOptions, SubcommandOptions {
                 options.timestamp = ms
             },
         ]
-        + OutputFormat.options(
-            group: output,
-            help: "table (the default): one line, the token (or for promotional-offer-v1 the base64 signature); "
-                + "json: an object with the token (jws), its header and its payload, the claims, as mint and "
-                + "inspect name them (for promotional-offer-v1: keyIdentifier, nonce, timestamp, signature); jsonl: "
-                + "the same object on one line.", \.format)
-        + [
-            OptionSpec(["--help", "-h"], group: output, help: "This help.") { options, _ in options.showHelp = true },
-            .version(group: output),
-        ]
+        + OutputOptions.specs(
+            \.output, taking: [.format, .quiet], group: output,
+            help: [
+                .format:
+                    "table (the default): one line, the token (or for promotional-offer-v1 the base64 signature); "
+                    + "json: a token record (docs/schema/): type, the token (jws), its header and its payload, the "
+                    + "claims (for promotional-offer-v1 an offerSignatureV1 record: the signature and what it "
+                    + "signed); jsonl: the same record on one line.",
+                .quiet: "Print nothing: the exit status says whether the token could be made.",
+            ])
+        + StandardOptions.specs(group: output)
 
     /// A claim option taking a value, recorded as given.
     private static func claim(

@@ -10,10 +10,7 @@ struct CompletionOptions: SubcommandOptions {
     var showHelp = false
     var showVersion = false
 
-    static let table: [OptionSpec<CompletionOptions>] = [
-        OptionSpec(["--help", "-h"], group: "Options", help: "This help.") { options, _ in options.showHelp = true },
-        .version(group: "Options"),
-    ]
+    static let table: [OptionSpec<CompletionOptions>] = StandardOptions.specs(group: "Options")
 
     static func parse(_ arguments: [String]) throws(UsageError) -> CompletionOptions {
         var (options, positional) = try ArgumentParser.parse(arguments, options: table, into: CompletionOptions())
@@ -37,13 +34,12 @@ struct HelpOptions: SubcommandOptions {
     var showHelp = false
     var showVersion = false
 
-    static let table: [OptionSpec<HelpOptions>] = [
-        OptionSpec(["--man"], group: "Options", help: "Print the manual page (roff) instead.") { options, _ in
-            options.manPage = true
-        },
-        OptionSpec(["--help", "-h"], group: "Options", help: "This help.") { options, _ in options.showHelp = true },
-        .version(group: "Options"),
-    ]
+    static let table: [OptionSpec<HelpOptions>] =
+        [
+            OptionSpec(["--man"], group: "Options", help: "Print the manual page (roff) instead.") { options, _ in
+                options.manPage = true
+            }
+        ] + StandardOptions.specs(group: "Options")
 
     static func parse(_ arguments: [String]) throws(UsageError) -> HelpOptions {
         var (options, positional) = try ArgumentParser.parse(arguments, options: table, into: HelpOptions())

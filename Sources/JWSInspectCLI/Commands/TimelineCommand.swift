@@ -46,6 +46,10 @@ enum TimelineCommand {
         let text = setup.render.output.report(table: report.tables, brief: report.brief, records: report.records)
         output.write(setup.redaction?.redact(text, also: fold.identifiers.union(record.identifiers)) ?? text)
         if let status = output.finish(io) { return status }
+        if options.inspect.summary {
+            let counts = fold.counts.merged(with: record.counts)
+            io.writeError(setup.render.output.summary(total: counts.total, counts: counts.ordered))
+        }
         if let failure = fold.firstFailure ?? record.firstFailure { return failure.rawValue }
         if options.failOnAnomaly, !anomalies.isEmpty { return ExitStatus.anomaly.rawValue }
         return ExitStatus.success.rawValue
@@ -58,6 +62,8 @@ enum TimelineCommand {
         private(set) var firstFailure: ExitStatus?
         /// The inputs not read (a file, standard input) and the one-line error each got.
         private(set) var unreadable: [(source: String, reason: String)] = []
+        /// Items by status (and inputs not read), for `--summary`.
+        private(set) var counts = StatusCounts()
         /// `--redact`: the identifiers of every item, redacted in the report.
         private(set) var identifiers: Set<String> = []
         private var batches: InputBatches<Inspection>?
@@ -70,11 +76,13 @@ enum TimelineCommand {
                         firstFailure = ExitStatus(inspection.status)
                     }
                     if let redaction { identifiers.formUnion(redaction.values(of: inspection)) }
+                    counts.add(.verification(inspection.status))
                     timeline.add(inspection)
                 },
                 unreadable: { [unowned self] source, message in
                     io.error(message)
                     unreadable.append((source, message))
+                    counts.add(.unreadable)
                     firstFailure = firstFailure ?? .unreadable
                 })
         }

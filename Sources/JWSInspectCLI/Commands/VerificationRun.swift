@@ -132,6 +132,13 @@ struct StatusCounts {
     }
 
     var total: Int { counts.values.reduce(0, +) }
+
+    /// These counts and `other`'s together.
+    func merged(with other: StatusCounts) -> StatusCounts {
+        var both = self
+        both.counts.merge(other.counts, uniquingKeysWith: +)
+        return both
+    }
 }
 
 /// Where a run's results go: each one written in its renderer's format, counted, and its

@@ -67,7 +67,7 @@ enum VerifyOfferV1Command {
             offer: offer, givenUsername: options.applicationUsername ?? "", keySummary: key.file.publicKey.summary,
             verified: offer.verifies(derSignature: options.signature, with: key.file.publicKey), now: io.now)
         let color = options.usesColor(stdoutIsTerminal: io.stdoutIsTerminal, environment: io.environment)
-        let text = ResultRenderers.make(format: options.format, color: color).single {
+        let text = ResultRenderers.make(format: options.format, quiet: options.output.quiet, color: color).single {
             table(report, color: color)
         } record: {
             record(report)

@@ -8,8 +8,9 @@ struct VerifyOfferV1Options: HasKeyOptions, SubcommandOptions {
     typealias Format = OutputFormat
 
     var keyOptions = KeyOptions()
-    var format = Format.table
-    var color = InspectOptions.ColorChoice.auto
+    /// `--format`, `-q`, `--color` (`OutputOptions`).
+    var output = OutputOptions()
+    var format: OutputFormat { output.format }
     var showHelp = false
     var showVersion = false
     var productID: String?
@@ -67,24 +68,15 @@ struct VerifyOfferV1Options: HasKeyOptions, SubcommandOptions {
                 options.timestamp = try parseTimestamp(value)
             },
         ]
-        + OutputFormat.options(
-            group: output,
-            help: "table (the default): the verdict, the checks, the exact signed string and the fields; json: an "
-                + "object with status, signature, signedString, fields and timestamp; jsonl: the same object on one "
-                + "line.", \.format)
-        + [
-            OptionSpec(
-                ["--color"], .optionalChoice(InspectOptions.ColorChoice.allCases.map(\.rawValue), implied: "always"),
-                group: output, help: "Colour the text: auto (the default, as for inspect), always, or never."
-            ) { options, value in
-                options.color = InspectOptions.ColorChoice(rawValue: value) ?? .auto
-            },
-            OptionSpec(["--no-color"], group: output, help: "Short for --color=never.") { options, _ in
-                options.color = .never
-            },
-            OptionSpec(["--help", "-h"], group: output, help: "This help.") { options, _ in options.showHelp = true },
-            .version(group: output),
-        ]
+        + OutputOptions.specs(
+            \.output, taking: [.format, .quiet, .color], group: output,
+            help: [
+                .format:
+                    "table (the default): the verdict, the checks, the exact signed string and the fields; json: an "
+                    + "offerVerificationV1 record (docs/schema/); jsonl: the same record on one line.",
+                .color: "Colour the text: auto (the default, as for inspect), always, or never.",
+            ])
+        + StandardOptions.specs(group: output)
 
     /// Parses the arguments (without the program or subcommand name): every field, and one
     /// SIGNATURE, standard base64 of a DER signature.
@@ -127,8 +119,6 @@ struct VerifyOfferV1Options: HasKeyOptions, SubcommandOptions {
     }
 
     func usesColor(stdoutIsTerminal: Bool, environment: (String) -> String?) -> Bool {
-        var inspect = InspectOptions()
-        inspect.color = color
-        return inspect.usesColor(stdoutIsTerminal: stdoutIsTerminal, environment: environment)
+        output.usesColor(stdoutIsTerminal: stdoutIsTerminal, environment: environment)
     }
 }

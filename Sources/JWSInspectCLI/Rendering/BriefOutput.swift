@@ -22,8 +22,10 @@ struct BriefOutput: ResultRenderer {
 
     func single(text: () -> String, record: () -> OrderedJSON) -> String { text() }
 
-    func report(table: () -> String, brief: () -> String, records: () -> [OrderedJSON.Object]) -> String {
-        self.table.zone.rewrite(brief())
+    func report(
+        table: (TableRenderer) -> String, brief: (TableRenderer) -> String, records: () -> [OrderedJSON.Object]
+    ) -> String {
+        self.table.zone.rewrite(brief(self.table.tables))
     }
 
     var separator: String { "" }

@@ -53,7 +53,9 @@ struct JSONOutput: ResultRenderer {
         record().serialized(pretty: pretty) + "\n"
     }
 
-    func report(table: () -> String, brief: () -> String, records: () -> [OrderedJSON.Object]) -> String {
+    func report(
+        table: (TableRenderer) -> String, brief: (TableRenderer) -> String, records: () -> [OrderedJSON.Object]
+    ) -> String {
         records().map { OrderedJSON.object($0).serialized(pretty: pretty) + "\n" }.joined()
     }
 

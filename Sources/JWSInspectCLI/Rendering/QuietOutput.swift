@@ -18,11 +18,11 @@ struct QuietOutput: ResultRenderer {
         summaries.summary(total: total, counts: counts)
     }
 
-    func single(text: () -> String, record: () -> OrderedJSON) -> String {
-        summaries.single(text: text, record: record)
-    }
+    func single(text: () -> String, record: () -> OrderedJSON) -> String { "" }
 
-    func report(table: () -> String, brief: () -> String, records: () -> [OrderedJSON.Object]) -> String { "" }
+    func report(
+        table: (TableRenderer) -> String, brief: (TableRenderer) -> String, records: () -> [OrderedJSON.Object]
+    ) -> String { "" }
 
     var separator: String { "" }
 }

@@ -213,7 +213,9 @@ struct RedactingOutput: ResultRenderer {
         redaction.redact(inner.single(text: text, record: record))
     }
 
-    func report(table: () -> String, brief: () -> String, records: () -> [OrderedJSON.Object]) -> String {
+    func report(
+        table: (TableRenderer) -> String, brief: (TableRenderer) -> String, records: () -> [OrderedJSON.Object]
+    ) -> String {
         redaction.redact(inner.report(table: table, brief: brief, records: records))
     }
 

@@ -23,8 +23,11 @@ protocol ResultRenderer: Sendable {
     func summary(total: Int, counts: [(status: String, count: Int)]) -> String
     /// A subcommand's one result (`sign`, `mint`, `verify-offer-v1`): the text or the record.
     func single(text: () -> String, record: () -> OrderedJSON) -> String
-    /// A subcommand's report (`timeline`): its tables, its brief lines, or its records.
-    func report(table: () -> String, brief: () -> String, records: () -> [OrderedJSON.Object]) -> String
+    /// A subcommand's report (`timeline`): its tables or brief lines (drawn with the renderer's
+    /// colours), or its records.
+    func report(
+        table: (TableRenderer) -> String, brief: (TableRenderer) -> String, records: () -> [OrderedJSON.Object]
+    ) -> String
     /// Written between two results (a blank line sets full tables apart).
     var separator: String { get }
 }

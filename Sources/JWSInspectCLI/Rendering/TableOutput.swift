@@ -43,8 +43,10 @@ struct TableOutput: ResultRenderer {
 
     func single(text: () -> String, record: () -> OrderedJSON) -> String { text() }
 
-    func report(table: () -> String, brief: () -> String, records: () -> [OrderedJSON.Object]) -> String {
-        zone.rewrite(table())
+    func report(
+        table: (TableRenderer) -> String, brief: (TableRenderer) -> String, records: () -> [OrderedJSON.Object]
+    ) -> String {
+        zone.rewrite(table(tables))
     }
 
     var separator: String { "\n" }

@@ -303,7 +303,7 @@ struct TableRenderer {
         case bold = "1"
     }
 
-    private func paint(_ text: String, _ style: Style) -> String {
+    func paint(_ text: String, _ style: Style) -> String {
         color ? "\u{1b}[\(style.rawValue)m\(text)\u{1b}[0m" : text
     }
 }

@@ -45,10 +45,10 @@ struct TimelineReport {
 
     // MARK: - Tables
 
-    func tables() -> String {
+    func tables(_ tables: TableRenderer) -> String {
         var out = ""
         for subscription in subscriptions {
-            out += stateLine(subscription) + "\n"
+            out += stateLine(subscription, tables) + "\n"
             let renews = subscription.autoRenewStatus.map { $0 == 1 ? "on" : "off" } ?? "unknown"
             let tokens =
                 subscription.appAccountTokens.isEmpty
@@ -59,26 +59,30 @@ struct TimelineReport {
                 out += "  " + eventLine(timeline.events[index], repeats: timeline.repeats[index] ?? []) + "\n"
             }
             for anomaly in bySubscription[ExactText(subscription.id)] ?? [] {
-                out += "  ! \(anomaly.kind.rawValue): \(safe(anomaly.detail)) (\(items(anomaly)))\n"
+                out +=
+                    "  " + tables.paint("! \(anomaly.kind.rawValue)", .yellow)
+                    + ": \(safe(anomaly.detail)) (\(items(anomaly)))\n"
             }
             out += "\n"
         }
         if !others.isEmpty {
-            out += "OTHER ANOMALIES\n"
+            out += tables.heading("OTHER ANOMALIES") + "\n"
             for anomaly in others {
-                out += "  ! \(anomaly.kind.rawValue): \(safe(anomaly.detail)) (\(items(anomaly)))\n"
+                out +=
+                    "  " + tables.paint("! \(anomaly.kind.rawValue)", .yellow)
+                    + ": \(safe(anomaly.detail)) (\(items(anomaly)))\n"
             }
             out += "\n"
         }
         if !timeline.skipped.isEmpty {
-            out += "SKIPPED (failed verification: not folded)\n"
+            out += tables.heading("SKIPPED") + " (failed verification: not folded)\n"
             for item in timeline.skipped {
                 out += "  item \(item.arrival)  \(item.status.rawValue)  \(safe(item.source))\n"
             }
             out += "\n"
         }
         if !unreadable.isEmpty {
-            out += "NOT READ\n"
+            out += tables.heading("NOT READ") + "\n"
             for input in unreadable { out += "  \(safe(input.reason))\n" }
             out += "\n"
         }
@@ -86,16 +90,19 @@ struct TimelineReport {
     }
 
     /// One line per subscription and the summary (`--brief`).
-    func brief() -> String {
-        subscriptions.map { stateLine($0) + "\n" }.joined() + summaryLine() + "\n"
+    func brief(_ tables: TableRenderer) -> String {
+        subscriptions.map { stateLine($0, tables) + "\n" }.joined() + summaryLine() + "\n"
     }
 
     /// "SUBSCRIPTION 2000… · com.example.pro · Sandbox · grants access until 2026-03-01 · 2 anomalies".
-    private func stateLine(_ subscription: Timeline.Subscription) -> String {
+    private func stateLine(_ subscription: Timeline.Subscription, _ tables: TableRenderer) -> String {
         let count = bySubscription[ExactText(subscription.id)]?.count ?? 0
-        return "SUBSCRIPTION \(safe(subscription.id)) · \(safe(subscription.productId ?? "(no productId)")) · "
-            + "\(safe(subscription.environment ?? "(no environment)")) · \(safe(subscription.access.briefPhrase))"
-            + (count == 0 ? "" : " · \(count) \(count == 1 ? "anomaly" : "anomalies")")
+        let access = tables.paint(
+            safe(subscription.access.briefPhrase), subscription.access.grantsAccess == true ? .green : .red)
+        return tables.heading("SUBSCRIPTION") + " \(safe(subscription.id)) · "
+            + "\(safe(subscription.productId ?? "(no productId)")) · "
+            + "\(safe(subscription.environment ?? "(no environment)")) · \(access)"
+            + (count == 0 ? "" : " · " + tables.paint("\(count) \(count == 1 ? "anomaly" : "anomalies")", .yellow))
     }
 
     /// "2025-01-31T00:00:00.000Z  ↻ DID_RENEW  item 2 (and 3)  uuid  transaction 1001".

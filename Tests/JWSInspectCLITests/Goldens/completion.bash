@@ -15,21 +15,21 @@ _jwsinspect() {
         --root) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --revocation-cache) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --bundle-id) return ;;
-        --app-apple-id) return ;;
         --environment) COMPREPLY=($(compgen -W "Production Sandbox Xcode LocalTesting" -- "$cur")); return ;;
+        --app-apple-id) return ;;
         --account-token) return ;;
         --device-id) return ;;
         --type) COMPREPLY=($(compgen -W "transaction renewalInfo notification appTransaction realtimeRequest" -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W "table json jsonl" -- "$cur")); return ;;
         --time-zone) return ;;
+        --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); [[ ${#COMPREPLY[@]} -gt 0 ]] && return ;;
         --jobs|-j) return ;;
         --first-line) return ;;
-        --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); [[ ${#COMPREPLY[@]} -gt 0 ]] && return ;;
         --timeout) return ;;
         --key) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --key-id) return ;;
         esac
-        if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--at --access-at --root --x509-strict --check-revocation --require-revocation-check --revocation-cache --no-verify --bundle-id --app-apple-id --environment --account-token --device-id --require-active --type --format --json --quiet -q --brief --time-zone --redact --summary --jobs -j --first-line --color --no-color --help -h --version --exact --timeout --key --key-id" -- "$cur")); return; fi
+        if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--at --access-at --root --x509-strict --check-revocation --require-revocation-check --revocation-cache --no-verify --bundle-id --environment --app-apple-id --account-token --device-id --require-active --type --format --json --quiet -q --brief --time-zone --redact --summary --color --no-color --jobs -j --first-line --help -h --version --exact --timeout --key --key-id" -- "$cur")); return; fi
         [[ $COMP_CWORD -eq 1 ]] && COMPREPLY=($(compgen -W "inspect fetch sign mint timeline verify-offer-v1 completion help" -- "$cur"))
         compopt -o filenames 2>/dev/null; COMPREPLY+=($(compgen -f -- "$cur"))
         ;;
@@ -70,10 +70,10 @@ _jwsinspect() {
         --device-id) return ;;
         --format) COMPREPLY=($(compgen -W "table json jsonl" -- "$cur")); return ;;
         --time-zone) return ;;
-        --jobs|-j) return ;;
         --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); [[ ${#COMPREPLY[@]} -gt 0 ]] && return ;;
+        --jobs|-j) return ;;
         esac
-        if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--key --key-id --issuer-id --bundle-id --environment --production-url --sandbox-url --timeout --retries --limit --save --start-date --end-date --product-id --product-type --sort --revoked --subscription-group-id --ownership-type --status --since --until --transaction-id --only-failures --notification-type --notification-subtype --wait --at --access-at --root --x509-strict --check-revocation --require-revocation-check --revocation-cache --no-verify --app-apple-id --account-token --device-id --require-active --format --json --quiet -q --brief --time-zone --redact --summary --jobs -j --color --no-color --help -h --version" -- "$cur")); return; fi
+        if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--key --key-id --issuer-id --bundle-id --environment --production-url --sandbox-url --timeout --retries --limit --save --start-date --end-date --product-id --product-type --sort --revoked --subscription-group-id --ownership-type --status --since --until --transaction-id --only-failures --notification-type --notification-subtype --wait --at --access-at --root --x509-strict --check-revocation --require-revocation-check --revocation-cache --no-verify --app-apple-id --account-token --device-id --require-active --format --json --quiet -q --brief --time-zone --redact --summary --color --no-color --jobs -j --help -h --version" -- "$cur")); return; fi
         COMPREPLY=($(compgen -W "transaction history subscriptions order refunds app-transaction notifications test-notification" -- "$cur"))
         ;;
     sign)
@@ -93,7 +93,7 @@ _jwsinspect() {
         --timestamp) return ;;
         --format) COMPREPLY=($(compgen -W "table json jsonl" -- "$cur")); return ;;
         esac
-        if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--key --key-id --issuer-id --bundle-id --lifetime --product-id --offer-id --transaction-id --allow-introductory-offer --request --application-username --no-application-username --nonce --timestamp --format --json --help -h --version" -- "$cur")); return; fi
+        if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--key --key-id --issuer-id --bundle-id --lifetime --product-id --offer-id --transaction-id --allow-introductory-offer --request --application-username --no-application-username --nonce --timestamp --format --json --quiet -q --help -h --version" -- "$cur")); return; fi
         COMPREPLY=($(compgen -W "api-token promotional-offer introductory-offer-eligibility advanced-commerce promotional-offer-v1" -- "$cur"))
         ;;
     mint)
@@ -114,7 +114,7 @@ _jwsinspect() {
         --notification-subtype|--subtype) return ;;
         --format) COMPREPLY=($(compgen -W "table json jsonl" -- "$cur")); return ;;
         esac
-        if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--out -o --valid-days --backdate --root-curve --ocsp-url --intermediate-ocsp-url --force --ca --clean --bundle-id --environment --set --unset --allow-unknown-field --from --notification-type --notification-subtype --subtype --allow-unknown-type --format --json --help -h --version" -- "$cur")); return; fi
+        if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--out -o --valid-days --backdate --root-curve --ocsp-url --intermediate-ocsp-url --force --ca --clean --bundle-id --environment --set --unset --allow-unknown-field --from --notification-type --notification-subtype --subtype --allow-unknown-type --format --json --quiet -q --help -h --version" -- "$cur")); return; fi
         COMPREPLY=($(compgen -W "ca transaction renewalInfo notification appTransaction realtimeRequest suite timeline" -- "$cur"))
         ;;
     timeline)
@@ -124,17 +124,18 @@ _jwsinspect() {
         --root) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --revocation-cache) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --bundle-id) return ;;
-        --app-apple-id) return ;;
         --environment) COMPREPLY=($(compgen -W "Production Sandbox Xcode LocalTesting" -- "$cur")); return ;;
+        --app-apple-id) return ;;
         --account-token) return ;;
         --device-id) return ;;
         --against) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --customer) return ;;
-        --time-zone) return ;;
-        --jobs|-j) return ;;
         --format) COMPREPLY=($(compgen -W "table json jsonl" -- "$cur")); return ;;
+        --time-zone) return ;;
+        --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); [[ ${#COMPREPLY[@]} -gt 0 ]] && return ;;
+        --jobs|-j) return ;;
         esac
-        if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--at --access-at --root --x509-strict --check-revocation --require-revocation-check --revocation-cache --bundle-id --app-apple-id --environment --account-token --device-id --against --customer --fail-on-anomaly --brief --quiet -q --time-zone --redact --jobs -j --format --json --help -h --version" -- "$cur")); return; fi
+        if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--at --access-at --root --x509-strict --check-revocation --require-revocation-check --revocation-cache --bundle-id --environment --app-apple-id --account-token --device-id --against --customer --fail-on-anomaly --format --json --quiet -q --brief --time-zone --redact --summary --color --no-color --jobs -j --help -h --version" -- "$cur")); return; fi
         compopt -o filenames 2>/dev/null; COMPREPLY+=($(compgen -f -- "$cur"))
         ;;
     verify-offer-v1)
@@ -150,7 +151,7 @@ _jwsinspect() {
         --format) COMPREPLY=($(compgen -W "table json jsonl" -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); [[ ${#COMPREPLY[@]} -gt 0 ]] && return ;;
         esac
-        if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--key --key-id --bundle-id --product-id --offer-id --application-username --nonce --timestamp --format --json --color --no-color --help -h --version" -- "$cur")); return; fi
+        if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--key --key-id --bundle-id --product-id --offer-id --application-username --nonce --timestamp --format --json --quiet -q --color --no-color --help -h --version" -- "$cur")); return; fi
         ;;
     completion)
         case "$prev" in

@@ -33,8 +33,8 @@ _jwsinspect() {
             '--revocation-cache=[Keep signed OCSP answers in DIR (files readable by you only) until their nextUpdate, for runs of one token each; what is read is verified again]:file:_files' \
             '--no-verify[Decode only; check nothing cryptographic (and say so loudly)]' \
             '--bundle-id=[The app'\''s bundle ID]:ID: ' \
-            '--app-apple-id=[The app'\''s Apple ID (where the payload carries one)]:N: ' \
             '--environment=[The environment the data must come from]:value:(Production Sandbox Xcode LocalTesting)' \
+            '--app-apple-id=[The app'\''s Apple ID (where the payload carries one)]:N: ' \
             '--account-token=[The transaction'\''s (or renewal info'\''s) appAccountToken]:UUID: ' \
             '--device-id=[The device'\''s AppStore.deviceVerificationID, checked against deviceVerification and its nonce (SHA-384)]:UUID: ' \
             '--require-active[The transaction (a notification'\''s, with its renewal info and status) must grant access at --access-at (default\: now), by the one access model\: active, or in a billing grace period its renewal info signs]' \
@@ -46,12 +46,12 @@ _jwsinspect() {
             '--brief[Per item only the verdict line, the failed check'\''s reason and the summary line, for a support desk (tables only)]' \
             '--time-zone=[Show the dates of tables in this zone\: local (TZ, else /etc/localtime), UTC (the default), an IANA name such as Europe/Paris, or an offset such as +02\:00; JSON stays UTC]:local|UTC|ZONE: ' \
             '--redact[Replace customer identifiers (transaction, original transaction, web order line item and app transaction IDs, appAccountToken, device verification, a receipt'\''s, the ID fetch asks about) with salted hashes in every format and on standard error, so output can be pasted into a ticket; nested JWS are replaced whole]' \
-            '--summary[After everything, count results by status on standard error (one JSON object there with --format json or jsonl)]' \
+            '--summary[After everything, count results by status on standard error (one JSON object there with --format json or jsonl\: a summary record)]' \
+            '--color=-[Colours\: auto (the default\: on for a terminal, off when NO_COLOR is set and not empty or TERM is dumb, on when CLICOLOR_FORCE is set and not 0), always, or never]::when:(auto always never)' \
+            '--no-color[Short for --color=never]' \
             '(--jobs -j)--jobs=[Verification threads (default\: one per core); output stays in input order]:N: ' \
             '(--jobs -j)-j+[Verification threads (default\: one per core); output stays in input order]:N: ' \
             '--first-line=[Number standard input'\''s lines from N (default 1), as the lines of a larger stream that it is a block of\: GNU parallel --pipe -N BLOCK gives block {#} the first line (({#}-1)*BLOCK+1)]:N: ' \
-            '--color=-[Colours\: auto (the default\: on for a terminal, off when NO_COLOR is set and not empty or TERM is dumb, on when CLICOLOR_FORCE is set and not 0), always, or never]::when:(auto always never)' \
-            '--no-color[Short for --color=never]' \
             '(--help -h)--help[This help]' \
             '(--help -h)-h[This help]' \
             '--version[The version, and the OpenSSL in use]' \
@@ -109,11 +109,11 @@ _jwsinspect() {
             '--brief[Per item only the verdict line, the failed check'\''s reason and the summary line, for a support desk (tables only)]' \
             '--time-zone=[Show the dates of tables in this zone\: local (TZ, else /etc/localtime), UTC (the default), an IANA name such as Europe/Paris, or an offset such as +02\:00; JSON stays UTC]:local|UTC|ZONE: ' \
             '--redact[Replace customer identifiers (transaction, original transaction, web order line item and app transaction IDs, appAccountToken, device verification, a receipt'\''s, the ID fetch asks about) with salted hashes in every format and on standard error, so output can be pasted into a ticket; nested JWS are replaced whole]' \
-            '--summary[After everything, count results by status on standard error (one JSON object there with --format json or jsonl)]' \
-            '(--jobs -j)--jobs=[Verification threads (default\: one per core); output stays in input order]:N: ' \
-            '(--jobs -j)-j+[Verification threads (default\: one per core); output stays in input order]:N: ' \
+            '--summary[After everything, count results by status on standard error (one JSON object there with --format json or jsonl\: a summary record)]' \
             '--color=-[Colours\: auto (the default\: on for a terminal, off when NO_COLOR is set and not empty or TERM is dumb, on when CLICOLOR_FORCE is set and not 0), always, or never]::when:(auto always never)' \
             '--no-color[Short for --color=never]' \
+            '(--jobs -j)--jobs=[Verification threads (default\: one per core); output stays in input order]:N: ' \
+            '(--jobs -j)-j+[Verification threads (default\: one per core); output stays in input order]:N: ' \
             '(--help -h)--help[This help]' \
             '(--help -h)-h[This help]' \
             '--version[The version, and the OpenSSL in use]' \
@@ -135,8 +135,10 @@ _jwsinspect() {
             '--no-application-username[promotional-offer-v1\: sign with no applicationUsername, for an app that sends none]' \
             '--nonce=[promotional-offer-v1\: the nonce (default\: a new UUID); signed in lowercase]:UUID: ' \
             '--timestamp=[promotional-offer-v1\: UNIX milliseconds (default\: now)]:MS: ' \
-            '--format=[table (the default)\: one line, the token (or for promotional-offer-v1 the base64 signature); json\: an object with the token (jws), its header and its payload, the claims, as mint and inspect name them (for promotional-offer-v1\: keyIdentifier, nonce, timestamp, signature); jsonl\: the same object on one line]:value:(table json jsonl)' \
+            '--format=[table (the default)\: one line, the token (or for promotional-offer-v1 the base64 signature); json\: a token record (docs/schema/)\: type, the token (jws), its header and its payload, the claims (for promotional-offer-v1 an offerSignatureV1 record\: the signature and what it signed); jsonl\: the same record on one line]:value:(table json jsonl)' \
             '--json[Short for --format json]' \
+            '(--quiet -q)--quiet[Print nothing\: the exit status says whether the token could be made]' \
+            '(--quiet -q)-q[Print nothing\: the exit status says whether the token could be made]' \
             '(--help -h)--help[This help]' \
             '(--help -h)-h[This help]' \
             '--version[The version, and the OpenSSL in use]' \
@@ -164,8 +166,10 @@ _jwsinspect() {
             '(--notification-subtype --subtype)--notification-subtype=[The notification'\''s subtype (default\: the one Apple sends with the type, if any)]:SUBTYPE: ' \
             '(--notification-subtype --subtype)--subtype=[The notification'\''s subtype (default\: the one Apple sends with the type, if any)]:SUBTYPE: ' \
             '--allow-unknown-type[Mint a --notification-type or --notification-subtype Apple does not document, as given (to test how a backend handles one)]' \
-            '--format=[table (the default)\: the JWS alone, one line; json\: {"jws", "payload"}, pretty; jsonl\: the same object on one line]:value:(table json jsonl)' \
+            '--format=[table (the default)\: the JWS alone, one line; json\: a token record (docs/schema/)\: type, jws, header and payload, pretty; jsonl\: the same record on one line]:value:(table json jsonl)' \
             '--json[Short for --format json]' \
+            '(--quiet -q)--quiet[Print nothing\: the exit status says whether the token could be made]' \
+            '(--quiet -q)-q[Print nothing\: the exit status says whether the token could be made]' \
             '(--help -h)--help[This help]' \
             '(--help -h)-h[This help]' \
             '--version[The version, and the OpenSSL in use]' \
@@ -181,22 +185,25 @@ _jwsinspect() {
             '--require-revocation-check[As --check-revocation, and a certificate naming no OCSP responder fails the chain (exit 2) instead of being noted]' \
             '--revocation-cache=[Keep signed OCSP answers in DIR (files readable by you only) until their nextUpdate, for runs of one token each; what is read is verified again]:file:_files' \
             '--bundle-id=[The app'\''s bundle ID]:ID: ' \
-            '--app-apple-id=[The app'\''s Apple ID (where the payload carries one)]:N: ' \
             '--environment=[The environment the data must come from]:value:(Production Sandbox Xcode LocalTesting)' \
+            '--app-apple-id=[The app'\''s Apple ID (where the payload carries one)]:N: ' \
             '--account-token=[The transaction'\''s (or renewal info'\''s) appAccountToken]:UUID: ' \
             '--device-id=[The device'\''s AppStore.deviceVerificationID, checked against deviceVerification and its nonce (SHA-384)]:UUID: ' \
             '--against=[Apple'\''s record\: the answers fetch notifications or fetch history keep with --save (signed, so verified too; repeatable)]:file:_files' \
             '--customer=[Keep only the subscriptions whose transactions carry this appAccountToken]:UUID: ' \
             '--fail-on-anomaly[Exit 9 when an anomaly is found (and every item verified)]' \
-            '--brief[One state line per subscription (tables only)]' \
-            '(--quiet -q)--quiet[Print nothing on standard output; the exit status says it all (with --fail-on-anomaly\: 9 when an anomaly is found)]' \
-            '(--quiet -q)-q[Print nothing on standard output; the exit status says it all (with --fail-on-anomaly\: 9 when an anomaly is found)]' \
-            '--time-zone=[Show the dates of tables in this zone\: local (TZ, else /etc/localtime), UTC (the default), an IANA name such as Europe/Paris, or an offset such as +02\:00; JSON stays UTC]:local|UTC|ZONE: ' \
-            '--redact[Replace customer identifiers (transaction, original transaction, web order line item and app transaction IDs, appAccountToken, device verification, a receipt'\''s, the ID fetch asks about) with salted hashes in every format and on standard error, so output can be pasted into a ticket; nested JWS are replaced whole]' \
-            '(--jobs -j)--jobs=[Verification threads (default\: one per core); output stays in input order]:N: ' \
-            '(--jobs -j)-j+[Verification threads (default\: one per core); output stays in input order]:N: ' \
             '--format=[Readable timelines (the default); one pretty JSON object per record; or one compact JSON object per line]:value:(table json jsonl)' \
             '--json[Short for --format json]' \
+            '(--quiet -q)--quiet[Print nothing on standard output; the exit status says it all (with --fail-on-anomaly\: 9 when an anomaly is found)]' \
+            '(--quiet -q)-q[Print nothing on standard output; the exit status says it all (with --fail-on-anomaly\: 9 when an anomaly is found)]' \
+            '--brief[One state line per subscription (tables only)]' \
+            '--time-zone=[Show the dates of tables in this zone\: local (TZ, else /etc/localtime), UTC (the default), an IANA name such as Europe/Paris, or an offset such as +02\:00; JSON stays UTC]:local|UTC|ZONE: ' \
+            '--redact[Replace customer identifiers (transaction, original transaction, web order line item and app transaction IDs, appAccountToken, device verification, a receipt'\''s, the ID fetch asks about) with salted hashes in every format and on standard error, so output can be pasted into a ticket; nested JWS are replaced whole]' \
+            '--summary[After everything, count the items read by status on standard error (one JSON object there with --format json or jsonl\: a summary record)]' \
+            '--color=-[Colours\: auto (the default\: on for a terminal, off when NO_COLOR is set and not empty or TERM is dumb, on when CLICOLOR_FORCE is set and not 0), always, or never]::when:(auto always never)' \
+            '--no-color[Short for --color=never]' \
+            '(--jobs -j)--jobs=[Verification threads (default\: one per core); output stays in input order]:N: ' \
+            '(--jobs -j)-j+[Verification threads (default\: one per core); output stays in input order]:N: ' \
             '(--help -h)--help[This help]' \
             '(--help -h)-h[This help]' \
             '--version[The version, and the OpenSSL in use]' \
@@ -212,8 +219,10 @@ _jwsinspect() {
             '--application-username=[The applicationUsername (or appAccountToken) the app sends; may be empty]:TEXT: ' \
             '--nonce=[The nonce the app passes to StoreKit; signed in lowercase, so its case does not matter]:UUID: ' \
             '--timestamp=[The timestamp the app passes to StoreKit\: UNIX milliseconds]:MS: ' \
-            '--format=[table (the default)\: the verdict, the checks, the exact signed string and the fields; json\: an object with status, signature, signedString, fields and timestamp; jsonl\: the same object on one line]:value:(table json jsonl)' \
+            '--format=[table (the default)\: the verdict, the checks, the exact signed string and the fields; json\: an offerVerificationV1 record (docs/schema/); jsonl\: the same record on one line]:value:(table json jsonl)' \
             '--json[Short for --format json]' \
+            '(--quiet -q)--quiet[Print nothing on standard output; the exit status says it all]' \
+            '(--quiet -q)-q[Print nothing on standard output; the exit status says it all]' \
             '--color=-[Colour the text\: auto (the default, as for inspect), always, or never]::when:(auto always never)' \
             '--no-color[Short for --color=never]' \
             '(--help -h)--help[This help]' \
