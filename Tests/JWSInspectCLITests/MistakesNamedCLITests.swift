@@ -175,6 +175,18 @@ import Testing
         ])
         #expect(nestedTypo.status == 64, "\(nestedTypo.stderr)")
         #expect(nestedTypo.stderr.contains("(did you mean 'expiresDate'?)"), "\(nestedTypo.stderr)")
+        // A name under a notification body is checked against the body's documented members.
+        let bodyTypo = try CLI.run(["mint", "notification", "--ca", ca, "--set", "data.statsu=2"])
+        #expect(bodyTypo.status == 64)
+        #expect(
+            bodyTypo.stderr.hasPrefix(
+                "jwsinspect: mint: --set data.statsu=2: 'statsu' is not a member Apple documents for a "
+                    + "notification's data (did you mean 'status'?); --allow-unknown-field adds it as given\n"),
+            "\(bodyTypo.stderr)")
+        #expect(try CLI.run(["mint", "notification", "--ca", ca, "--set", "data.status=2"]).status == 0)
+        #expect(
+            try CLI.run(["mint", "notification", "--ca", ca, "--set", "data.brandNew=2", "--allow-unknown-field"])
+                .status == 0)
 
         func payload(_ arguments: [String]) throws -> [String: Any] {
             let result = try CLI.run(["mint", "transaction", "--ca", ca, "--format", "json"] + arguments)

@@ -100,4 +100,28 @@ struct OutputGroupTests {
             #expect(text == TimelineCommandTests.timeline([log]).stdout)
         }
     }
+
+    @Test("per-kind options are typed: sign's claims and fetch's filters, each declared with its kinds")
+    func perKindOptionsAreTyped() throws {
+        // Every claim is an option of sign's table, and every kind takes what it needs.
+        let signNames = Set(SignOptions.table.map { $0.doc.names[0] })
+        #expect(Set(SignOptions.Claim.allCases.map(\.rawValue)).isSubset(of: signNames))
+        for kind in SignOptions.Kind.allCases {
+            #expect(Set(kind.required).isDisjoint(with: kind.optional), "\(kind)")
+        }
+        #expect(throws: UsageError("sign api-token does not take --product-id")) {
+            try SignOptions.parse(["api-token", "--product-id", "p"])
+        }
+        #expect(throws: UsageError("sign promotional-offer needs --offer-id")) {
+            try SignOptions.parse(["promotional-offer", "--product-id", "p"])
+        }
+        // A filter is refused by another kind, naming the kind it is for.
+        #expect(throws: UsageError("--status is for fetch subscriptions, not fetch history")) {
+            try FetchOptions.parse(["history", "2000000000000001", "--status", "1"])
+        }
+        #expect(throws: UsageError("--wait is for fetch test-notification, not fetch notifications")) {
+            try FetchOptions.parse(["notifications", "--since", "7d", "--wait", "3"])
+        }
+        #expect(try FetchOptions.parse(["subscriptions", "2000000000000001", "--status", "1"]).statuses == [1])
+    }
 }

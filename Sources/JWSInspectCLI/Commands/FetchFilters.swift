@@ -9,66 +9,76 @@ enum FetchFilters {
 
     static let table: [OptionSpec<FetchOptions>] = [
         filter(
+            .history,
             ["--start-date"], .value("DATE"), "history: transactions purchased at or after DATE (or a time ago: 30d)."
         ) {
             options, value throws(UsageError) in
             options.startDate = try FetchOptions.date(value, option: "--start-date")
         },
-        filter(["--end-date"], .value("DATE"), "history: transactions purchased before DATE.") {
+        filter(.history, ["--end-date"], .value("DATE"), "history: transactions purchased before DATE.") {
             options, value throws(UsageError) in
             options.endDate = try FetchOptions.date(value, option: "--end-date")
         },
-        filter(["--product-id"], .value("ID"), "history: this product only; repeatable (any of them).") {
+        filter(.history, ["--product-id"], .value("ID"), "history: this product only; repeatable (any of them).") {
             options, value throws(UsageError) in
             guard !value.isEmpty else { throw UsageError("--product-id needs a product ID") }
             options.history.productIDs.append(value)
         },
-        filter(["--product-type"], .choice(productTypes), "history: this product type only; repeatable.") {
+        filter(.history, ["--product-type"], .choice(productTypes), "history: this product type only; repeatable.") {
             options, value in
             options.history.productTypes.append(value)
         },
         filter(
+            .history,
             ["--sort"], .choice(["ASCENDING", "DESCENDING"]), "history: by date modified; Apple's default ASCENDING."
         ) {
             options, value in
             options.history.sort = value
         },
         filter(
+            .history,
             ["--revoked"], .choice(["true", "false"]),
             "history: only revoked (true) or only unrevoked (false) transactions."
         ) {
             options, value in
             options.history.revoked = value == "true"
         },
-        filter(["--subscription-group-id"], .value("ID"), "history: this subscription group only; repeatable.") {
+        filter(
+            .history, ["--subscription-group-id"], .value("ID"), "history: this subscription group only; repeatable."
+        ) {
             options, value throws(UsageError) in
             guard !value.isEmpty else { throw UsageError("--subscription-group-id needs an ID") }
             options.history.subscriptionGroupIDs.append(value)
         },
         filter(
+            .history,
             ["--ownership-type"], .choice(["PURCHASED", "FAMILY_SHARED"]), "history: purchased or family shared only."
         ) {
             options, value in
             options.history.ownershipType = value
         },
         filter(
+            .subscriptions,
             ["--status"], .value("N"),
             "subscriptions: only this status (1 active, 2 expired, 3 billing retry, 4 grace period, 5 revoked); repeatable."
         ) { options, value throws(UsageError) in
             options.statuses.append(try ArgumentParser.wholeNumber(value, option: "--status", in: 1...5))
         },
         filter(
+            .notifications,
             ["--since"], .value("DATE"),
             "notifications (required): sent at or after DATE, within 180 days (Production) or 30 (Sandbox); or a "
                 + "time ago: 7d, 12h."
         ) { options, value throws(UsageError) in
             options.since = try FetchOptions.date(value, option: "--since")
         },
-        filter(["--until"], .value("DATE"), "notifications: sent before DATE. Default: now.") {
+        filter(.notifications, ["--until"], .value("DATE"), "notifications: sent before DATE. Default: now.") {
             options, value throws(UsageError) in
             options.until = try FetchOptions.date(value, option: "--until")
         },
-        filter(["--transaction-id"], .value("ID"), "notifications: about this customer's transaction only.") {
+        filter(
+            .notifications, ["--transaction-id"], .value("ID"), "notifications: about this customer's transaction only."
+        ) {
             options, value throws(UsageError) in
             guard !value.isEmpty, value.utf8.count <= 32, value.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else {
                 throw UsageError("--transaction-id is digits, like 2000000000000010; not '\(Excerpt.of(value))'")
@@ -76,6 +86,7 @@ enum FetchFilters {
             options.transactionID = value
         },
         filter(
+            .notifications,
             ["--only-failures"], .flag,
             "notifications: only those that did not reach your server (or are being retried)."
         ) {
@@ -83,18 +94,21 @@ enum FetchFilters {
             options.onlyFailures = true
         },
         filter(
+            .notifications,
             ["--notification-type"], .value("TYPE"), "notifications: this type only (SUBSCRIBED, DID_RENEW, REFUND…)."
         ) {
             options, value throws(UsageError) in
             options.notificationType = try word(value, option: "--notification-type")
         },
         filter(
+            .notifications,
             ["--notification-subtype"], .value("SUBTYPE"), "notifications: this subtype of --notification-type only."
         ) {
             options, value throws(UsageError) in
             options.notificationSubtype = try word(value, option: "--notification-subtype")
         },
         filter(
+            .testNotification,
             ["--wait"], .value("SECONDS"),
             "test-notification: how long to check for Apple's send attempt (0 to 600). Default: 30."
         ) { options, value throws(UsageError) in
@@ -103,12 +117,14 @@ enum FetchFilters {
     ]
 
     /// A filter option that records it was given.
+    ///
+    /// - Parameter kind: the one kind of fetch that takes it (another refuses it, naming it).
     private static func filter(
-        _ names: [String], _ value: OptionValue, _ help: String,
+        _ kind: FetchOptions.Kind, _ names: [String], _ value: OptionValue, _ help: String,
         apply: @escaping @Sendable (inout FetchOptions, String) throws(UsageError) -> Void
     ) -> OptionSpec<FetchOptions> {
         OptionSpec(names, value, group: FetchOptions.filters, help: help) { options, given throws(UsageError) in
-            options.given.insert(names[0])
+            options.given[names[0]] = kind
             try apply(&options, given)
         }
     }

@@ -5,7 +5,7 @@ internal import JWSInspectCore
 /// `jwsinspect fetch KIND [ID]`'s options: credentials, where and how to ask, each kind's
 /// filters, and (lifted from `inspect`'s table) how the JWS of the answer are verified and shown.
 struct FetchOptions: HasKeyOptions, SubcommandOptions {
-    /// What to fetch, and the options only that kind takes.
+    /// What to fetch (the filters a kind takes are declared with them, in `FetchFilters`).
     enum Kind: String, CaseIterable {
         case transaction
         case history
@@ -22,25 +22,6 @@ struct FetchOptions: HasKeyOptions, SubcommandOptions {
             case .order: "ORDER_ID"
             case .notifications, .testNotification: nil
             default: "TRANSACTION_ID"
-            }
-        }
-
-        /// The options only this kind takes.
-        var own: Set<String> {
-            switch self {
-            case .history:
-                [
-                    "--start-date", "--end-date", "--product-id", "--product-type", "--sort", "--revoked",
-                    "--subscription-group-id", "--ownership-type",
-                ]
-            case .subscriptions: ["--status"]
-            case .notifications:
-                [
-                    "--since", "--until", "--transaction-id", "--only-failures", "--notification-type",
-                    "--notification-subtype",
-                ]
-            case .testNotification: ["--wait"]
-            default: []
             }
         }
     }
@@ -94,8 +75,9 @@ struct FetchOptions: HasKeyOptions, SubcommandOptions {
     var notificationType: String?
     var notificationSubtype: String?
     var wait: Double = 30
-    /// The kind-specific options given (their long names), to refuse those the kind does not take.
-    var given: Set<String> = []
+    /// The filters given (their long names) and the kind each is for (declared with the filter,
+    /// `FetchFilters`), to refuse those of another kind.
+    var given: [String: Kind] = [:]
 
     static let credentials = "Credentials (an App Store Connect In-App Purchase key)"
     static let asking = "Asking"
@@ -191,9 +173,8 @@ struct FetchOptions: HasKeyOptions, SubcommandOptions {
         } else if let extra = rest.first {
             throw UsageError("fetch \(kind.rawValue) takes no ID, but '\(Excerpt.of(extra))' was given")
         }
-        for option in options.given.sorted() where !kind.own.contains(option) {
-            let takers = Kind.allCases.filter { $0.own.contains(option) }.map(\.rawValue)
-            throw UsageError("\(option) is for fetch \(takers.joined(separator: " and ")), not fetch \(kind.rawValue)")
+        for (option, taker) in options.given.sorted(by: { $0.key < $1.key }) where taker != kind {
+            throw UsageError("\(option) is for fetch \(taker.rawValue), not fetch \(kind.rawValue)")
         }
         if kind == .notifications, options.since == nil {
             throw UsageError(

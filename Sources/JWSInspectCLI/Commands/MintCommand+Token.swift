@@ -86,15 +86,26 @@ extension MintCommand {
         return (own, nested)
     }
 
-    /// `--set`s, in order; one whose first member name is neither in the payload nor documented
-    /// by Apple for `kind` is refused (a typo: `productid`) unless `allowsUnknown`.
+    /// `--set`s, in order; one whose member name is neither in the payload nor documented by
+    /// Apple for `kind` is refused (a typo: `productid`, `data.statsu`) unless `allowsUnknown`:
+    /// the first name of its path, and in a notification the name under a body Apple documents
+    /// (`data`, `summary`, `externalPurchaseToken`, `appData`). Deeper names are set as given.
     private static func apply(
         _ assignments: [String], to payload: inout OrderedJSON.Object, kind: MintKind, allowsUnknown: Bool
     ) throws(Failure) {
         let documented = PayloadKind(rawValue: kind.rawValue).map { PayloadSchema.of($0).documentedFields } ?? []
         for assignment in assignments {
-            let name = String(assignment.prefix { $0 != "." && $0 != "=" })
+            let path = assignment.prefix { $0 != "=" }.split(separator: ".", omittingEmptySubsequences: false)
+                .map(String.init)
+            let name = path[0]
             let present = payload[name] != nil
+            // The name under a notification body, and the body's documented members.
+            var inner: (name: String, present: Bool, documented: [String])?
+            if kind == .notification, path.count > 1, let body = NotificationBody.named(name) {
+                var held = false
+                if case .object(let object)? = payload[name] { held = object[path[1]] != nil }
+                inner = (path[1], held, body.fields)
+            }
             // What is wrong with the assignment itself first, then whether its member is meant
             // (a refusal ends the mint, so the payload set here is never signed).
             do {
@@ -102,18 +113,27 @@ extension MintCommand {
             } catch {
                 throw Failure(message: "mint: --set \(Excerpt.of(assignment)): \(error.description)", status: .usage)
             }
-            if !allowsUnknown, !present, !documented.contains(name) {
-                let meant =
-                    documented.first { $0.lowercased() == name.lowercased() }
-                    ?? EditDistance.closest(to: name, among: documented)
-                throw Failure(
-                    message: "mint: --set \(Excerpt.of(assignment)): '\(Excerpt.of(name))' is not a member Apple "
-                        + "documents for a \(kind.hyphenated) payload"
-                        + (meant.map { " (did you mean '\($0)'?)" } ?? "")
-                        + "; --allow-unknown-field adds it as given",
-                    status: .usage)
+            guard !allowsUnknown else { continue }
+            if !present, !documented.contains(name) {
+                throw unknown(assignment, name, documented: documented, in: "a \(kind.hyphenated) payload")
+            }
+            if let inner, !inner.present, !inner.documented.contains(inner.name) {
+                throw unknown(assignment, inner.name, documented: inner.documented, in: "a notification's \(name)")
             }
         }
+    }
+
+    /// The refusal of a member name Apple does not document, with the name meant when it is close.
+    private static func unknown(_ assignment: String, _ name: String, documented: [String], in place: String)
+        -> Failure
+    {
+        let meant =
+            documented.first { $0.lowercased() == name.lowercased() }
+            ?? EditDistance.closest(to: name, among: documented)
+        return Failure(
+            message: "mint: --set \(Excerpt.of(assignment)): '\(Excerpt.of(name))' is not a member Apple documents for "
+                + place + (meant.map { " (did you mean '\($0)'?)" } ?? "") + "; --allow-unknown-field adds it as given",
+            status: .usage)
     }
 
     /// `--unset`s, in order.

@@ -2,7 +2,7 @@ internal import FoundationEssentials
 internal import JWSInspectCore
 
 /// `jwsinspect sign KIND`'s options: the table the parser, help, man page and completions are
-/// made from. Which options a kind takes and needs is said once, in `Kind`.
+/// made from. Which claims a kind takes and needs is said once, in `Kind`, by `Claim`.
 struct SignOptions: HasKeyOptions, SubcommandOptions {
     /// What `sign` makes: the four JWS kinds, and the legacy V1 offer signature.
     enum Kind: String, CaseIterable {
@@ -23,27 +23,44 @@ struct SignOptions: HasKeyOptions, SubcommandOptions {
             }
         }
 
-        /// The options this kind needs, beyond a key (and its ID).
-        var required: [String] {
+        /// The claims this kind needs, beyond a key (and its ID).
+        var required: [Claim] {
             switch self {
-            case .apiToken: ["--issuer-id", "--bundle-id"]
-            case .promotionalOffer: ["--issuer-id", "--bundle-id", "--product-id", "--offer-id"]
+            case .apiToken: [.issuerID, .bundleID]
+            case .promotionalOffer: [.issuerID, .bundleID, .productID, .offerID]
             case .introductoryOfferEligibility:
-                ["--issuer-id", "--bundle-id", "--product-id", "--allow-introductory-offer", "--transaction-id"]
-            case .advancedCommerce: ["--issuer-id", "--bundle-id", "--request"]
-            case .promotionalOfferV1: ["--bundle-id", "--product-id", "--offer-id", "--application-username"]
+                [.issuerID, .bundleID, .productID, .allowIntroductoryOffer, .transactionID]
+            case .advancedCommerce: [.issuerID, .bundleID, .request]
+            case .promotionalOfferV1: [.bundleID, .productID, .offerID, .applicationUsername]
             }
         }
 
-        /// The options this kind takes besides the required ones and those every kind takes.
-        var optional: [String] {
+        /// The claims this kind takes besides the required ones.
+        var optional: [Claim] {
             switch self {
-            case .apiToken: ["--lifetime"]
-            case .promotionalOffer: ["--transaction-id"]
+            case .apiToken: [.lifetime]
+            case .promotionalOffer: [.transactionID]
             case .introductoryOfferEligibility, .advancedCommerce: []
-            case .promotionalOfferV1: ["--nonce", "--timestamp", "--no-application-username"]
+            case .promotionalOfferV1: [.nonce, .timestamp, .noApplicationUsername]
             }
         }
+    }
+
+    /// The options that say what is signed, each taken by the kinds that name it (`Kind.required`,
+    /// `Kind.optional`); every other option (the key, the output group) is every kind's.
+    enum Claim: String, CaseIterable {
+        case issuerID = "--issuer-id"
+        case bundleID = "--bundle-id"
+        case lifetime = "--lifetime"
+        case productID = "--product-id"
+        case offerID = "--offer-id"
+        case transactionID = "--transaction-id"
+        case allowIntroductoryOffer = "--allow-introductory-offer"
+        case request = "--request"
+        case applicationUsername = "--application-username"
+        case noApplicationUsername = "--no-application-username"
+        case nonce = "--nonce"
+        case timestamp = "--timestamp"
     }
 
     typealias Format = OutputFormat
@@ -65,56 +82,53 @@ struct SignOptions: HasKeyOptions, SubcommandOptions {
     var applicationUsername: String?
     var nonce: UUID?
     var timestamp: Int64?
-    /// The options given (their long names), to refuse those the kind does not take.
-    var given: Set<String> = []
+    /// The claims given, to refuse those the kind does not take.
+    var given: Set<Claim> = []
 
     static let keys = "Key and credentials"
     static let claims = "Claims"
     static let output = "Output"
 
-    /// Options every kind takes.
-    static let common: Set = ["--key", "--key-id", "--format", "--json", "--help"]
-
     static let table: [OptionSpec<SignOptions>] =
         KeyOptions.specs(group: keys)
         + [
             claim(
-                "--lifetime", "DURATION",
+                .lifetime, "DURATION",
                 "api-token: exp - iat, in seconds (300, 300s), minutes (5m) or hours (1h); at most 60 minutes "
                     + "(Apple's limit). Default: 5m."
             ) { options, value throws(UsageError) in
                 options.lifetime = try parseLifetime(value)
             },
-            claim("--product-id", "ID", "The product ID (productId).") { options, value throws(UsageError) in
+            claim(.productID, "ID", "The product ID (productId).") { options, value throws(UsageError) in
                 options.productID = try nonEmpty(value, "--product-id")
             },
-            claim("--offer-id", "ID", "The offer's identifier (offerIdentifier).") {
+            claim(.offerID, "ID", "The offer's identifier (offerIdentifier).") {
                 options, value throws(UsageError) in
                 options.offerID = try nonEmpty(value, "--offer-id")
             },
             claim(
-                "--transaction-id", "ID",
+                .transactionID, "ID",
                 "The customer's transaction ID, original transaction ID or appTransactionId (transactionId): optional "
                     + "in a promotional offer, required for introductory offer eligibility."
             ) { options, value throws(UsageError) in
                 options.transactionID = try nonEmpty(value, "--transaction-id")
             },
             OptionSpec(
-                ["--allow-introductory-offer"], .choice(["true", "false"]), group: claims,
+                [Claim.allowIntroductoryOffer.rawValue], .choice(["true", "false"]), group: claims,
                 help: "Whether the customer may have the introductory offer (allowIntroductoryOffer)."
             ) { options, value in
-                options.given.insert("--allow-introductory-offer")
+                options.given.insert(.allowIntroductoryOffer)
                 options.allowIntroductoryOffer = value == "true"
             },
             claim(
-                "--request", "JSON|@FILE",
+                .request, "JSON|@FILE",
                 "advanced-commerce: the in-app request, a JSON object (or @FILE holding it), carried as standard "
                     + "base64 of its UTF-8 bytes as given (whitespace around it dropped).", completes: .files
             ) { options, value throws(UsageError) in
                 options.request = try nonEmpty(value, "--request")
             },
             claim(
-                "--application-username", "TEXT",
+                .applicationUsername, "TEXT",
                 "promotional-offer-v1: the applicationUsername (or appAccountToken) the app sends "
                     + "(--no-application-username when it sends none). Signed in lowercase."
             ) { options, value throws(UsageError) in
@@ -127,10 +141,10 @@ struct SignOptions: HasKeyOptions, SubcommandOptions {
                 options.applicationUsername = value
             },
             OptionSpec(
-                ["--no-application-username"], group: claims,
+                [Claim.noApplicationUsername.rawValue], group: claims,
                 help: "promotional-offer-v1: sign with no applicationUsername, for an app that sends none."
-            ) { options, _ in options.given.insert("--no-application-username") },
-            claim("--nonce", "UUID", "promotional-offer-v1: the nonce (default: a new UUID); signed in lowercase.") {
+            ) { options, _ in options.given.insert(.noApplicationUsername) },
+            claim(.nonce, "UUID", "promotional-offer-v1: the nonce (default: a new UUID); signed in lowercase.") {
                 options, value throws(UsageError) in
                 guard let nonce = UUID(uuidString: value) else {
                     throw UsageError(
@@ -139,7 +153,7 @@ struct SignOptions: HasKeyOptions, SubcommandOptions {
                 }
                 options.nonce = nonce
             },
-            claim("--timestamp", "MS", "promotional-offer-v1: UNIX milliseconds (default: now).") {
+            claim(.timestamp, "MS", "promotional-offer-v1: UNIX milliseconds (default: now).") {
                 options, value throws(UsageError) in
                 guard !value.isEmpty, value.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let ms = Int64(value)
                 else { throw UsageError("--timestamp must be milliseconds since 1970, not '\(Excerpt.of(value))'") }
@@ -160,12 +174,12 @@ struct SignOptions: HasKeyOptions, SubcommandOptions {
 
     /// A claim option taking a value, recorded as given.
     private static func claim(
-        _ name: String, _ placeholder: String, _ help: String, completes: OptionDoc.Completion? = nil,
+        _ claim: Claim, _ placeholder: String, _ help: String, completes: OptionDoc.Completion? = nil,
         apply: @escaping @Sendable (inout SignOptions, String) throws(UsageError) -> Void
     ) -> OptionSpec<SignOptions> {
-        OptionSpec([name], .value(placeholder), group: claims, help: help, completes: completes) {
+        OptionSpec([claim.rawValue], .value(placeholder), group: claims, help: help, completes: completes) {
             options, value throws(UsageError) in
-            options.given.insert(name)
+            options.given.insert(claim)
             try apply(&options, value)
         }
     }
@@ -175,9 +189,8 @@ struct SignOptions: HasKeyOptions, SubcommandOptions {
     static func parse(_ arguments: [String]) throws(UsageError) -> SignOptions {
         var (options, positional) = try ArgumentParser.parse(arguments, options: table, into: SignOptions())
         if options.showHelp || options.showVersion { return options }
-        for name in ["--key", "--key-id", "--issuer-id", "--bundle-id"] where options.keyOptions.isGiven(name) {
-            options.given.insert(name)
-        }
+        if options.keyOptions.issuerID != nil { options.given.insert(.issuerID) }
+        if options.keyOptions.bundleID != nil { options.given.insert(.bundleID) }
         let kinds = Kind.allCases.map(\.rawValue)
         let given = try ArgumentParser.single(
             positional, command: "sign", needs: "a kind: \(ArgumentParser.list(kinds))", noun: "kind")
@@ -188,24 +201,23 @@ struct SignOptions: HasKeyOptions, SubcommandOptions {
             )
         }
         options.kind = kind
-        let taken = common.union(kind.required).union(kind.optional)
-        if let stray = table.map({ $0.doc.names[0] }).first(where: { options.given.contains($0) && !taken.contains($0) }
-        ) {
-            throw UsageError("sign \(kind.rawValue) does not take \(stray)")
+        let taken = Set(kind.required + kind.optional)
+        if let stray = Claim.allCases.first(where: { options.given.contains($0) && !taken.contains($0) }) {
+            throw UsageError("sign \(kind.rawValue) does not take \(stray.rawValue)")
         }
         // Credentials may come from the environment, checked when they are resolved.
-        let credentials: Set = ["--issuer-id", "--bundle-id"]
-        if options.given.contains("--no-application-username") {
-            guard !options.given.contains("--application-username") else {
+        let credentials: Set<Claim> = [.issuerID, .bundleID]
+        if options.given.contains(.noApplicationUsername) {
+            guard !options.given.contains(.applicationUsername) else {
                 throw UsageError("--application-username and --no-application-username: give one")
             }
-            options.given.insert("--application-username")
+            options.given.insert(.applicationUsername)
         }
         if let missing = kind.required.first(where: { !options.given.contains($0) && !credentials.contains($0) }) {
             throw UsageError(
-                "sign \(kind.rawValue) needs \(missing)"
-                    + (missing == "--application-username"
-                        ? " (or --no-application-username when the app sends none)" : ""))
+                "sign \(kind.rawValue) needs \(missing.rawValue)"
+                    + (missing == .applicationUsername ? " (or --no-application-username when the app sends none)" : "")
+            )
         }
         return options
     }
@@ -232,18 +244,5 @@ struct SignOptions: HasKeyOptions, SubcommandOptions {
         let seconds = count * unit
         guard (1...DeveloperToken.maximumLifetime).contains(seconds) else { throw problem }
         return seconds
-    }
-}
-
-extension KeyOptions {
-    /// Whether an option of this group was given on the command line.
-    func isGiven(_ name: String) -> Bool {
-        switch name {
-        case "--key": !keyFiles.isEmpty
-        case "--key-id": keyID != nil
-        case "--issuer-id": issuerID != nil
-        case "--bundle-id": bundleID != nil
-        default: false
-        }
     }
 }
