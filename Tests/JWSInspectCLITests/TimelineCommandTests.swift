@@ -143,7 +143,7 @@ private typealias Seed = MockAppStoreServer.Seed
     }
 
     @Test(arguments: [
-        ["--grace-period", "16"], ["--customer", "nope"], ["--brief", "--format", "json"], ["--jobs", "0"],
+        ["--grace-period", "16"], ["--customer", "nope"], ["--jobs", "0"], ["--color=sometimes"],
     ])
     func usageErrors(arguments: [String]) {
         let result = Self.timeline(arguments + [Self.path("clean.jsonl")])

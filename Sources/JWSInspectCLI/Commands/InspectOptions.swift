@@ -298,8 +298,10 @@ struct InspectOptions: HasKeyOptions, SubcommandOptions {
     /// `--brief` shortens tables, `--time-zone` words them; JSON has every member by contract,
     /// its dates in UTC.
     mutating func checkOutput() throws(UsageError) {
+        // The two options for tables alone warn alike with JSON, which they leave as it is.
         if brief, format != .table {
-            throw UsageError("--brief is for tables; --format \(format.rawValue) prints every member")
+            warnings.append("warning: --brief is for tables; --format \(format.rawValue) prints every member")
+            brief = false
         }
         if !checkRevocation, revocationCache != nil || revocationTimeout != nil {
             let given = revocationCache != nil ? "--revocation-cache" : "--timeout"

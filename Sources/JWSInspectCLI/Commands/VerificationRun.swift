@@ -120,15 +120,18 @@ enum CountedStatus: Hashable {
 
 /// Results counted by status, for `--summary`.
 struct StatusCounts {
-    private var counts: [String: Int] = [:]
+    private var counts: [CountedStatus: Int] = [:]
 
     mutating func add(_ status: CountedStatus) {
-        counts[status.name, default: 0] += 1
+        counts[status, default: 0] += 1
     }
 
-    /// The statuses seen, in `CountedStatus.order`, with their counts.
+    /// The statuses seen, in `CountedStatus.order`, with their counts (a request's `malformed`
+    /// and a token's counted as one).
     var ordered: [(status: String, count: Int)] {
-        CountedStatus.order.compactMap { name in counts[name].map { (status: name, count: $0) } }
+        var byName: [String: Int] = [:]
+        for (status, count) in counts { byName[status.name, default: 0] += count }
+        return CountedStatus.order.compactMap { name in byName[name].map { (status: name, count: $0) } }
     }
 
     var total: Int { counts.values.reduce(0, +) }
