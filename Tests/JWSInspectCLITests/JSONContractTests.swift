@@ -120,6 +120,8 @@ struct JSONContractTests {
             ])
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         #expect(result.stdout.contains(" 0 failed"), "\(result.stdout)")
+        // The count, in make difftest's log.
+        print(result.stdout, terminator: "")
     }
 
     @Test("authentic is apart from the verdict: genuine but unexpected data is authentic, a forgery is not")
