@@ -87,7 +87,8 @@ enum ExitStatus: Int32, CaseIterable {
                 + "file without a usable certificate"
         case .unreadable: "an input file, standard input (closed) or a --root file cannot be read"
         case .ioError:
-            "output cannot be written: a full disk, a closed standard output (a closed pipe ends quietly with 141)"
+            "output cannot be written: a full disk, a closed standard output (a closed pipe ends quietly with 141), a "
+                + "folder that is not empty (mint ca, mint suite: give --force)"
         }
     }
 }

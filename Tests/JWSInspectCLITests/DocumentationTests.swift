@@ -94,12 +94,13 @@ import Testing
         }
     }
 
-    @Test func exitStatusesAreTheSameInHelpManPageAndReadme() throws {
+    @Test func exitStatusesAreTheSameInHelpManPageAndDocs() throws {
         let help = HelpText.main
         let man = ManPage.text
-        let readme = try String(contentsOf: CLI.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
-        // The README's table: "| 5 | meaning |" rows under "### Exit status".
-        let section = try #require(readme.components(separatedBy: "### Exit status").dropFirst().first)
+        let page = try String(
+            contentsOf: CLI.packageRoot.appendingPathComponent("docs/exit-status.md"), encoding: .utf8)
+        // The page's table: "| 5 | meaning |" rows under its title.
+        let section = try #require(page.components(separatedBy: "# Exit statuses").dropFirst().first)
         var rows: [Int32: String] = [:]
         for line in section.split(separator: "\n").prefix(while: { !$0.hasPrefix("#") }) where line.hasPrefix("| ") {
             let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
@@ -109,7 +110,7 @@ import Testing
         }
         #expect(Set(rows.keys) == Set(ExitStatus.allCases.map(\.rawValue)))
         for status in ExitStatus.allCases {
-            #expect(rows[status.rawValue] == status.meaning, "README's exit \(status.rawValue)")
+            #expect(rows[status.rawValue] == status.meaning, "docs/exit-status.md's exit \(status.rawValue)")
             let wrapped = HelpText.wrap(status.meaning, width: HelpText.width - 6).joined(separator: " ")
             #expect(
                 help.replacingOccurrences(of: "\n      ", with: " ").contains(
@@ -162,10 +163,11 @@ import Testing
         }
     }
 
-    /// The README's JSON table: its keys are the records' keys in order, and its `type` and
+    /// docs/output.md's JSON table: its keys are the records' keys in order, and its `type` and
     /// `status` rows name exactly the values the code can print.
     @Test func theJSONReferenceIsComplete() throws {
-        let readme = try String(contentsOf: CLI.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let readme = try String(
+            contentsOf: CLI.packageRoot.appendingPathComponent("docs/output.md"), encoding: .utf8)
         let rows = readme.split(separator: "\n").filter { $0.hasPrefix("| `") }
         let table =
             rows.drop { !$0.hasPrefix("| `schemaVersion` |") }.prefix { !$0.hasPrefix("| `nested` |") } + [
@@ -183,6 +185,38 @@ import Testing
         let statuses = Set(
             Status.allCases.map(\.rawValue) + [Renderer.unreadableStatus] + FetchStatus.allCases.map(\.rawValue))
         #expect(values("status") == statuses)
+    }
+
+    /// The README is a newcomer's page (at most 300 lines: install, quick start, the tasks),
+    /// the manual is docs/, one topic a page, each opening with a two-line summary, and
+    /// SECURITY.md is a policy that says how to report (at most 200 lines).
+    @Test func theDocumentationIsLaidOut() throws {
+        func read(_ name: String) throws -> [Substring] {
+            try String(contentsOf: CLI.packageRoot.appendingPathComponent(name), encoding: .utf8)
+                .split(separator: "\n", omittingEmptySubsequences: false)
+        }
+        let readme = try read("README.md")
+        #expect(readme.count <= 301, "README.md: \(readme.count) lines")
+        for heading in ["## Install", "## Quick start", "## How do I…", "## Documentation"] {
+            #expect(readme.contains(Substring(heading)), "README.md has no \(heading)")
+        }
+        let security = try read("SECURITY.md")
+        #expect(security.count <= 201, "SECURITY.md: \(security.count) lines")
+        for heading in ["## Supported versions", "## How to report", "## What to expect"] {
+            #expect(security.contains(Substring(heading)), "SECURITY.md has no \(heading)")
+        }
+        let topics = [
+            "inspecting", "access", "output", "exit-status", "receipts", "developer-tokens", "fetch", "timeline",
+            "mint", "revocation", "batches", "threat-model", "install",
+        ]
+        for topic in topics {
+            let page = try read("docs/\(topic).md")
+            #expect(page[0].hasPrefix("# ") && page[1].isEmpty, "docs/\(topic).md: a title, then a blank line")
+            #expect(
+                page.count > 5 && !page[2].isEmpty && !page[3].isEmpty && page[4].isEmpty,
+                "docs/\(topic).md opens with a two-line summary")
+            #expect(readme.contains { $0.contains("(docs/\(topic).md") }, "the README links docs/\(topic).md")
+        }
     }
 
     @Test func manPageHasItsSections() {

@@ -59,38 +59,87 @@ import Testing
         #expect(saved.contains { $0.hasPrefix("history-2000000000000010-Production") }, "\(saved)")
     }
 
-    /// The README's `sh` blocks but the quick start (`make run`, `make test`: what CI runs)
-    /// and, without GNU parallel, its recipe,
-    /// read in order in one shell as a reader's session (what one block exports, the next
-    /// has), each block in a folder of its own; each command's status checked against its
-    /// comment.
-    @Test func everyReadmeCommandRuns() throws {
-        let readme = try String(contentsOf: CLI.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
-        // The GNU parallel recipe needs GNU parallel (make test installs it; ParallelRecipeTests
-        // says it is skipped without it).
-        // The Install section's blocks unpack and install a release: ReleaseTests runs them.
-        let install = Self.section(of: readme, headed: "## Install")
-        let blocks = Self.shellBlocks(readme).filter {
+    /// The pages whose `sh` blocks run here: the README and every page of docs/ but the
+    /// install page (its blocks install a release: ReleaseTests runs them) and the threat
+    /// model (its `ldd` and `strace` examine an installed release: ReleaseTests checks its lists).
+    static let documents: [String] = {
+        let docs =
+            (try? FileManager.default.contentsOfDirectory(
+                atPath: CLI.packageRoot.appendingPathComponent("docs").path)) ?? []
+        return ["README.md"]
+            + docs.filter { $0.hasSuffix(".md") && !["install.md", "threat-model.md"].contains($0) }.sorted().map {
+                "docs/" + $0
+            }
+    }()
+
+    /// A page's `sh` blocks but the quick start (`make run`, `make test`: what CI runs), the
+    /// README's Install section and, without GNU parallel, its recipe, read in order in one shell
+    /// as a reader's session (what one block exports, the next has), each block in a folder of
+    /// its own; each command's status checked against its comment. The session runs twice in the
+    /// same folders, as a reader who runs an example again would: an example that cannot run
+    /// twice (a CA minted again into the same folder) fails the second time. And the checkout is
+    /// as it was: no example writes in it.
+    @Test(arguments: documents)
+    func everyDocumentedCommandRunsTwice(_ document: String) throws {
+        let text = try String(contentsOf: CLI.packageRoot.appendingPathComponent(document), encoding: .utf8)
+        let install = Self.section(of: text, headed: "## Install")
+        let blocks = Self.shellBlocks(text).filter {
             !$0.text.hasPrefix("make ") && (GNUParallel.path != nil || !$0.text.contains("| parallel "))
                 && !install.contains($0.line)
         }
-        #expect(blocks.count >= 9)
+        let before = try Self.checkoutStatus()
         let workspace = try Workspace()
-        var session = ""
         var commands = 0
-        for block in blocks {
-            let script = try Self.checkedScript(block.text, line: block.line)
-            commands += script.commands
-            let folder = "block-\(block.line)"
-            session +=
-                "mkdir \(folder) && cd \(folder) && ln -s ../Samples ../.build ../AuthKey_2X9R4HXF34.p8 "
-                + "../request.json . || exit 99\n" + script.text + "cd ..\n"
+        for run in 1...2 {
+            var session = ""
+            for block in blocks {
+                let script = try Self.checkedScript(block.text, line: block.line, label: "\(document) (run \(run))")
+                if run == 1 { commands += script.commands }
+                let folder = "\"$W/block-\(block.line)\""
+                session +=
+                    "mkdir -p \(folder) && cd \(folder) && ln -sfn \"$W/Samples\" \"$W/.build\" "
+                    + "\"$W/AuthKey_2X9R4HXF34.p8\" \"$W/request.json\" . || exit 99\n" + script.text + "cd \"$W\"\n"
+            }
+            let result = try workspace.shell("W=\"$PWD\"\n" + session, environment: [:])
+            #expect(result.status == 0, "\(document), run \(run): exit \(result.status)\n\(result.stderr.suffix(1500))")
+            let failures = result.stderr.split(separator: "\n").filter { $0.hasPrefix(document + " ") }
+            #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))\n\(result.stderr.prefix(4000))")
         }
-        #expect(commands >= 50)
-        let result = try workspace.shell(session, environment: [:])
-        #expect(result.status == 0, "README session: exit \(result.status)\n\(result.stderr.suffix(1500))")
-        let failures = result.stderr.split(separator: "\n").filter { $0.hasPrefix("README line ") }
-        #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))\n\(result.stderr.prefix(4000))")
+        #expect(blocks.isEmpty || commands > 0, "\(document): blocks without a command")
+        #expect(try Self.checkoutStatus() == before, "\(document)'s examples changed the checkout")
+    }
+
+    /// `git status --porcelain` of the checkout (nil where it is not a git checkout).
+    static func checkoutStatus() throws -> String? {
+        guard FileManager.default.fileExists(atPath: CLI.packageRoot.appendingPathComponent(".git").path) else {
+            return nil
+        }
+        let git = ["/usr/bin/git", "/bin/git"].first { FileManager.default.isExecutableFile(atPath: $0) }
+        guard let git else { return nil }
+        return try CLI.runProgram(git, ["-C", CLI.packageRoot.path, "status", "--porcelain"]).stdout
+    }
+
+    /// The README's "How do I…" table: each task's command runs as written, in the workspace
+    /// (whose files the README names), and exits as the row says ("exits 6"), else 0.
+    @Test func everyTaskOfTheReadmeRuns() throws {
+        let readme = try String(contentsOf: CLI.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let section = Self.section(of: readme, headed: "## How do I…")
+        let lines = readme.split(separator: "\n", omittingEmptySubsequences: false)
+        let rows = section.compactMap { index -> String? in
+            index - 1 < lines.count && lines[index - 1].hasPrefix("| ") ? String(lines[index - 1]) : nil
+        }.dropFirst(2)
+        #expect(rows.count >= 11)
+        let workspace = try Workspace()
+        for row in rows {
+            let cells = row.replacingOccurrences(of: "\\|", with: "\u{1}").split(separator: "|")
+            let cell = cells[1].replacingOccurrences(of: "\u{1}", with: "|")
+            let ticked = cell.split(separator: "`", omittingEmptySubsequences: false)
+            let command = try #require(ticked.count >= 2 ? String(ticked[1]) : nil, "\(row)")
+            let status = cell.firstMatch(of: /exits (\d+)/).flatMap { Int32($0.1) } ?? 0
+            let result = try workspace.shell(command, environment: workspace.credentialVariables)
+            #expect(result.status == status, "\(command): exit \(result.status)\n\(result.stderr.prefix(600))")
+            #expect(command.contains(" -q ") || !result.stdout.isEmpty, "\(command) printed nothing")
+        }
     }
 
     // MARK: The README's blocks
@@ -140,7 +189,9 @@ import Testing
     /// The block as a script that checks each command's status: the one a comment names
     /// ("# exit 6", "# exits 2: …"), else 0. A command is as many lines as the shell needs to
     /// read it whole (`bash -n` decides: continuations, a loop, an array).
-    static func checkedScript(_ block: String, line first: Int) throws -> (text: String, commands: Int) {
+    static func checkedScript(_ block: String, line first: Int, label: String = "README")
+        throws -> (text: String, commands: Int)
+    {
         var script = ""
         var pending: [String] = []
         var pendingStart = first
@@ -159,11 +210,11 @@ import Testing
             commands += 1
             script += text + "\n"
             script +=
-                "status=$?; [ $status -eq \(expected) ] || echo \"README line \(pendingStart): exit $status, "
+                "status=$?; [ $status -eq \(expected) ] || echo \"\(label) line \(pendingStart): exit $status, "
                 + "documented \(expected)\" >&2\n"
             pending = []
         }
-        #expect(pending.isEmpty, "README line \(pendingStart): an unfinished command")
+        #expect(pending.isEmpty, "\(label) line \(pendingStart): an unfinished command")
         return (script, commands)
     }
 

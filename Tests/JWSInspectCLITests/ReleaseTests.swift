@@ -239,7 +239,7 @@ enum Release {
     }
 
     @Test(
-        "The README's and SECURITY.md's library lists are what the release programs link",
+        "The README's and the threat model's library lists are what the release programs link",
         .enabled(if: Release.tarballTestable || Release.built != nil, "no release build: run make run"))
     func documentedLibrariesAreWhatTheProgramsLink() throws {
         // The tarball's programs when there is one, else the release build's (make run makes it).
@@ -259,7 +259,7 @@ enum Release {
         let offline = try Release.linked(programs["jwsinspect"]!).names
         #expect(offline.contains("libcrypto.so.3"), "not vacuous: \(offline)")
         #expect(try Release.listed(in: "README.md", after: "- `jwsinspect`:") == offline)
-        #expect(try Release.listed(in: "SECURITY.md", after: #"ldd "$(command -v jwsinspect)""#) == offline)
+        #expect(try Release.listed(in: "docs/threat-model.md", after: #"ldd "$(command -v jwsinspect)""#) == offline)
         // jwsinspect-fetch: what it links itself (ldd adds what libcurl loads, listed apart).
         if let online = programs["jwsinspect-fetch"], try Release.linked(online).problems.isEmpty {
             let needed = try CLI.runProgram("/usr/bin/env", ["readelf", "-d", online.path])
