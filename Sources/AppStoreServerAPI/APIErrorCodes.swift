@@ -7,6 +7,8 @@ package enum APIErrorCodes {
 
     /// TransactionIdNotFoundError: the ID is unknown in the environment asked.
     package static let transactionNotFound: Int64 = 4_040_010
+    /// TestNotificationNotFoundError: no test notification with this token (in this environment).
+    package static let testNotificationNotFound: Int64 = 4_040_008
 
     /// The name of `code`, when Apple documents it.
     package static func name(_ code: Int64) -> String? { names[code] }

@@ -20,6 +20,9 @@ package enum FetchRequest: Sendable, Equatable {
     /// Request a Test Notification, then Get Test Notification Status until a send attempt
     /// is reported or `wait` seconds have passed.
     case testNotification(wait: Double)
+    /// Get Test Notification Status of a test notification requested before, by its token:
+    /// `GET /inApps/v1/notifications/test/{testNotificationToken}`.
+    case testNotificationStatus(String)
 
     /// The subcommand's word for it (`fetch history`).
     package var name: String {
@@ -32,6 +35,7 @@ package enum FetchRequest: Sendable, Equatable {
         case .appTransaction: "app-transaction"
         case .notifications: "notifications"
         case .testNotification: "test-notification"
+        case .testNotificationStatus: "test-notification-status"
         }
     }
 
@@ -39,10 +43,17 @@ package enum FetchRequest: Sendable, Equatable {
     package var id: String? {
         switch self {
         case .transaction(let id), .history(let id, _), .subscriptions(let id, _), .order(let id), .refunds(let id),
-            .appTransaction(let id):
+            .appTransaction(let id), .testNotificationStatus(let id):
             id
         case .notifications, .testNotification: nil
         }
+    }
+
+    /// Whether it asks for a test notification's status by its token (404 4040008: not this
+    /// environment's).
+    package var asksTestNotificationStatus: Bool {
+        if case .testNotificationStatus = self { return true }
+        return false
     }
 
     /// Whether the answer comes in pages (`revision` or `paginationToken` while `hasMore`).
@@ -76,6 +87,8 @@ package enum FetchRequest: Sendable, Equatable {
         case .notifications(let filters):
             APICall(method: "POST", path: "/inApps/v1/notifications/history", body: filters.body(now: now))
         case .testNotification: APICall(method: "POST", path: "/inApps/v1/notifications/test")
+        case .testNotificationStatus(let token):
+            APICall(method: "GET", path: "/inApps/v1/notifications/test/" + APICall.segment(token))
         }
     }
 

@@ -141,6 +141,12 @@ package struct Fetcher: Sendable {
                 return .notFound(
                     "\(request.id ?? "the ID") is not a \(environment.rawValue) transaction (\(APIFailure.describe(code: code)))",
                     answer: ErrorAnswer(status: 404, errorCode: code, errorMessage: message))
+            case .failure(.refused(404, let code?, let message))
+            where code == APIErrorCodes.testNotificationNotFound && request.asksTestNotificationStatus:
+                return .notFound(
+                    "no \(environment.rawValue) test notification has the token \(request.id ?? "") "
+                        + "(\(APIFailure.describe(code: code)))",
+                    answer: ErrorAnswer(status: 404, errorCode: code, errorMessage: message))
             case .failure(let failure):
                 return .failed(failure, request: failedCall(page: paged ? page : nil, described))
             case .success(let (body, members)):

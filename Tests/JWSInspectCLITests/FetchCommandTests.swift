@@ -291,6 +291,39 @@ struct FetchCommandTests {
         #expect(requests[1] == requests[2] && requests[1].hasPrefix("GET /inApps/v1/notifications/test/"))
     }
 
+    @Test("test-notification-status TOKEN: the status of one requested before, its JWS verified; 4040008 not found")
+    func testNotificationStatus() throws {
+        let harness = try FetchHarness()
+        let requested = harness.run(["test-notification", "--format", "jsonl"])
+        let response = try #require(FetchHarness.records(requested.stdout).first?["response"] as? [String: Any])
+        let token = try #require(response["testNotificationToken"] as? String)
+        let before = harness.production.requests.count
+        let result = harness.run(["test-notification-status", token, "--format", "jsonl"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let records = FetchHarness.records(result.stdout)
+        #expect(records.first?["record"] as? String == "apiResponse")
+        #expect(records.first?["request"] as? String == "GET /inApps/v1/notifications/test/\(token)")
+        let attempts = (records.first?["response"] as? [String: Any])?["sendAttempts"] as? [[String: Any]]
+        #expect(attempts?.first?["sendAttemptResult"] as? String == "SUCCESS")
+        #expect(records.last?["type"] as? String == "notification" && records.last?["status"] as? String == "valid")
+        // One GET, no test notification requested: it only reads.
+        let asked = harness.production.requests.dropFirst(before).map { "\($0.method) \($0.path)" }
+        #expect(asked == ["GET /inApps/v1/notifications/test/\(token)"])
+
+        // A token no environment knows: nothing found in either (4040008), exit 8.
+        let unknown = harness.run([
+            "test-notification-status", "00000000-0000-4000-8000-000000000000_1698148900000", "--format", "jsonl",
+        ])
+        #expect(unknown.status == 8, "\(unknown.stderr)")
+        #expect(
+            unknown.stderr.contains(
+                "no Production test notification has the token 00000000-0000-4000-8000-000000000000_1698148900000"))
+        #expect(FetchHarness.records(unknown.stdout).last?["status"] as? String == "not-found")
+        // A token that is not one: a usage error, nothing sent.
+        let bad = harness.run(["test-notification-status", "a/b"])
+        #expect(bad.status == 64 && bad.stderr.contains("a test notification token is letters, digits"))
+    }
+
     @Test("Production's 4040010 falls back to Sandbox, said on standard error; the JWS must say Sandbox")
     func sandboxFallback() throws {
         let harness = try FetchHarness(productionSeed: false, sandboxSeed: true)

@@ -95,7 +95,10 @@ enum Commands {
                 + "subscriptions ID (Get All Subscription Statuses), order ORDER_ID (Look Up Order ID, Production only: the "
                 + "order ID of Apple's receipt e-mail), refunds ID (Get Refund History, every page), app-transaction ID "
                 + "(Get App Transaction Info), notifications --since DATE (Get Notification History, every page) or "
-                + "test-notification (Request a Test Notification, then its status until Apple reports a send attempt).",
+                + "test-notification (Request a Test Notification, then its status until Apple reports a send attempt) or "
+                + "test-notification-status TOKEN (Get Test Notification Status of one requested before: its "
+                + "testNotificationToken). Every kind only reads: fetch never changes a purchase or a subscription; "
+                + "a test notification is the one request that asks Apple to act.",
             "Each request carries a fresh bearer token signed with the key (as sign api-token makes it: 5 minutes). "
                 + "Without --environment, Production is asked first and Sandbox when Production does not know the ID "
                 + "(errorCode 4040010), as Apple advises; standard error says which answered. 429 waits until "

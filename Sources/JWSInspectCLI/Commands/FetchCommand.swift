@@ -70,6 +70,7 @@ enum FetchCommand {
             filters.onlyFailures = options.onlyFailures
             return .notifications(filters)
         case .testNotification: return .testNotification(wait: options.wait)
+        case .testNotificationStatus: return .testNotificationStatus(id)
         }
     }
 }
@@ -133,7 +134,7 @@ private final class FetchRun {
             return .untiable(
                 "an order lookup cannot be tied to a customer by signed data (signed transactions carry no order "
                     + "ID), and this answer came from \(other), not Apple")
-        case .refunds, .appTransaction, .notifications, .testNotification: return nil
+        case .refunds, .appTransaction, .notifications, .testNotification, .testNotificationStatus: return nil
         }
     }
 

@@ -15,11 +15,13 @@ struct FetchOptions: HasKeyOptions, SubcommandOptions {
         case appTransaction = "app-transaction"
         case notifications
         case testNotification = "test-notification"
+        case testNotificationStatus = "test-notification-status"
 
         /// What the positional ID is, when the kind takes one.
         var idName: String? {
             switch self {
             case .order: "ORDER_ID"
+            case .testNotificationStatus: "TOKEN"
             case .notifications, .testNotification: nil
             default: "TRANSACTION_ID"
             }
@@ -203,7 +205,19 @@ struct FetchOptions: HasKeyOptions, SubcommandOptions {
     private static func checkedID(_ given: String, kind: Kind) throws(UsageError) -> String {
         let id = pasted(given, kind: kind)
         let bytes = Array(id.utf8)
-        if kind == .order {
+        if kind == .testNotificationStatus {
+            // Apple's tokens are a UUID, an underscore and milliseconds; sent back in a URL.
+            let ok =
+                (1...128).contains(bytes.count)
+                && bytes.allSatisfy {
+                    ($0 >= 48 && $0 <= 57) || ($0 | 0x20 >= 97 && $0 | 0x20 <= 122) || $0 == 45 || $0 == 95 || $0 == 46
+                }
+            guard ok else {
+                throw UsageError(
+                    "a test notification token is letters, digits, '-', '_' and '.' (the testNotificationToken "
+                        + "fetch test-notification shows); not '\(Excerpt.of(id))'")
+            }
+        } else if kind == .order {
             let ok =
                 (1...64).contains(bytes.count)
                 && bytes.allSatisfy { ($0 >= 48 && $0 <= 57) || ($0 | 0x20 >= 97 && $0 | 0x20 <= 122) }
