@@ -9,6 +9,8 @@ package enum APIErrorCodes {
     package static let transactionNotFound: Int64 = 4_040_010
     /// TestNotificationNotFoundError: no test notification with this token (in this environment).
     package static let testNotificationNotFound: Int64 = 4_040_008
+    /// StatusRequestNotFoundError: no mass extension with this product and request identifier.
+    package static let statusRequestNotFound: Int64 = 4_040_009
 
     /// The name of `code`, when Apple documents it.
     package static func name(_ code: Int64) -> String? { names[code] }

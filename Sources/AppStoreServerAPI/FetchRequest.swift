@@ -23,6 +23,9 @@ package enum FetchRequest: Sendable, Equatable {
     /// Get Test Notification Status of a test notification requested before, by its token:
     /// `GET /inApps/v1/notifications/test/{testNotificationToken}`.
     case testNotificationStatus(String)
+    /// Get Status of Subscription Renewal Date Extensions, of a mass extension requested before:
+    /// `GET /inApps/v1/subscriptions/extend/mass/{productId}/{requestIdentifier}`. Unsigned.
+    case extensionStatus(product: String, requestIdentifier: String)
 
     /// The subcommand's word for it (`fetch history`).
     package var name: String {
@@ -36,6 +39,7 @@ package enum FetchRequest: Sendable, Equatable {
         case .notifications: "notifications"
         case .testNotification: "test-notification"
         case .testNotificationStatus: "test-notification-status"
+        case .extensionStatus: "extension-status"
         }
     }
 
@@ -45,6 +49,7 @@ package enum FetchRequest: Sendable, Equatable {
         case .transaction(let id), .history(let id, _), .subscriptions(let id, _), .order(let id), .refunds(let id),
             .appTransaction(let id), .testNotificationStatus(let id):
             id
+        case .extensionStatus(_, let requestIdentifier): requestIdentifier
         case .notifications, .testNotification: nil
         }
     }
@@ -54,6 +59,13 @@ package enum FetchRequest: Sendable, Equatable {
     package var asksTestNotificationStatus: Bool {
         if case .testNotificationStatus = self { return true }
         return false
+    }
+
+    /// Whether its answer holds signed data (an answer without is nothing found); a mass
+    /// extension's status is unsigned counts.
+    package var answersSignedData: Bool {
+        if case .extensionStatus = self { return false }
+        return true
     }
 
     /// Whether the answer comes in pages (`revision` or `paginationToken` while `hasMore`).
@@ -89,6 +101,11 @@ package enum FetchRequest: Sendable, Equatable {
         case .testNotification: APICall(method: "POST", path: "/inApps/v1/notifications/test")
         case .testNotificationStatus(let token):
             APICall(method: "GET", path: "/inApps/v1/notifications/test/" + APICall.segment(token))
+        case .extensionStatus(let product, let requestIdentifier):
+            APICall(
+                method: "GET",
+                path: "/inApps/v1/subscriptions/extend/mass/" + APICall.segment(product) + "/"
+                    + APICall.segment(requestIdentifier))
         }
     }
 

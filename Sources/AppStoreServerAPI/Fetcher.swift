@@ -142,6 +142,12 @@ package struct Fetcher: Sendable {
                     "\(request.id ?? "the ID") is not a \(environment.rawValue) transaction (\(APIFailure.describe(code: code)))",
                     answer: ErrorAnswer(status: 404, errorCode: code, errorMessage: message))
             case .failure(.refused(404, let code?, let message))
+            where code == APIErrorCodes.statusRequestNotFound && !request.answersSignedData:
+                return .notFound(
+                    "no \(environment.rawValue) renewal date extension request \(request.id ?? "") "
+                        + "(\(APIFailure.describe(code: code)))",
+                    answer: ErrorAnswer(status: 404, errorCode: code, errorMessage: message))
+            case .failure(.refused(404, let code?, let message))
             where code == APIErrorCodes.testNotificationNotFound && request.asksTestNotificationStatus:
                 return .notFound(
                     "no \(environment.rawValue) test notification has the token \(request.id ?? "") "
@@ -190,7 +196,7 @@ package struct Fetcher: Sendable {
             }
             page += 1
         }
-        if signedItems == 0 {
+        if signedItems == 0, request.answersSignedData {
             unknownHere = false
             return .notFound(emptyAnswer(request, environment), answer: nil)
         }

@@ -96,6 +96,15 @@ package struct ResponseSummary: Sendable {
         if members["sendAttempts"] != nil {
             fields += attempts(members)
         }
+        // A mass renewal date extension's status (Get Status of Subscription Renewal Date Extensions).
+        for name in ["requestIdentifier", "complete"] { add(name, members) }
+        if let date = members["completeDate"] {
+            fields.append(
+                Field(
+                    name: "completeDate", value: .scalar(date),
+                    meaning: Timestamp.date(date).map { ISO8601.string($0) }))
+        }
+        for name in ["succeededCount", "failedCount"] { add(name, members) }
     }
 
     private mutating func add(_ name: String, _ members: [String: JSONValue]) {

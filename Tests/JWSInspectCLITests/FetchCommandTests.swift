@@ -324,6 +324,40 @@ struct FetchCommandTests {
         #expect(bad.status == 64 && bad.stderr.contains("a test notification token is letters, digits"))
     }
 
+    @Test("extension-status PRODUCT REQUEST-ID: a mass extension's status and counts, unsigned; 4040009 not found")
+    func extensionStatus() throws {
+        let harness = try FetchHarness()
+        let request = "2c5a0f0e-6b7d-4f3e-9a1b-0c2d3e4f5a6b"
+        harness.production.addMassExtension(
+            product: "pro.monthly", requestIdentifier: request,
+            completeDate: Date(timeIntervalSince1970: 1_748_736_000),
+            succeeded: 1_204, failed: 3)
+        let result = harness.run(["extension-status", "pro.monthly", request, "--format", "jsonl"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let records = FetchHarness.records(result.stdout)
+        #expect(records.count == 1 && records.first?["status"] as? String == "answered")
+        #expect(
+            records.first?["request"] as? String == "GET /inApps/v1/subscriptions/extend/mass/pro.monthly/\(request)")
+        let response = try #require(records.first?["response"] as? [String: Any])
+        #expect(response["complete"] as? Bool == true && response["succeededCount"] as? Int == 1_204)
+        #expect(response["failedCount"] as? Int == 3 && response["completeDate"] as? Int == 1_748_736_000_000)
+        let table = harness.run(["extension-status", "pro.monthly", request])
+        #expect(table.stdout.contains("completeDate") && table.stdout.contains("2025-06-01T00:00:00.000Z"))
+        // In progress: complete false, no counts yet.
+        harness.production.addMassExtension(product: "pro.yearly", requestIdentifier: request, completeDate: nil)
+        let pending = harness.run(["extension-status", "pro.yearly", request, "--format", "jsonl"])
+        #expect(pending.status == 0)
+        let waiting = FetchHarness.records(pending.stdout).first?["response"] as? [String: Any]
+        #expect(waiting?["complete"] as? Bool == false && waiting?["succeededCount"] == nil)
+        // Unknown in both environments: nothing found (4040009), exit 8.
+        let unknown = harness.run(["extension-status", "pro.monthly", "nosuch", "--format", "jsonl"])
+        #expect(unknown.status == 8, "\(unknown.stderr)")
+        #expect(unknown.stderr.contains("no Production renewal date extension request nosuch"))
+        // Two arguments, or a usage error.
+        let one = harness.run(["extension-status", "pro.monthly"])
+        #expect(one.status == 64 && one.stderr.contains("fetch extension-status needs PRODUCT_ID REQUEST_ID"))
+    }
+
     @Test("Production's 4040010 falls back to Sandbox, said on standard error; the JWS must say Sandbox")
     func sandboxFallback() throws {
         let harness = try FetchHarness(productionSeed: false, sandboxSeed: true)

@@ -97,7 +97,8 @@ enum Commands {
                 + "(Get App Transaction Info), notifications --since DATE (Get Notification History, every page) or "
                 + "test-notification (Request a Test Notification, then its status until Apple reports a send attempt) or "
                 + "test-notification-status TOKEN (Get Test Notification Status of one requested before: its "
-                + "testNotificationToken). Every kind only reads: fetch never changes a purchase or a subscription; "
+                + "testNotificationToken) or extension-status PRODUCT_ID REQUEST_ID (Get Status of Subscription "
+                + "Renewal Date Extensions: whether a mass extension completed, and its counts; unsigned). Every kind only reads: fetch never changes a purchase or a subscription; "
                 + "a test notification is the one request that asks Apple to act.",
             "Each request carries a fresh bearer token signed with the key (as sign api-token makes it: 5 minutes). "
                 + "Without --environment, Production is asked first and Sandbox when Production does not know the ID "

@@ -71,6 +71,7 @@ enum FetchCommand {
             return .notifications(filters)
         case .testNotification: return .testNotification(wait: options.wait)
         case .testNotificationStatus: return .testNotificationStatus(id)
+        case .extensionStatus: return .extensionStatus(product: options.extensionProduct ?? "", requestIdentifier: id)
         }
     }
 }
@@ -134,7 +135,8 @@ private final class FetchRun {
             return .untiable(
                 "an order lookup cannot be tied to a customer by signed data (signed transactions carry no order "
                     + "ID), and this answer came from \(other), not Apple")
-        case .refunds, .appTransaction, .notifications, .testNotification, .testNotificationStatus: return nil
+        case .refunds, .appTransaction, .notifications, .testNotification, .testNotificationStatus, .extensionStatus:
+            return nil
         }
     }
 

@@ -16,12 +16,14 @@ struct FetchOptions: HasKeyOptions, SubcommandOptions {
         case notifications
         case testNotification = "test-notification"
         case testNotificationStatus = "test-notification-status"
+        case extensionStatus = "extension-status"
 
         /// What the positional ID is, when the kind takes one.
         var idName: String? {
             switch self {
             case .order: "ORDER_ID"
             case .testNotificationStatus: "TOKEN"
+            case .extensionStatus: "PRODUCT_ID REQUEST_ID"
             case .notifications, .testNotification: nil
             default: "TRANSACTION_ID"
             }
@@ -55,6 +57,8 @@ struct FetchOptions: HasKeyOptions, SubcommandOptions {
     var keyOptions = KeyOptions()
     var kind: Kind?
     var id: String?
+    /// `fetch extension-status`: the product whose renewal dates a mass extension moved.
+    var extensionProduct: String?
     var showHelp = false
     var showVersion = false
     var environment: ServerEnvironment?
@@ -169,7 +173,19 @@ struct FetchOptions: HasKeyOptions, SubcommandOptions {
         options.kind = kind
         try options.inspect.checkOutput()
         let rest = Array(positional.dropFirst())
-        if let idName = kind.idName {
+        if kind == .extensionStatus {
+            guard rest.count == 2 else {
+                throw UsageError(
+                    "fetch extension-status needs PRODUCT_ID REQUEST_ID (the product and the requestIdentifier of a "
+                        + "mass extension), not \(rest.count) argument\(rest.count == 1 ? "" : "s")")
+            }
+            for (value, what) in [(rest[0], "a product ID"), (rest[1], "a request identifier")] {
+                guard (1...128).contains(value.utf8.count), !value.contains("/") else {
+                    throw UsageError("fetch extension-status: '\(Excerpt.of(value))' is not \(what)")
+                }
+            }
+            (options.extensionProduct, options.id) = (rest[0], rest[1])
+        } else if let idName = kind.idName {
             let id = try ArgumentParser.single(rest, command: "fetch \(kind.rawValue)", needs: idName, noun: "ID")
             options.id = try checkedID(id, kind: kind)
         } else if let extra = rest.first {

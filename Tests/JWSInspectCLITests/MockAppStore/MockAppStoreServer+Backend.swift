@@ -28,6 +28,15 @@ extension MockAppStoreServer {
             var polls = 0
         }
 
+        /// A mass renewal date extension (Extend Subscription Renewal Dates for All Active
+        /// Subscribers), complete when it has a date.
+        struct MassExtension: Sendable {
+            var requestIdentifier: String
+            var completeDate: Date?
+            var succeeded: Int64
+            var failed: Int64
+        }
+
         /// Everything mutable, behind `contents`.
         struct Contents: Sendable {
             var transactions: [String: MockTransaction] = [:]
@@ -35,6 +44,8 @@ extension MockAppStoreServer {
             var orders: [String: [String]] = [:]
             var notifications: [MockNotification] = []
             var testNotifications: [String: TestNotification] = [:]
+            /// Mass renewal date extensions requested, by "product/requestIdentifier".
+            var massExtensions: [String: MassExtension] = [:]
             var cursors: [String: Cursor] = [:]
             var script: [ScriptEntry] = []
             var requests: [RecordedRequest] = []
@@ -188,6 +199,8 @@ extension MockAppStoreServer.Backend {
         case notificationHistory
         case requestTestNotification
         case testNotificationStatus(String)
+        /// "product/requestIdentifier".
+        case massExtensionStatus(String)
 
         enum Match {
             case none
@@ -205,6 +218,7 @@ extension MockAppStoreServer.Backend {
             ("POST", "/inApps/v1/notifications/history", { _ in .notificationHistory }),
             ("POST", "/inApps/v1/notifications/test", { _ in .requestTestNotification }),
             ("GET", "/inApps/v1/notifications/test/*", { .testNotificationStatus($0) }),
+            ("GET", "/inApps/v1/subscriptions/extend/mass/*/*", { .massExtensionStatus($0) }),
         ]
 
         /// The route of `method` and `path` (paths compared case-sensitively, as Apple's are).
@@ -214,10 +228,11 @@ extension MockAppStoreServer.Backend {
             for entry in table {
                 let pattern = entry.pattern.split(separator: "/", omittingEmptySubsequences: false)
                 guard pattern.count == segments.count else { continue }
+                // Each `*`'s segment, joined by "/" when there are two.
                 var parameter = ""
                 let matches = zip(pattern, segments).allSatisfy { expected, segment in
                     guard expected == "*" else { return expected == segment }
-                    parameter = String(segment)
+                    parameter += (parameter.isEmpty ? "" : "/") + String(segment)
                     return !segment.isEmpty
                 }
                 guard matches else { continue }

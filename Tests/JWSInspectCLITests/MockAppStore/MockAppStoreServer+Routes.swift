@@ -22,7 +22,30 @@ extension MockAppStoreServer.Backend {
         case .notificationHistory: notificationHistory(request, now: now, contents: &contents)
         case .requestTestNotification: requestTestNotification(now: now, contents: &contents)
         case .testNotificationStatus(let token): testNotificationStatus(token, contents: &contents)
+        case .massExtensionStatus(let key): massExtensionStatus(key, contents: contents)
         }
+    }
+
+    /// GET /inApps/v1/subscriptions/extend/mass/{productId}/{requestIdentifier} →
+    /// `{requestIdentifier, complete}`, with `completeDate`, `succeededCount` and `failedCount`
+    /// once complete; a request the mock was not given: 404 4040009.
+    private func massExtensionStatus(_ key: String, contents: Contents) -> Response {
+        guard let status = contents.massExtensions[key] else {
+            return Self.apiError(
+                404, 4_040_009,
+                "An error that indicates the server didn't find the subscription-renewal-date extension request for the request identifier and product identifier you provided."
+            )
+        }
+        var members: [(String, MockJSON)] = [
+            ("requestIdentifier", .string(status.requestIdentifier)), ("complete", .bool(status.completeDate != nil)),
+        ]
+        if let date = status.completeDate {
+            members += [
+                ("completeDate", .integer(MockJSON.milliseconds(date))),
+                ("succeededCount", .integer(status.succeeded)), ("failedCount", .integer(status.failed)),
+            ]
+        }
+        return Self.json(.object(members))
     }
 
     static let invalidTransactionID = apiError(400, 4_000_006, "Invalid transaction id.")

@@ -221,6 +221,17 @@ final class MockAppStoreServer: Sendable {
         backend.contents.withLock { $0.orders[orderID] = transactionIDs }
     }
 
+    /// Adds a mass renewal date extension: Get Status of Subscription Renewal Date Extensions
+    /// answers for it (in progress while `completeDate` is nil).
+    func addMassExtension(
+        product: String, requestIdentifier: String, completeDate: Date?, succeeded: Int64 = 0, failed: Int64 = 0
+    ) {
+        backend.contents.withLock {
+            $0.massExtensions[product + "/" + requestIdentifier] = Backend.MassExtension(
+                requestIdentifier: requestIdentifier, completeDate: completeDate, succeeded: succeeded, failed: failed)
+        }
+    }
+
     /// Adds a notification to the history (kept in `signedDate` order).
     func addNotification(_ notification: MockNotification) {
         backend.contents.withLock { contents in
