@@ -1,5 +1,5 @@
 /// Apple's App Store Server API error codes and their names, as `APIError` in Apple's
-/// libraries (swift 6.0.0, python 3.1.1) names them; the Retention Messaging codes are left out.
+/// libraries (swift 6.0.0, python 3.1.1) names them, the Retention Messaging API's included.
 package enum APIErrorCodes {
     /// Codes Apple says to retry ("Errors to retry"): the account or app may just not be
     /// ready yet, or the server failed for a moment.
@@ -12,8 +12,28 @@ package enum APIErrorCodes {
     /// StatusRequestNotFoundError: no mass extension with this product and request identifier.
     package static let statusRequestNotFound: Int64 = 4_040_009
 
+    /// Retention Messaging: nothing found for what was asked (an image, a message, a
+    /// performance test run, a product's default message, the realtime URL).
+    package static let retentionNotFound: Set<Int64> = [4_040_014, 4_040_015, 4_040_018, 4_040_020, 4_040_021]
+
     /// The name of `code`, when Apple documents it.
-    package static func name(_ code: Int64) -> String? { names[code] }
+    package static func name(_ code: Int64) -> String? { names[code] ?? retentionNames[code] }
+
+    /// The Retention Messaging API's codes (Apple's libraries name them as their other codes).
+    private static let retentionNames: [Int64: String] = [
+        4_000_161: "InvalidImageError", 4_000_162: "HeaderTooLongError", 4_000_163: "BodyTooLongError",
+        4_000_164: "InvalidLocaleError", 4_000_175: "AltTextTooLongError",
+        4_000_211: "InvalidPerformanceTestRequestError", 4_000_212: "InvalidRequestIdError",
+        4_000_213: "ExistingPerformanceTestRunError", 4_000_215: "BadRequestRealtimeUrlError",
+        4_000_216: "BadRequestImageSizeError", 4_000_218: "BadRequestTooManyBulletPointsError",
+        4_000_219: "BadRequestBulletPointTextTooLongError", 4_000_224: "BadRequestAboveImageRequiresAnImageError",
+        4_030_014: "MaximumNumberOfImagesReachedError", 4_030_016: "MaximumNumberOfMessagesReachedError",
+        4_030_017: "MessageNotApprovedError", 4_030_018: "ImageNotApprovedError", 4_030_019: "ImageInUseError",
+        4_030_026: "ForbiddenNoPassingTestError", 4_040_014: "ImageNotFoundError", 4_040_015: "MessageNotFoundError",
+        4_040_018: "PerformanceTestRunNotFoundError", 4_040_020: "DefaultMessageNotFoundError",
+        4_040_021: "RealtimeUrlNotFoundError", 4_090_000: "ImageAlreadyExistsError",
+        4_090_001: "MessageAlreadyExistsError",
+    ]
 
     private static let names: [Int64: String] = [
         4_000_000: "GeneralBadRequestError", 4_000_002: "InvalidAppIdentifierError",

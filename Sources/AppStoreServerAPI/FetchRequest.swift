@@ -26,6 +26,9 @@ package enum FetchRequest: Sendable, Equatable {
     /// Get Status of Subscription Renewal Date Extensions, of a mass extension requested before:
     /// `GET /inApps/v1/subscriptions/extend/mass/{productId}/{requestIdentifier}`. Unsigned.
     case extensionStatus(product: String, requestIdentifier: String)
+    /// The Retention Messaging API's reads: the image list, the message list, a product's
+    /// default message for a locale, the realtime URL, a performance test's result. Unsigned.
+    case retention(RetentionRead)
 
     /// The subcommand's word for it (`fetch history`).
     package var name: String {
@@ -40,6 +43,7 @@ package enum FetchRequest: Sendable, Equatable {
         case .testNotification: "test-notification"
         case .testNotificationStatus: "test-notification-status"
         case .extensionStatus: "extension-status"
+        case .retention(let read): read.name
         }
     }
 
@@ -50,6 +54,9 @@ package enum FetchRequest: Sendable, Equatable {
             .appTransaction(let id), .testNotificationStatus(let id):
             id
         case .extensionStatus(_, let requestIdentifier): requestIdentifier
+        case .retention(.defaultMessage(let product, let locale)): product + " " + locale
+        case .retention(.performanceTest(let requestID)): requestID
+        case .retention: nil
         case .notifications, .testNotification: nil
         }
     }
@@ -64,8 +71,10 @@ package enum FetchRequest: Sendable, Equatable {
     /// Whether its answer holds signed data (an answer without is nothing found); a mass
     /// extension's status is unsigned counts.
     package var answersSignedData: Bool {
-        if case .extensionStatus = self { return false }
-        return true
+        switch self {
+        case .extensionStatus, .retention: false
+        default: true
+        }
     }
 
     /// Whether the answer comes in pages (`revision` or `paginationToken` while `hasMore`).
@@ -101,6 +110,7 @@ package enum FetchRequest: Sendable, Equatable {
         case .testNotification: APICall(method: "POST", path: "/inApps/v1/notifications/test")
         case .testNotificationStatus(let token):
             APICall(method: "GET", path: "/inApps/v1/notifications/test/" + APICall.segment(token))
+        case .retention(let read): APICall(method: "GET", path: read.path)
         case .extensionStatus(let product, let requestIdentifier):
             APICall(
                 method: "GET",
@@ -258,5 +268,42 @@ package struct APICall: Sendable {
     /// UNIX milliseconds, whole, as Apple's JSON dates are.
     static func milliseconds(_ date: Date) -> Int64 {
         Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+    }
+}
+
+/// A read of the Retention Messaging API (what a realtime URL answers with is the app's own).
+package enum RetentionRead: Sendable, Equatable {
+    /// Get Image List: `GET /inApps/v1/messaging/image/list`.
+    case images
+    /// Get Message List: `GET /inApps/v1/messaging/message/list`.
+    case messages
+    /// Get Default Message: `GET /inApps/v1/messaging/default/{productId}/{locale}`.
+    case defaultMessage(product: String, locale: String)
+    /// Get Realtime URL: `GET /inApps/v1/messaging/realtime/url`.
+    case realtimeURL
+    /// Get Performance Test Results: `GET /inApps/v1/messaging/performanceTest/result/{requestId}`.
+    case performanceTest(String)
+
+    /// fetch's word for it.
+    package var name: String {
+        switch self {
+        case .images: "retention-images"
+        case .messages: "retention-messages"
+        case .defaultMessage: "retention-default"
+        case .realtimeURL: "retention-realtime-url"
+        case .performanceTest: "retention-performance-test"
+        }
+    }
+
+    var path: String {
+        switch self {
+        case .images: "/inApps/v1/messaging/image/list"
+        case .messages: "/inApps/v1/messaging/message/list"
+        case .defaultMessage(let product, let locale):
+            "/inApps/v1/messaging/default/" + APICall.segment(product) + "/" + APICall.segment(locale)
+        case .realtimeURL: "/inApps/v1/messaging/realtime/url"
+        case .performanceTest(let requestID):
+            "/inApps/v1/messaging/performanceTest/result/" + APICall.segment(requestID)
+        }
     }
 }

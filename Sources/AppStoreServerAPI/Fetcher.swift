@@ -142,6 +142,12 @@ package struct Fetcher: Sendable {
                     "\(request.id ?? "the ID") is not a \(environment.rawValue) transaction (\(APIFailure.describe(code: code)))",
                     answer: ErrorAnswer(status: 404, errorCode: code, errorMessage: message))
             case .failure(.refused(404, let code?, let message))
+            where APIErrorCodes.retentionNotFound.contains(code) && !request.answersSignedData:
+                return .notFound(
+                    "\(environment.rawValue) has no \(request.name.dropFirst("retention-".count))"
+                        + (request.id.map { " for \($0)" } ?? "") + " (\(APIFailure.describe(code: code)))",
+                    answer: ErrorAnswer(status: 404, errorCode: code, errorMessage: message))
+            case .failure(.refused(404, let code?, let message))
             where code == APIErrorCodes.statusRequestNotFound && !request.answersSignedData:
                 return .notFound(
                     "no \(environment.rawValue) renewal date extension request \(request.id ?? "") "

@@ -105,6 +105,28 @@ package struct ResponseSummary: Sendable {
                     meaning: Timestamp.date(date).map { ISO8601.string($0) }))
         }
         for name in ["succeededCount", "failedCount"] { add(name, members) }
+        // The Retention Messaging API's answers.
+        for (name, meaning) in [("imageIdentifiers", "images"), ("messageIdentifiers", "messages")] {
+            if case .array(let items) = members[name] { records(name, items, meaning: "\(items.count) \(meaning)") }
+        }
+        for name in ["messageIdentifier", "realtimeURL", "target", "result", "successRate", "numPending"] {
+            add(name, members)
+        }
+        for name in ["config", "responseTimes", "failures"] {
+            if case .object = members[name] { records(name, [members[name]!], meaning: nil) }
+        }
+    }
+
+    /// An array of objects as records of their scalar members (the order the answer gives).
+    private mutating func records(_ name: String, _ items: [JSONValue], meaning: String?) {
+        let records: [[Field]] = items.compactMap { item in
+            guard case .object(let object) = item else { return nil }
+            return object.keys.sorted().compactMap { key in
+                guard let value = object[key] else { return nil }
+                return Field(name: key, value: .scalar(value), meaning: nil)
+            }
+        }
+        fields.append(Field(name: name, value: .records(records), meaning: meaning))
     }
 
     private mutating func add(_ name: String, _ members: [String: JSONValue]) {

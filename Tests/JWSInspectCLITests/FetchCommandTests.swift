@@ -1,3 +1,4 @@
+import AppStoreServerAPI
 import AppStoreTestData
 import Foundation
 import JWSInspectCore
@@ -356,6 +357,62 @@ struct FetchCommandTests {
         // Two arguments, or a usage error.
         let one = harness.run(["extension-status", "pro.monthly"])
         #expect(one.status == 64 && one.stderr.contains("fetch extension-status needs PRODUCT_ID REQUEST_ID"))
+    }
+
+    @Test("retention-*: the Retention Messaging API's reads, unsigned; their not-found codes named")
+    func retentionMessagingReads() throws {
+        let harness = try FetchHarness()
+        func record(_ arguments: [String]) throws -> (status: Int32, response: [String: Any]?, stderr: String) {
+            let result = harness.run(arguments + ["--format", "jsonl"])
+            let records = FetchHarness.records(result.stdout)
+            #expect(records.count == 1, "\(arguments): \(result.stdout)")
+            return (result.status, records.first?["response"] as? [String: Any], result.stderr)
+        }
+        // Apple's fixtures: three images and three messages, each with its state.
+        let images = try record(["retention-images"])
+        let imageList = images.response?["imageIdentifiers"] as? [[String: Any]]
+        #expect(images.status == 0 && imageList?.count == 3)
+        #expect(imageList?.last?["imageState"] as? String == "REJECTED")
+        let messages = try record(["retention-messages"])
+        #expect(
+            (messages.response?["messageIdentifiers"] as? [[String: Any]])?.first?["messageState"] as? String
+                == "APPROVED")
+        let table = harness.run(["retention-messages"])
+        #expect(table.stdout.contains("messageIdentifiers") && table.stdout.contains("test-message-2"))
+
+        // What is not set is nothing found (exit 8), each code named.
+        let noDefault = try record(["retention-default", "pro.monthly", "en-US"])
+        #expect(noDefault.status == 8 && noDefault.stderr.contains("4040020 DefaultMessageNotFoundError"))
+        let noURL = try record(["retention-realtime-url"])
+        #expect(noURL.status == 8 && noURL.stderr.contains("4040021 RealtimeUrlNotFoundError"))
+        let noRun = try record(["retention-performance-test", "7c8d9e0f"])
+        #expect(noRun.status == 8 && noRun.stderr.contains("4040018 PerformanceTestRunNotFoundError"))
+
+        harness.production.setDefaultMessage(
+            product: "pro.monthly", locale: "en-US", messageIdentifier: "test-message-1")
+        harness.production.setRealtimeURL("https://example.com/retention")
+        harness.production.addPerformanceTest(
+            requestID: "7c8d9e0f",
+            result: .object([
+                ("target", .string("https://example.com/retention")), ("result", .string("FAIL")),
+                ("successRate", .integer(92)), ("numPending", .integer(0)),
+                ("responseTimes", .object([("average", .integer(310)), ("p99", .integer(1_900))])),
+                ("failures", .object([("TIMED_OUT", .integer(8))])),
+            ]))
+        #expect(
+            try record(["retention-default", "pro.monthly", "en-US"]).response?["messageIdentifier"] as? String
+                == "test-message-1")
+        #expect(
+            try record(["retention-realtime-url"]).response?["realtimeURL"] as? String
+                == "https://example.com/retention")
+        let run = try record(["retention-performance-test", "7c8d9e0f"])
+        #expect(run.status == 0 && run.response?["result"] as? String == "FAIL")
+        #expect((run.response?["failures"] as? [[String: Any]])?.first?["TIMED_OUT"] as? Int == 8)
+        let words = harness.run(["retention-performance-test", "7c8d9e0f"]).stdout
+        #expect(words.contains("successRate") && words.contains("TIMED_OUT 8"), "\(words)")
+        // Only reads were sent.
+        #expect(harness.production.requests.allSatisfy { $0.method == "GET" })
+        #expect(APIErrorCodes.name(4_030_026) == "ForbiddenNoPassingTestError")
     }
 
     @Test("Production's 4040010 falls back to Sandbox, said on standard error; the JWS must say Sandbox")

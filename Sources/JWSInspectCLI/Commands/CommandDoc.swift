@@ -98,7 +98,11 @@ enum Commands {
                 + "test-notification (Request a Test Notification, then its status until Apple reports a send attempt) or "
                 + "test-notification-status TOKEN (Get Test Notification Status of one requested before: its "
                 + "testNotificationToken) or extension-status PRODUCT_ID REQUEST_ID (Get Status of Subscription "
-                + "Renewal Date Extensions: whether a mass extension completed, and its counts; unsigned). Every kind only reads: fetch never changes a purchase or a subscription; "
+                + "Renewal Date Extensions: whether a mass extension completed, and its counts; unsigned), or the Retention "
+                + "Messaging API's reads, unsigned: retention-images, retention-messages (each with its review state), "
+                + "retention-default PRODUCT_ID LOCALE (a product's default message), retention-realtime-url and "
+                + "retention-performance-test REQUEST_ID (a performance test's result: why a realtime URL failed). "
+                + "Every kind only reads: fetch never changes a purchase or a subscription; "
                 + "a test notification is the one request that asks Apple to act.",
             "Each request carries a fresh bearer token signed with the key (as sign api-token makes it: 5 minutes). "
                 + "Without --environment, Production is asked first and Sandbox when Production does not know the ID "

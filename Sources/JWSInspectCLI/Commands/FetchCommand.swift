@@ -72,6 +72,11 @@ enum FetchCommand {
         case .testNotification: return .testNotification(wait: options.wait)
         case .testNotificationStatus: return .testNotificationStatus(id)
         case .extensionStatus: return .extensionStatus(product: options.extensionProduct ?? "", requestIdentifier: id)
+        case .retentionImages: return .retention(.images)
+        case .retentionMessages: return .retention(.messages)
+        case .retentionDefault: return .retention(.defaultMessage(product: options.extensionProduct ?? "", locale: id))
+        case .retentionRealtimeURL: return .retention(.realtimeURL)
+        case .retentionPerformanceTest: return .retention(.performanceTest(id))
         }
     }
 }
@@ -135,7 +140,8 @@ private final class FetchRun {
             return .untiable(
                 "an order lookup cannot be tied to a customer by signed data (signed transactions carry no order "
                     + "ID), and this answer came from \(other), not Apple")
-        case .refunds, .appTransaction, .notifications, .testNotification, .testNotificationStatus, .extensionStatus:
+        case .refunds, .appTransaction, .notifications, .testNotification, .testNotificationStatus, .extensionStatus,
+            .retentionImages, .retentionMessages, .retentionDefault, .retentionRealtimeURL, .retentionPerformanceTest:
             return nil
         }
     }

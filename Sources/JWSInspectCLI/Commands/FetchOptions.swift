@@ -17,6 +17,11 @@ struct FetchOptions: HasKeyOptions, SubcommandOptions {
         case testNotification = "test-notification"
         case testNotificationStatus = "test-notification-status"
         case extensionStatus = "extension-status"
+        case retentionImages = "retention-images"
+        case retentionMessages = "retention-messages"
+        case retentionDefault = "retention-default"
+        case retentionRealtimeURL = "retention-realtime-url"
+        case retentionPerformanceTest = "retention-performance-test"
 
         /// What the positional ID is, when the kind takes one.
         var idName: String? {
@@ -24,7 +29,9 @@ struct FetchOptions: HasKeyOptions, SubcommandOptions {
             case .order: "ORDER_ID"
             case .testNotificationStatus: "TOKEN"
             case .extensionStatus: "PRODUCT_ID REQUEST_ID"
-            case .notifications, .testNotification: nil
+            case .notifications, .testNotification, .retentionImages, .retentionMessages, .retentionRealtimeURL: nil
+            case .retentionDefault: "PRODUCT_ID LOCALE"
+            case .retentionPerformanceTest: "REQUEST_ID"
             default: "TRANSACTION_ID"
             }
         }
@@ -57,7 +64,7 @@ struct FetchOptions: HasKeyOptions, SubcommandOptions {
     var keyOptions = KeyOptions()
     var kind: Kind?
     var id: String?
-    /// `fetch extension-status`: the product whose renewal dates a mass extension moved.
+    /// `fetch extension-status` and `retention-default`: the product asked about.
     var extensionProduct: String?
     var showHelp = false
     var showVersion = false
@@ -173,15 +180,17 @@ struct FetchOptions: HasKeyOptions, SubcommandOptions {
         options.kind = kind
         try options.inspect.checkOutput()
         let rest = Array(positional.dropFirst())
-        if kind == .extensionStatus {
+        if kind == .extensionStatus || kind == .retentionDefault {
+            let second = kind == .extensionStatus ? "REQUEST_ID" : "LOCALE"
             guard rest.count == 2 else {
                 throw UsageError(
-                    "fetch extension-status needs PRODUCT_ID REQUEST_ID (the product and the requestIdentifier of a "
-                        + "mass extension), not \(rest.count) argument\(rest.count == 1 ? "" : "s")")
+                    "fetch \(kind.rawValue) needs PRODUCT_ID \(second), not \(rest.count) argument"
+                        + (rest.count == 1 ? "" : "s"))
             }
-            for (value, what) in [(rest[0], "a product ID"), (rest[1], "a request identifier")] {
+            let what = kind == .extensionStatus ? "a request identifier" : "a locale (en-US)"
+            for (value, noun) in [(rest[0], "a product ID"), (rest[1], what)] {
                 guard (1...128).contains(value.utf8.count), !value.contains("/") else {
-                    throw UsageError("fetch extension-status: '\(Excerpt.of(value))' is not \(what)")
+                    throw UsageError("fetch \(kind.rawValue): '\(Excerpt.of(value))' is not \(noun)")
                 }
             }
             (options.extensionProduct, options.id) = (rest[0], rest[1])
@@ -221,7 +230,7 @@ struct FetchOptions: HasKeyOptions, SubcommandOptions {
     private static func checkedID(_ given: String, kind: Kind) throws(UsageError) -> String {
         let id = pasted(given, kind: kind)
         let bytes = Array(id.utf8)
-        if kind == .testNotificationStatus {
+        if kind == .testNotificationStatus || kind == .retentionPerformanceTest {
             // Apple's tokens are a UUID, an underscore and milliseconds; sent back in a URL.
             let ok =
                 (1...128).contains(bytes.count)
@@ -230,8 +239,10 @@ struct FetchOptions: HasKeyOptions, SubcommandOptions {
                 }
             guard ok else {
                 throw UsageError(
-                    "a test notification token is letters, digits, '-', '_' and '.' (the testNotificationToken "
-                        + "fetch test-notification shows); not '\(Excerpt.of(id))'")
+                    kind == .retentionPerformanceTest
+                        ? "a performance test's request ID is letters, digits, '-', '_' and '.'; not '\(Excerpt.of(id))'"
+                        : "a test notification token is letters, digits, '-', '_' and '.' (the testNotificationToken "
+                            + "fetch test-notification shows); not '\(Excerpt.of(id))'")
             }
         } else if kind == .order {
             let ok =

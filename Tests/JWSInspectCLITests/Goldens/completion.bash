@@ -74,7 +74,7 @@ _jwsinspect() {
         --jobs|-j) return ;;
         esac
         if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--key --key-id --issuer-id --bundle-id --environment --production-url --sandbox-url --timeout --retries --limit --save --start-date --end-date --product-id --product-type --sort --revoked --subscription-group-id --ownership-type --status --since --until --transaction-id --only-failures --notification-type --notification-subtype --wait --at --access-at --root --x509-strict --check-revocation --require-revocation-check --revocation-cache --no-verify --app-apple-id --account-token --device-id --require-active --format --json --quiet -q --brief --time-zone --redact --summary --color --no-color --jobs -j --help -h --version" -- "$cur")); return; fi
-        COMPREPLY=($(compgen -W "transaction history subscriptions order refunds app-transaction notifications test-notification test-notification-status extension-status" -- "$cur"))
+        COMPREPLY=($(compgen -W "transaction history subscriptions order refunds app-transaction notifications test-notification test-notification-status extension-status retention-images retention-messages retention-default retention-realtime-url retention-performance-test" -- "$cur"))
         ;;
     sign)
         case "$prev" in

@@ -84,7 +84,7 @@ complete -c jwsinspect -n '__fish_seen_subcommand_from fetch' -l no-color -d 'Sh
 complete -c jwsinspect -n '__fish_seen_subcommand_from fetch' -l jobs -s j -x -d 'Verification threads (default: one per core); output stays in input order'
 complete -c jwsinspect -n '__fish_seen_subcommand_from fetch' -l help -s h -d 'This help'
 complete -c jwsinspect -n '__fish_seen_subcommand_from fetch' -l version -d 'The version, and the OpenSSL in use'
-complete -c jwsinspect -n '__fish_seen_subcommand_from fetch' -f -a 'transaction history subscriptions order refunds app-transaction notifications test-notification test-notification-status extension-status'
+complete -c jwsinspect -n '__fish_seen_subcommand_from fetch' -f -a 'transaction history subscriptions order refunds app-transaction notifications test-notification test-notification-status extension-status retention-images retention-messages retention-default retention-realtime-url retention-performance-test'
 complete -c jwsinspect -n '__fish_seen_subcommand_from sign' -l key -r -F -d 'An App Store Connect In-App Purchase key as downloaded (AuthKey_KEYID.p8, PKCS#8 PEM, EC P-256), or its public key PEM (openssl ec -pubout)'
 complete -c jwsinspect -n '__fish_seen_subcommand_from sign' -l key-id -x -d 'The key\'s ID, when its file name (AuthKey_KEYID.p8, SubscriptionKey_KEYID.p8) does not say it; applies to the one --key'
 complete -c jwsinspect -n '__fish_seen_subcommand_from sign' -l issuer-id -x -d 'The issuer ID of the App Store Connect keys page (iss)'

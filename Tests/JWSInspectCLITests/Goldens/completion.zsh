@@ -117,7 +117,7 @@ _jwsinspect() {
             '(--help -h)--help[This help]' \
             '(--help -h)-h[This help]' \
             '--version[The version, and the OpenSSL in use]' \
-            '1:value:(transaction history subscriptions order refunds app-transaction notifications test-notification test-notification-status extension-status)'
+            '1:value:(transaction history subscriptions order refunds app-transaction notifications test-notification test-notification-status extension-status retention-images retention-messages retention-default retention-realtime-url retention-performance-test)'
         ;;
     sign)
         _arguments -s \

@@ -46,6 +46,11 @@ extension MockAppStoreServer {
             var testNotifications: [String: TestNotification] = [:]
             /// Mass renewal date extensions requested, by "product/requestIdentifier".
             var massExtensions: [String: MassExtension] = [:]
+            /// Retention Messaging: default messages by "product/locale", the realtime URL, and
+            /// performance test results by request ID (their answers' JSON).
+            var defaultMessages: [String: String] = [:]
+            var realtimeURL: String?
+            var performanceTests: [String: MockJSON] = [:]
             var cursors: [String: Cursor] = [:]
             var script: [ScriptEntry] = []
             var requests: [RecordedRequest] = []
@@ -201,6 +206,10 @@ extension MockAppStoreServer.Backend {
         case testNotificationStatus(String)
         /// "product/requestIdentifier".
         case massExtensionStatus(String)
+        case retentionImages, retentionMessages, realtimeURL
+        /// "product/locale".
+        case defaultMessage(String)
+        case performanceTestResult(String)
 
         enum Match {
             case none
@@ -219,6 +228,11 @@ extension MockAppStoreServer.Backend {
             ("POST", "/inApps/v1/notifications/test", { _ in .requestTestNotification }),
             ("GET", "/inApps/v1/notifications/test/*", { .testNotificationStatus($0) }),
             ("GET", "/inApps/v1/subscriptions/extend/mass/*/*", { .massExtensionStatus($0) }),
+            ("GET", "/inApps/v1/messaging/image/list", { _ in .retentionImages }),
+            ("GET", "/inApps/v1/messaging/message/list", { _ in .retentionMessages }),
+            ("GET", "/inApps/v1/messaging/default/*/*", { .defaultMessage($0) }),
+            ("GET", "/inApps/v1/messaging/realtime/url", { _ in .realtimeURL }),
+            ("GET", "/inApps/v1/messaging/performanceTest/result/*", { .performanceTestResult($0) }),
         ]
 
         /// The route of `method` and `path` (paths compared case-sensitively, as Apple's are).

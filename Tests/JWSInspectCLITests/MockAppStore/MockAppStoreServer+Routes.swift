@@ -23,8 +23,41 @@ extension MockAppStoreServer.Backend {
         case .requestTestNotification: requestTestNotification(now: now, contents: &contents)
         case .testNotificationStatus(let token): testNotificationStatus(token, contents: &contents)
         case .massExtensionStatus(let key): massExtensionStatus(key, contents: contents)
+        case .retentionImages: Self.json(Self.imageList)
+        case .retentionMessages: Self.json(Self.messageList)
+        case .defaultMessage(let key):
+            contents.defaultMessages[key].map { Self.json(.object([("messageIdentifier", .string($0))])) }
+                ?? Self.apiError(404, 4_040_020, "An error that indicates the default message is not found.")
+        case .realtimeURL:
+            contents.realtimeURL.map { Self.json(.object([("realtimeURL", .string($0))])) }
+                ?? Self.apiError(404, 4_040_021, "An error that indicates the realtime URL is not found.")
+        case .performanceTestResult(let id):
+            contents.performanceTests[id].map { Self.json($0) }
+                ?? Self.apiError(404, 4_040_018, "An error that indicates the performance test run is not found.")
         }
     }
+
+    /// Get Image List's and Get Message List's answers: Apple's own fixtures
+    /// (apple/app-store-server-library-python, tests/resources/models/getRetentionImageListResponse.json
+    /// at 2c90be43 and getRetentionMessageListResponse.json at 83125811, MIT License).
+    static let imageList = MockJSON.object([
+        (
+            "imageIdentifiers",
+            .array(
+                [("test-image-1", "PENDING"), ("test-image-2", "APPROVED"), ("test-image-3", "REJECTED")].map {
+                    .object([("imageIdentifier", .string($0.0)), ("imageState", .string($0.1))])
+                })
+        )
+    ])
+    static let messageList = MockJSON.object([
+        (
+            "messageIdentifiers",
+            .array(
+                [("test-message-1", "APPROVED"), ("test-message-2", "PENDING"), ("test-message-3", "REJECTED")].map {
+                    .object([("messageIdentifier", .string($0.0)), ("messageState", .string($0.1))])
+                })
+        )
+    ])
 
     /// GET /inApps/v1/subscriptions/extend/mass/{productId}/{requestIdentifier} →
     /// `{requestIdentifier, complete}`, with `completeDate`, `succeededCount` and `failedCount`

@@ -232,6 +232,20 @@ final class MockAppStoreServer: Sendable {
         }
     }
 
+    /// Retention Messaging: a product's default message for a locale, the realtime URL, and a
+    /// performance test's result (its answer, as Apple sends it).
+    func setDefaultMessage(product: String, locale: String, messageIdentifier: String) {
+        backend.contents.withLock { $0.defaultMessages[product + "/" + locale] = messageIdentifier }
+    }
+
+    func setRealtimeURL(_ url: String) {
+        backend.contents.withLock { $0.realtimeURL = url }
+    }
+
+    func addPerformanceTest(requestID: String, result: MockJSON) {
+        backend.contents.withLock { $0.performanceTests[requestID] = result }
+    }
+
     /// Adds a notification to the history (kept in `signedDate` order).
     func addNotification(_ notification: MockNotification) {
         backend.contents.withLock { contents in
