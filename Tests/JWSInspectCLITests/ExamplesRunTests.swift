@@ -328,7 +328,10 @@ import Testing
                 Array(try Data(contentsOf: samples.appendingPathComponent("receipt-production-2024.der"))))
             try write(
                 "request.json",
-                #"{"operation":"CREATE_SUBSCRIPTION","version":"1","requestInfo":{"requestReferenceId":"d1c3c5a8-5a1b-4e62-8f0f-2b1c4d5e6f70"}}"#
+                #"{"operation":"CREATE_SUBSCRIPTION","version":"1","requestInfo":{"requestReferenceId":"d1c3c5a8-5a1b-4e62-8f0f-2b1c4d5e6f70"},"#
+                    + #""currency":"USD","descriptors":{"description":"Pro monthly","displayName":"Pro"},"items":[{"SKU":"#
+                    + #""pro.monthly","description":"Pro monthly","displayName":"Pro","price":9990}],"taxCode":"C003-00-2","#
+                    + #""period":"P1M"}"#
             )
             // StoreKit Testing in Xcode: its certificate, and a transaction it signed in 2023.
             let xcode = TestPKI.issue(

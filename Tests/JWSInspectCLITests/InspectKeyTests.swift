@@ -9,6 +9,12 @@ import Testing
 /// `inspect --key`: what `sign` makes verifies with the key it was made with, and each failure
 /// class gets its exit status (issue 13).
 @Suite struct InspectKeyTests {
+    /// An Advanced Commerce one-time charge Apple's request model accepts.
+    static let oneTimeCharge =
+        #"{"operation":"CREATE_ONE_TIME_CHARGE","version":"1","requestInfo":{"requestReferenceId":"#
+        + #""d1c3c5a8-5a1b-4e62-8f0f-2b1c4d5e6f70"},"currency":"USD","item":{"SKU":"coins.100","#
+        + #""description":"100 coins","displayName":"Coins","price":990},"taxCode":"C003-00-2"}"#
+
     static let credentials = ["--issuer-id", SignCommandTests.issuer, "--bundle-id", "com.example.app"]
 
     static func apiToken(_ keys: SignCommandTests.Keys, lifetime: String = "5m") throws -> String {
@@ -77,7 +83,7 @@ import Testing
             "introductory-offer-eligibility", "--product-id", "pro.monthly", "--allow-introductory-offer", "false",
             "--transaction-id", "2000000000000000",
         ],
-        ["advanced-commerce", "--request", #"{"operation":"CREATE_ONE_TIME_CHARGE","version":"1"}"#],
+        ["advanced-commerce", "--request", InspectKeyTests.oneTimeCharge],
     ])
     func aTokenWithoutItsBundleIDFailsItsClaims(_ kind: [String]) throws {
         let keys = try SignCommandTests.Keys()
@@ -119,5 +125,49 @@ import Testing
         let plain = InProcess.run(["--format", "jsonl", sample])
         let withKey = InProcess.run(["--key", keys.path, "--format", "jsonl", sample])
         #expect(plain.status == withKey.status && plain.stdout == withKey.stdout)
+    }
+
+    /// An Advanced Commerce in-app request is checked as Apple's request models define it
+    /// (issue 52): its operation, version, requestInfo and each member's type, length, range
+    /// and value; a request that breaks one is `invalid-claims` (exit 7) naming the member.
+    @Test(arguments: [
+        (#"{"operation":"BOGUS","items":"notalist"}"#, "request.operation is 'BOGUS', expected CREATE_SUBSCRIPTION"),
+        (
+            oneTimeCharge.replacingOccurrences(of: #""price":990"#, with: #""price":-1"#),
+            "request.item.price is -1, expected at least 0"
+        ),
+        (
+            oneTimeCharge.replacingOccurrences(
+                of: #""displayName":"Coins""#, with: #""displayName":"\#(String(repeating: "x", count: 31))""#),
+            "request.item.displayName is 31 characters, more than Apple's 30"
+        ),
+        (
+            oneTimeCharge.replacingOccurrences(of: "d1c3c5a8-5a1b-4e62-8f0f-2b1c4d5e6f70", with: "ref-1"),
+            "request.requestInfo.requestReferenceId is not a UUID"
+        ),
+        (oneTimeCharge.replacingOccurrences(of: #","taxCode":"C003-00-2""#, with: ""), "request.taxCode is missing"),
+        (
+            #"{"operation":"MODIFY_SUBSCRIPTION","version":"1","requestInfo":{"requestReferenceId":"#
+                + #""d1c3c5a8-5a1b-4e62-8f0f-2b1c4d5e6f70"},"transactionId":"2000000000000010","#
+                + #""addItems":[{"SKU":"a","description":"A","displayName":"A","price":100,"offer":{"periodCount":13,"#
+                + #""price":0,"period":"P1M","reason":"WIN_BACK"}}]}"#,
+            "request.retainBillingCycle is missing; request.addItems[0].offer.periodCount is 13, expected 1 to 12"
+        ),
+    ])
+    func anAdvancedCommerceRequestIsCheckedAsApplesModel(_ request: String, _ problem: String) throws {
+        let keys = try SignCommandTests.Keys()
+        let signed = SignCommandTests.sign(
+            ["advanced-commerce", "--request", request, "--key", keys.path] + Self.credentials)
+        try #require(signed.status == 0, "\(signed.stderr)")
+        let token = signed.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let result = InProcess.run(["--key", keys.path, "--brief", token])
+        #expect(result.status == 7, "\(result.stdout)")
+        #expect(result.stdout.contains(problem), "\(result.stdout)")
+        // The same request, whole and right, verifies.
+        let good = SignCommandTests.sign(
+            ["advanced-commerce", "--request", Self.oneTimeCharge, "--key", keys.path] + Self.credentials)
+        #expect(
+            InProcess.run(["--key", keys.path, "-q", good.stdout.trimmingCharacters(in: .whitespacesAndNewlines)])
+                .status == 0)
     }
 }

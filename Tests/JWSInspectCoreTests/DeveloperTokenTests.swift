@@ -74,7 +74,12 @@ import Testing
     }
 
     @Test func everyDeveloperKindIsKnownByItsAudience() {
-        let request = Data(#"{"operation":"CREATE_ONE_TIME_CHARGE","version":"1"}"#.utf8).base64EncodedString()
+        // A request Apple's model accepts (AdvancedCommerceRequestModel checks it).
+        let request = Data(
+            (#"{"operation":"CREATE_ONE_TIME_CHARGE","version":"1","requestInfo":{"requestReferenceId":"#
+                + #""d1c3c5a8-5a1b-4e62-8f0f-2b1c4d5e6f70"},"currency":"USD","item":{"SKU":"coins.100","#
+                + #""description":"100 coins","displayName":"Coins","price":990},"taxCode":"C003-00-2"}"#).utf8
+        ).base64EncodedString()
         let cases: [(String, PayloadKind)] = [
             (Self.offer(), .promotionalOffer),
             (

@@ -62,7 +62,12 @@ def run(binary):
             return lines[0]
 
         credentials = ["--issuer-id", ISSUER, "--bundle-id", BUNDLE]
-        request = {"operation": "CREATE_SUBSCRIPTION", "version": "1", "currency": "USD", "taxCode": "C003-00-2"}
+        # A request Apple's model accepts (jwsinspect checks it as the Advanced Commerce API does).
+        request = {"operation": "CREATE_SUBSCRIPTION", "version": "1",
+                   "requestInfo": {"requestReferenceId": "d1c3c5a8-5a1b-4e62-8f0f-2b1c4d5e6f70"},
+                   "currency": "USD", "descriptors": {"description": "Pro monthly", "displayName": "Pro"},
+                   "items": [{"SKU": "pro.monthly", "description": "Pro monthly", "displayName": "Pro", "price": 9990}],
+                   "taxCode": "C003-00-2", "period": "P1M"}
         # (kind, arguments, aud, feature claims jwsinspect must carry, Apple's creator making the same)
         kinds = [
             ("api-token", ["--lifetime", "10m"], "appstoreconnect-v1", {}, None),
@@ -195,7 +200,10 @@ def verify_apple_made(binary, pem, key_path, folder, check):
             serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo))
     other = ec.generate_private_key(ec.SECP256R1()).private_bytes(
         serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
-    request = {"operation": "CREATE_ONE_TIME_CHARGE", "version": "1", "currency": "USD"}
+    request = {"operation": "CREATE_ONE_TIME_CHARGE", "version": "1",
+               "requestInfo": {"requestReferenceId": "d1c3c5a8-5a1b-4e62-8f0f-2b1c4d5e6f70"}, "currency": "USD",
+               "item": {"SKU": "coins.100", "description": "100 coins", "displayName": "Coins", "price": 990},
+               "taxCode": "C003-00-2"}
     makers = [
         ("apiToken", lambda key: BaseAppStoreServerAPIClient(key, KEY_ID, ISSUER, BUNDLE, Environment.SANDBOX)._generate_token()),
         ("promotionalOffer", lambda key: PromotionalOfferV2SignatureCreator(key, KEY_ID, ISSUER, BUNDLE)

@@ -24,6 +24,13 @@ enum DeveloperClaims {
         return String(decoding: json, as: UTF8.self)
     }
 
+    /// An Advanced Commerce `request` claim's JSON object, when it is one.
+    static func requestObject(_ request: String) -> [String: JSONValue]? {
+        guard case .success(let json) = readRequest(request), case .object(let object)? = try? JSONValue.decode(json)
+        else { return nil }
+        return object
+    }
+
     /// Why an Advanced Commerce `request` claim is not standard base64 of a UTF-8 JSON object
     /// naming no member twice (Apple's server reads it: a member named twice reads two ways).
     static func requestProblem(_ request: String) -> String? {

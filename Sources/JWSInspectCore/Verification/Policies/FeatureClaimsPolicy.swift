@@ -26,10 +26,13 @@ struct FeatureClaimsPolicy: VerifierPolicy, TokenStep {
         if case .string(let transaction)? = claims["transactionId"], transaction.isEmpty {
             problems.append("transactionId is empty")
         }
-        if token.kind == .advancedCommerceRequest, case .string(let request)? = claims["request"],
-            let problem = DeveloperClaims.requestProblem(request)
-        {
-            problems.append("request \(problem)")
+        if token.kind == .advancedCommerceRequest, case .string(let request)? = claims["request"] {
+            if let problem = DeveloperClaims.requestProblem(request) {
+                problems.append("request \(problem)")
+            } else if let object = DeveloperClaims.requestObject(request) {
+                // What Apple's Advanced Commerce API accepts: operation, version, members.
+                problems += AdvancedCommerceRequestModel.problems(object)
+            }
         }
         return Self.outcome(problems.isEmpty, ClaimDetail.feature(kind: token.kind, problems: problems))
     }
