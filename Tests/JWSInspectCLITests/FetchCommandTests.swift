@@ -378,7 +378,9 @@ struct FetchCommandTests {
             (messages.response?["messageIdentifiers"] as? [[String: Any]])?.first?["messageState"] as? String
                 == "APPROVED")
         let table = harness.run(["retention-messages"])
-        #expect(table.stdout.contains("messageIdentifiers") && table.stdout.contains("test-message-2"))
+        #expect(
+            table.stdout.contains("messageIdentifiers") && table.stdout.contains("3f2b1c0d-0000-4000-8000-000000000002")
+        )
 
         // What is not set is nothing found (exit 8), each code named.
         let noDefault = try record(["retention-default", "pro.monthly", "en-US"])
@@ -389,7 +391,7 @@ struct FetchCommandTests {
         #expect(noRun.status == 8 && noRun.stderr.contains("4040018 PerformanceTestRunNotFoundError"))
 
         harness.production.setDefaultMessage(
-            product: "pro.monthly", locale: "en-US", messageIdentifier: "test-message-1")
+            product: "pro.monthly", locale: "en-US", messageIdentifier: "3f2b1c0d-0000-4000-8000-000000000001")
         harness.production.setRealtimeURL("https://example.com/retention")
         harness.production.addPerformanceTest(
             requestID: "7c8d9e0f",
@@ -401,7 +403,7 @@ struct FetchCommandTests {
             ]))
         #expect(
             try record(["retention-default", "pro.monthly", "en-US"]).response?["messageIdentifier"] as? String
-                == "test-message-1")
+                == "3f2b1c0d-0000-4000-8000-000000000001")
         #expect(
             try record(["retention-realtime-url"]).response?["realtimeURL"] as? String
                 == "https://example.com/retention")

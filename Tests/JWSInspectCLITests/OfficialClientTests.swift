@@ -34,6 +34,23 @@ struct OfficialClientTests {
                     signedDate: sent, transactionId: MockAppStoreServer.Seed.subscriptionOriginal,
                     sendAttempts: [.init(date: sent, result: index == 1 ? "TIMED_OUT" : "SUCCESS")]))
         }
+        // What the read-only endpoints answer: a completed mass extension, a default message,
+        // the realtime URL and a failed performance test (the image and message lists are
+        // Apple's own fixtures).
+        server.addMassExtension(
+            product: "pro.monthly", requestIdentifier: "2c5a0f0e-6b7d-4f3e-9a1b-0c2d3e4f5a6b",
+            completeDate: now.addingTimeInterval(-3_600), succeeded: 1_204, failed: 3)
+        server.setDefaultMessage(
+            product: "pro.monthly", locale: "en-US", messageIdentifier: "3f2b1c0d-4e5f-4a6b-8c7d-9e0f1a2b3c4d")
+        server.setRealtimeURL("https://example.com/retention")
+        server.addPerformanceTest(
+            requestID: "7c8d9e0f",
+            result: .object([
+                ("target", .string("https://example.com/retention")), ("result", .string("FAIL")),
+                ("successRate", .integer(92)), ("numPending", .integer(0)),
+                ("responseTimes", .object([("average", .integer(310)), ("p99", .integer(1_900))])),
+                ("failures", .object([("TIMED_OUT", .integer(8))])),
+            ]))
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("official-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -57,6 +74,7 @@ struct OfficialClientTests {
         #expect(counts["renewal infos verified"] == 2 && counts["app transactions verified"] == 1)
         #expect(counts["notifications verified"] == 4 && counts["test notifications verified"] == 1, "\(counts)")
         #expect(counts["errors parsed"] == 1)
+        #expect(counts["extension statuses parsed"] == 1 && counts["retention reads parsed"] == 5, "\(counts)")
         // Every token Apple's client made was accepted as Apple would.
         #expect(server.requests.allSatisfy { $0.tokenVerdict == .accepted })
     }

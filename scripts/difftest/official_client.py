@@ -103,6 +103,23 @@ while True:
     token = page.paginationToken
 count("notification history pages", pages)
 
+# The read-only endpoints fetch added: a mass extension's status, the Retention Messaging
+# API's reads (the test seeds each), parsed into Apple's models.
+extension = client.get_status_of_subscription_renewal_date_extensions(
+    "2c5a0f0e-6b7d-4f3e-9a1b-0c2d3e4f5a6b", "pro.monthly")
+assert extension.complete is True and extension.succeededCount == 1204 and extension.failedCount == 3, extension
+count("extension statuses parsed")
+images = client.get_image_list()
+assert [item.rawImageState for item in images.imageIdentifiers] == ["PENDING", "APPROVED", "REJECTED"], images
+messages = client.get_message_list()
+assert [item.rawMessageState for item in messages.messageIdentifiers] == ["APPROVED", "PENDING", "REJECTED"], messages
+default = client.get_default_message("pro.monthly", "en-US")
+assert str(default.messageIdentifier) == "3f2b1c0d-4e5f-4a6b-8c7d-9e0f1a2b3c4d", default
+assert client.get_realtime_url().realtimeURL == "https://example.com/retention"
+result = client.get_performance_test_results("7c8d9e0f")
+assert result.rawResult == "FAIL" and result.successRate == 92 and result.responseTimes.p99 == 1900, result
+count("retention reads parsed", 5)
+
 try:
     client.get_transaction_info("2999999999999999")
     raise AssertionError("an unknown transaction was answered")

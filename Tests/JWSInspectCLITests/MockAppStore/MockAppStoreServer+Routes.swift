@@ -37,14 +37,20 @@ extension MockAppStoreServer.Backend {
         }
     }
 
-    /// Get Image List's and Get Message List's answers: Apple's own fixtures
+    /// Get Image List's and Get Message List's answers, shaped as Apple's own fixtures
     /// (apple/app-store-server-library-python, tests/resources/models/getRetentionImageListResponse.json
-    /// at 2c90be43 and getRetentionMessageListResponse.json at 83125811, MIT License).
+    /// at 2c90be43 and getRetentionMessageListResponse.json at 83125811, MIT License): three of
+    /// each, one per state. Their identifiers are UUIDs, as Apple's models type them (the
+    /// fixtures' `test-image-1` does not parse into Apple's own `GetImageListResponseItem`).
     static let imageList = MockJSON.object([
         (
             "imageIdentifiers",
             .array(
-                [("test-image-1", "PENDING"), ("test-image-2", "APPROVED"), ("test-image-3", "REJECTED")].map {
+                [
+                    ("6b1e2f3a-0000-4000-8000-000000000001", "PENDING"),
+                    ("6b1e2f3a-0000-4000-8000-000000000002", "APPROVED"),
+                    ("6b1e2f3a-0000-4000-8000-000000000003", "REJECTED"),
+                ].map {
                     .object([("imageIdentifier", .string($0.0)), ("imageState", .string($0.1))])
                 })
         )
@@ -53,7 +59,11 @@ extension MockAppStoreServer.Backend {
         (
             "messageIdentifiers",
             .array(
-                [("test-message-1", "APPROVED"), ("test-message-2", "PENDING"), ("test-message-3", "REJECTED")].map {
+                [
+                    ("3f2b1c0d-0000-4000-8000-000000000001", "APPROVED"),
+                    ("3f2b1c0d-0000-4000-8000-000000000002", "PENDING"),
+                    ("3f2b1c0d-0000-4000-8000-000000000003", "REJECTED"),
+                ].map {
                     .object([("messageIdentifier", .string($0.0)), ("messageState", .string($0.1))])
                 })
         )
