@@ -86,8 +86,8 @@ package struct PayloadDisplay: Sendable {
     package init(kind: PayloadKind, payload: [String: JSONValue], now: Date, style: DateStyle = .utc) {
         var collector = Collector(now: now)
         Self.walk(
-            payload, documented: Self.documentedIndex(kind), parent: [], flagUnknown: kind != .unknown, now: now,
-            style: style, visitor: &collector)
+            payload, documented: Self.documentedIndex(kind), objects: Self.nestedIndexes(kind), parent: [],
+            flagUnknown: kind != .unknown, now: now, style: style, visitor: &collector)
         fields = collector.fields
     }
 
@@ -102,8 +102,8 @@ package struct PayloadDisplay: Sendable {
         var writer = StreamWriter(stream: stream)
         writer.stream.openObject()
         walk(
-            payload, documented: Self.documentedIndex(kind), parent: [], flagUnknown: kind != .unknown, now: now,
-            style: .utc, visitor: &writer)
+            payload, documented: Self.documentedIndex(kind), objects: Self.nestedIndexes(kind), parent: [],
+            flagUnknown: kind != .unknown, now: now, style: .utc, visitor: &writer)
         writer.stream.closeObject()
         stream = writer.stream
         return (writer.unknownFields, writer.unknownValues)
@@ -166,9 +166,12 @@ package struct PayloadDisplay: Sendable {
         }
     }
 
+    /// - Parameter objects: the documented members of the payload's objects Apple documents
+    ///   (a notification's bodies, a transaction's `advancedCommerceInfo`), by member name: an
+    ///   undocumented member inside one is flagged as the payload's own are.
     private static func walk<V: Visitor>(
-        _ object: [String: JSONValue], documented: [String: Documented], parent: [String], flagUnknown: Bool,
-        now: Date, style: DateStyle, visitor: inout V
+        _ object: [String: JSONValue], documented: [String: Documented], objects: [String: [String: Documented]],
+        parent: [String], flagUnknown: Bool, now: Date, style: DateStyle, visitor: inout V
     ) {
         // The documented fields present, in documented order, then the others: one lookup per
         // member present, not one per field documented.
@@ -192,11 +195,11 @@ package struct PayloadDisplay: Sendable {
         }
         func add(_ key: String, _ name: FieldName, _ value: JSONValue, isKnown: Bool, visitor: inout V) {
             if case .object(let nested) = value, !nested.isEmpty {
-                // A notification's body is in its documented order; other objects by name.
-                let nestedOrder = parent.isEmpty ? Self.bodyIndexes[key] ?? [:] : [:]
+                // An object Apple documents is in its documented order; other objects by name.
+                let nestedOrder = parent.isEmpty ? objects[key] ?? [:] : [:]
                 visitor.enter(parent: parent, key: key, flaggedUnknown: flagUnknown && !isKnown)
                 walk(
-                    nested, documented: nestedOrder, parent: parent + [key],
+                    nested, documented: nestedOrder, objects: [:], parent: parent + [key],
                     flagUnknown: flagUnknown && !nestedOrder.isEmpty, now: now, style: style, visitor: &visitor)
                 visitor.leave()
                 return
@@ -250,6 +253,38 @@ package struct PayloadDisplay: Sendable {
         static let receipt = places(PayloadKind.receipt.schema.documentedFields)
         static let unknown = places(PayloadKind.unknown.schema.documentedFields)
     }
+
+    /// The documented members of the objects a payload of `kind` holds, by member name.
+    static func nestedIndexes(_ kind: PayloadKind) -> [String: [String: Documented]] {
+        switch kind {
+        case .notification: bodyIndexes
+        case .transaction: transactionObjects
+        case .renewalInfo: renewalObjects
+        default: [:]
+        }
+    }
+
+    /// A transaction's and a renewal info's objects, as Apple's models name their members
+    /// (app-store-server-library 3.1.2: `AdvancedCommerceTransactionInfo`,
+    /// `TransactionCommitmentInfo`, `AdvancedCommerceRenewalInfo`, `RenewalCommitmentInfo`).
+    private static let transactionObjects: [String: [String: Documented]] = [
+        "advancedCommerceInfo": places([
+            "requestReferenceId", "descriptors", "items", "period", "taxCode", "taxExclusivePrice", "estimatedTax",
+            "taxRate",
+        ]),
+        "commitmentInfo": places([
+            "billingPeriodNumber", "totalBillingPeriods", "commitmentExpiresDate", "commitmentPrice",
+        ]),
+    ]
+    private static let renewalObjects: [String: [String: Documented]] = [
+        "advancedCommerceInfo": places([
+            "requestReferenceId", "consistencyToken", "descriptors", "items", "period", "taxCode",
+        ]),
+        "commitmentInfo": places([
+            "commitmentAutoRenewProductId", "commitmentAutoRenewStatus", "commitmentRenewalBillingPlanType",
+            "commitmentRenewalDate", "commitmentRenewalPrice",
+        ]),
+    ]
 
     /// Each notification body's fields, placed: a body's members are shown in documented order.
     private static let bodyIndexes: [String: [String: Documented]] = Dictionary(
