@@ -61,11 +61,22 @@ package enum FetchRequest: Sendable, Equatable {
         }
     }
 
-    /// Whether it asks for a test notification's status by its token (404 4040008: not this
-    /// environment's).
-    package var asksTestNotificationStatus: Bool {
-        if case .testNotificationStatus = self { return true }
-        return false
+    /// Why a 404 with `code` means `environment` has nothing for this request, when it does
+    /// (then it is nothing found there, and the next environment is asked); nil for any other code.
+    func notFoundReason(_ code: Int64, in environment: ServerEnvironment) -> String? {
+        let here = environment.rawValue
+        switch (code, self) {
+        case (APIErrorCodes.transactionNotFound, _):
+            return "\(id ?? "the ID") is not a \(here) transaction"
+        case (APIErrorCodes.testNotificationNotFound, .testNotificationStatus):
+            return "no \(here) test notification has the token \(id ?? "")"
+        case (APIErrorCodes.statusRequestNotFound, _) where !answersSignedData:
+            return "no \(here) renewal date extension request \(id ?? "")"
+        case (_, _) where APIErrorCodes.retentionNotFound.contains(code) && !answersSignedData:
+            return "\(here) has no \(name.dropFirst("retention-".count))" + (id.map { " for \($0)" } ?? "")
+        default:
+            return nil
+        }
     }
 
     /// Whether its answer holds signed data (an answer without is nothing found); a mass

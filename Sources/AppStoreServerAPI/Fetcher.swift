@@ -137,29 +137,15 @@ package struct Fetcher: Sendable {
             let answer: [String: JSONValue]
             let response: HTTPResponse
             switch fetch(current, in: environment) {
-            case .failure(.refused(404, let code?, let message)) where code == APIErrorCodes.transactionNotFound:
-                return .notFound(
-                    "\(request.id ?? "the ID") is not a \(environment.rawValue) transaction (\(APIFailure.describe(code: code)))",
-                    answer: ErrorAnswer(status: 404, errorCode: code, errorMessage: message))
-            case .failure(.refused(404, let code?, let message))
-            where APIErrorCodes.retentionNotFound.contains(code) && !request.answersSignedData:
-                return .notFound(
-                    "\(environment.rawValue) has no \(request.name.dropFirst("retention-".count))"
-                        + (request.id.map { " for \($0)" } ?? "") + " (\(APIFailure.describe(code: code)))",
-                    answer: ErrorAnswer(status: 404, errorCode: code, errorMessage: message))
-            case .failure(.refused(404, let code?, let message))
-            where code == APIErrorCodes.statusRequestNotFound && !request.answersSignedData:
-                return .notFound(
-                    "no \(environment.rawValue) renewal date extension request \(request.id ?? "") "
-                        + "(\(APIFailure.describe(code: code)))",
-                    answer: ErrorAnswer(status: 404, errorCode: code, errorMessage: message))
-            case .failure(.refused(404, let code?, let message))
-            where code == APIErrorCodes.testNotificationNotFound && request.asksTestNotificationStatus:
-                return .notFound(
-                    "no \(environment.rawValue) test notification has the token \(request.id ?? "") "
-                        + "(\(APIFailure.describe(code: code)))",
-                    answer: ErrorAnswer(status: 404, errorCode: code, errorMessage: message))
             case .failure(let failure):
+                // A 404 whose errorCode says this environment has nothing for the request.
+                if case .refused(404, let code?, let message) = failure,
+                    let reason = request.notFoundReason(code, in: environment)
+                {
+                    return .notFound(
+                        "\(reason) (\(APIFailure.describe(code: code)))",
+                        answer: ErrorAnswer(status: 404, errorCode: code, errorMessage: message))
+                }
                 return .failed(failure, request: failedCall(page: paged ? page : nil, described))
             case .success(let (body, members)):
                 response = body
