@@ -131,7 +131,8 @@ extension Harness {
             let value = attribute.value
             _ = (value.shown, value.string, value.integer)
             if !attribute.bytes.isEmpty {
-                precondition(ReceiptValue(hex: hex(attribute.bytes)) == value, "a value read back from hex differs")
+                precondition(
+                    ReceiptValue(hex: attribute.bytes.hexString()) == value, "a value read back from hex differs")
             }
         }
         for entry in payload.inApp {
@@ -140,14 +141,6 @@ extension Harness {
             _ = (entry.webOrderLineItemID, entry.isSubscription, entry.isCancelled, entry.isActive(at: time))
             _ = entry.json
         }
-    }
-
-    static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(bytes.count * 2)
-        for byte in bytes { text += [digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]] }
-        return String(decoding: text, as: UTF8.self)
     }
 
     // MARK: The whole command

@@ -42,11 +42,7 @@ struct Redaction: Sendable {
 
     /// What `value` is replaced by.
     func token(for value: String) -> String {
-        let digest = Digest.sha256(salt + [0] + Array(value.utf8))
-        let hex = digest.prefix(6).map { byte in
-            let text = String(byte, radix: 16)
-            return text.count == 1 ? "0" + text : text
-        }.joined()
+        let hex = Array(Digest.sha256(salt + [0] + Array(value.utf8)).prefix(6)).hexString()
         return (Self.isCompactJWS(value) ? "redacted-jws-" : "redacted-") + hex
     }
 

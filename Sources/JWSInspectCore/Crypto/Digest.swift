@@ -34,7 +34,7 @@ package enum Digest {
 
 extension Array where Element == UInt8 {
     /// Lowercase hexadecimal, optionally with a separator between bytes.
-    func hexString(separator: String = "") -> String {
+    package func hexString(separator: String = "") -> String {
         let digits: StaticString = "0123456789abcdef"
         guard separator.isEmpty else {
             var out: [UInt8] = []

@@ -1,3 +1,5 @@
+internal import FoundationEssentials
+
 /// What Apple's Advanced Commerce API accepts as an in-app request (the JSON a developer
 /// signs, base64, in an `advanced-commerce-api` token's `request` claim): its operation, its
 /// version, `requestInfo` and each operation's members with their types, lengths, ranges and
@@ -164,7 +166,7 @@ enum AdvancedCommerceRequestModel {
                 found.append("\(path) is \(text.unicodeScalars.count) characters, more than Apple's \(maxLength)")
             }
         case (.uuid, .string(let text)):
-            if UUIDText.isUUID(text) == false { found.append("\(path) is not a UUID") }
+            if UUID(uuidString: text) == nil { found.append("\(path) is not a UUID") }
         case (.integer(let range), .integer(let number)):
             if !range.contains(number) {
                 found.append(
@@ -200,23 +202,5 @@ enum AdvancedCommerceRequestModel {
         case .object: "an object"
         case .array: "an array"
         }
-    }
-}
-
-/// A UUID in its text form (8-4-4-4-12 hexadecimal digits), checked byte by byte.
-enum UUIDText {
-    static func isUUID(_ text: String) -> Bool {
-        let bytes = Array(text.utf8)
-        guard bytes.count == 36 else { return false }
-        for (index, byte) in bytes.enumerated() {
-            if [8, 13, 18, 23].contains(index) {
-                guard byte == UInt8(ascii: "-") else { return false }
-            } else {
-                let hex =
-                    (0x30...0x39).contains(byte) || (0x41...0x46).contains(byte) || (0x61...0x66).contains(byte)
-                guard hex else { return false }
-            }
-        }
-        return true
     }
 }
