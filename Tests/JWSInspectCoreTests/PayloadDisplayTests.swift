@@ -61,6 +61,50 @@ import Testing
         #expect(field(unknownStorefront, "storefront")?.flag != nil)
     }
 
+    /// Nested display is bounded: objects and arrays deeper than `maximumDepth` are shown as
+    /// signed, flagged; an array of objects shows its first `maximumElements` and counts the rest.
+    @Test func nestedDisplayIsBoundedInDepthAndCount() throws {
+        let levels = PayloadDisplay.maximumDepth + 4
+        let deep = String(repeating: #"{"a":"#, count: levels) + "1" + String(repeating: "}", count: levels)
+        let items = (0..<150).map { #"{"SKU":"\#($0)"}"# }.joined(separator: ",")
+        let shown = try display(#"{"transactionId":"1","zz":\#(deep),"advancedCommerceInfo":{"items":[\#(items)]}}"#)
+        let cut = try #require(shown.fields.first { $0.flag?.hasPrefix("nested deeper than") == true })
+        #expect(cut.path.count == PayloadDisplay.maximumDepth)
+        #expect(cut.raw == "{…}")
+        #expect(!shown.fields.contains { $0.path.count > PayloadDisplay.maximumDepth })
+        let elements = shown.fields.filter { $0.path.starts(with: ["advancedCommerceInfo", "items"]) }
+        #expect(elements.count == PayloadDisplay.maximumElements + 1)
+        #expect(elements.last?.raw == "50 more elements not shown (see the payload)")
+        #expect(field(shown, "advancedCommerceInfo.items[99].SKU")?.raw == "99")
+        // The JSON display writes the same bounds, and stays one JSON object.
+        var stream = JSONStream(pretty: false)
+        let payload = try #require(
+            try JSONValue.decode(Array(#"{"advancedCommerceInfo":{"items":[\#(items)]}}"#.utf8)).objectValue)
+        _ = PayloadDisplay.write(kind: .transaction, payload: payload, now: now, into: &stream)
+        let written = try #require(try JSONSerialization.jsonObject(with: Data(stream.bytes)) as? [String: Any])
+        let list = try #require((written["advancedCommerceInfo"] as? [String: Any])?["items"] as? [Any])
+        #expect(list.count == PayloadDisplay.maximumElements + 1)
+    }
+
+    /// A name means what its object says: `status` in a price increase is not a subscription's
+    /// status, and an element that is not an object where Apple's model has objects is flagged.
+    @Test func aNestedNameMeansWhatItsObjectSays() throws {
+        let shown = try display(
+            #"{"advancedCommerceInfo":{"items":[{"priceIncreaseInfo":{"status":"ACCEPTED"}},7],"descriptors":"x"},"currency":"JPY"}"#,
+            kind: .renewalInfo)
+        #expect(
+            field(shown, "advancedCommerceInfo.items[0].priceIncreaseInfo.status")?.rendered
+                == "ACCEPTED — accepted by the customer")
+        #expect(field(shown, "advancedCommerceInfo.items[1]")?.flag == "expected an object")
+        #expect(field(shown, "advancedCommerceInfo.descriptors")?.flag == "expected an object")
+        #expect(Money.percent(fraction: "0.15") == "15")
+        #expect(Money.percent(fraction: "0.0825") == "8.25")
+        #expect(Money.percent(fraction: "1") == "100")
+        for bad in ["", ".5", "1.2.3", "-0.1", "0.1e2", "0.1234567890123"] {
+            #expect(Money.percent(fraction: bad) == nil, "\(bad)")
+        }
+    }
+
     @Test func datesAreISOWithRelativePhrases() throws {
         let shown = try display(
             #"{"transactionId":"1","purchaseDate":1759388776941,"expiresDate":1749772800000,"signedDate":1654041600000}"#

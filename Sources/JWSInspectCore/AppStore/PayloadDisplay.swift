@@ -30,7 +30,7 @@ package struct PayloadDisplay: Sendable {
             self.flag = flag
         }
 
-        package var dottedPath: String { path.joined(separator: ".") }
+        package var dottedPath: String { PayloadDisplay.dotted(path) }
     }
 
     package let fields: [Field]
@@ -41,6 +41,20 @@ package struct PayloadDisplay: Sendable {
     package var unknownValues: [String] { fields.filter { $0.flag == Self.unknownValueFlag }.map(\.dottedPath) }
 
     static let unknownFieldFlag = "field unknown to this version"
+    /// The deepest object or array shown member by member; deeper ones are shown as signed.
+    static let maximumDepth = 8
+    /// The elements of an array of objects shown member by member; the others are counted.
+    static let maximumElements = 100
+
+    /// `path` written as jq writes it: `advancedCommerceInfo.items[0].SKU`.
+    static func dotted(_ path: [String]) -> String {
+        var text = ""
+        for component in path {
+            if !text.isEmpty, component.utf8.first != UInt8(ascii: "[") { text += "." }
+            text += component
+        }
+        return text
+    }
     static let unknownValueFlag = "value unknown to this version"
 
     /// A field's value rendered, before it has a place.
@@ -86,8 +100,8 @@ package struct PayloadDisplay: Sendable {
     package init(kind: PayloadKind, payload: [String: JSONValue], now: Date, style: DateStyle = .utc) {
         var collector = Collector(now: now)
         Self.walk(
-            payload, documented: Self.documentedIndex(kind), objects: Self.nestedIndexes(kind), parent: [],
-            flagUnknown: kind != .unknown, now: now, style: style, visitor: &collector)
+            payload, documented: Self.documentedIndex(kind), parent: [], flagUnknown: kind != .unknown,
+            context: WalkContext(now: now, style: style, currency: nil, depth: 0), visitor: &collector)
         fields = collector.fields
     }
 
@@ -102,18 +116,20 @@ package struct PayloadDisplay: Sendable {
         var writer = StreamWriter(stream: stream)
         writer.stream.openObject()
         walk(
-            payload, documented: Self.documentedIndex(kind), objects: Self.nestedIndexes(kind), parent: [],
-            flagUnknown: kind != .unknown, now: now, style: .utc, visitor: &writer)
+            payload, documented: Self.documentedIndex(kind), parent: [], flagUnknown: kind != .unknown,
+            context: WalkContext(now: now, style: .utc, currency: nil, depth: 0), visitor: &writer)
         writer.stream.closeObject()
         stream = writer.stream
         return (writer.unknownFields, writer.unknownValues)
     }
 
     /// What a walk over a payload meets, in display order: the documented members in documented
-    /// order, then the others; a non-empty object's members in its place, between `enter` and `leave`.
+    /// order, then the others; a non-empty object's members, or an array of objects' elements
+    /// (keyed `[0]`, `[1]`, …), in its place, between `enter` and `leave`.
     protocol Visitor {
-        /// A non-empty object at `key` (flagged when it is a field unknown to this version).
-        mutating func enter(parent: [String], key: String, flaggedUnknown: Bool)
+        /// A non-empty object, or an array holding objects, at `key` (flagged when it is a field
+        /// unknown to this version).
+        mutating func enter(parent: [String], key: String, isArray: Bool, flaggedUnknown: Bool)
         mutating func leave()
         mutating func field(parent: [String], key: String, _ name: FieldName, _ rendering: Rendering, flag: String?)
     }
@@ -123,9 +139,12 @@ package struct PayloadDisplay: Sendable {
         let now: Date
         var fields: [Field] = []
 
-        mutating func enter(parent: [String], key: String, flaggedUnknown: Bool) {
+        mutating func enter(parent: [String], key: String, isArray: Bool, flaggedUnknown: Bool) {
             if flaggedUnknown {
-                fields.append(Field(path: parent + [key], Rendering(raw: "{…}"), now: now, flag: unknownFieldFlag))
+                fields.append(
+                    Field(
+                        path: parent + [key], Rendering(raw: isArray ? "[…]" : "{…}"), now: now, flag: unknownFieldFlag)
+                )
             }
         }
 
@@ -137,27 +156,41 @@ package struct PayloadDisplay: Sendable {
     }
 
     /// Writes the display object (`write`): a field as its text (rendered, else raw), an object
-    /// as an object of its fields, which replace the text it would have.
+    /// as an object of its fields and an array of objects as an array, which replace the text
+    /// they would have.
     struct StreamWriter: Visitor {
         var stream: JSONStream
         var unknownFields: [String] = []
         var unknownValues: [String] = []
+        /// Whether each container open is an array (whose members are written without keys).
+        private var arrays: [Bool] = []
 
-        mutating func enter(parent: [String], key: String, flaggedUnknown: Bool) {
-            if flaggedUnknown { unknownFields.append((parent + [key]).joined(separator: ".")) }
-            stream.key(data: key)
-            stream.openObject()
+        init(stream: JSONStream) { self.stream = stream }
+
+        mutating func enter(parent: [String], key: String, isArray: Bool, flaggedUnknown: Bool) {
+            if flaggedUnknown { unknownFields.append(dotted(parent + [key])) }
+            if arrays.last == true { stream.element() } else { stream.key(data: key) }
+            if isArray { stream.openArray() } else { stream.openObject() }
+            arrays.append(isArray)
         }
 
-        mutating func leave() { stream.closeObject() }
+        mutating func leave() {
+            if arrays.removeLast() { stream.closeArray() } else { stream.closeObject() }
+        }
 
         mutating func field(parent: [String], key: String, _ name: FieldName, _ rendering: Rendering, flag: String?) {
             if flag == unknownFieldFlag {
-                unknownFields.append((parent + [key]).joined(separator: "."))
+                unknownFields.append(dotted(parent + [key]))
             } else if flag == unknownValueFlag {
-                unknownValues.append((parent + [key]).joined(separator: "."))
+                unknownValues.append(dotted(parent + [key]))
             }
-            if name.isPlain { stream.key(plain: key) } else { stream.key(data: key) }
+            if arrays.last == true {
+                stream.element()
+            } else if name.isPlain {
+                stream.key(plain: key)
+            } else {
+                stream.key(data: key)
+            }
             if let stamp = rendering.stamp {
                 stream.date(stamp)
             } else {
@@ -166,51 +199,124 @@ package struct PayloadDisplay: Sendable {
         }
     }
 
-    /// - Parameter objects: the documented members of the payload's objects Apple documents
-    ///   (a notification's bodies, a transaction's `advancedCommerceInfo`), by member name: an
-    ///   undocumented member inside one is flagged as the payload's own are.
+    /// What a walk carries down: the clock and zone dates are shown in, the currency of the
+    /// nearest object that names one (a price's), and how deep it is.
+    struct WalkContext {
+        let now: Date
+        let style: DateStyle
+        let currency: String?
+        let depth: Int
+
+        func entering(_ object: [String: JSONValue]) -> WalkContext {
+            WalkContext(now: now, style: style, currency: object["currency"]?.stringValue ?? currency, depth: depth + 1)
+        }
+    }
+
+    /// - Parameter documented: the members Apple documents in `object`, each with the shape of
+    ///   the object (or objects) it holds, when Apple defines one: an undocumented member of an
+    ///   object Apple defines is flagged at any depth, as the payload's own are.
     private static func walk<V: Visitor>(
-        _ object: [String: JSONValue], documented: [String: Documented], objects: [String: [String: Documented]],
-        parent: [String], flagUnknown: Bool, now: Date, style: DateStyle, visitor: inout V
+        _ object: [String: JSONValue], documented: [String: Documented], parent: [String], flagUnknown: Bool,
+        context: WalkContext, visitor: inout V
     ) {
         // The documented fields present, in documented order, then the others: one lookup per
         // member present, not one per field documented.
-        var known: [(place: Int, key: String, name: FieldName, value: JSONValue)] = []
+        var known: [(documented: Documented, key: String, value: JSONValue)] = []
         var unknown: [(key: String, number: Int?, value: JSONValue)] = []
         known.reserveCapacity(object.count)
         for (key, value) in object {
             if let documented = documented[key] {
-                known.append((documented.place, key, documented.name, value))
+                known.append((documented, key, value))
             } else {
                 // A receipt's undocumented field (`unknown_8`) has its type number, read once.
                 let number = key.hasPrefix("unknown_") ? key.split(separator: "_").last.flatMap { Int($0) } : nil
                 unknown.append((key, number, value))
             }
         }
-        known.sort { $0.place < $1.place }
+        known.sort { $0.documented.place < $1.documented.place }
         // A receipt's undocumented fields by their type number, the others by name.
         unknown.sort {
             if let first = $0.number, let second = $1.number { return first < second }
             return $0.key < $1.key
         }
-        func add(_ key: String, _ name: FieldName, _ value: JSONValue, isKnown: Bool, visitor: inout V) {
-            if case .object(let nested) = value, !nested.isEmpty {
-                // An object Apple documents is in its documented order; other objects by name.
-                let nestedOrder = parent.isEmpty ? objects[key] ?? [:] : [:]
-                visitor.enter(parent: parent, key: key, flaggedUnknown: flagUnknown && !isKnown)
-                walk(
-                    nested, documented: nestedOrder, objects: [:], parent: parent + [key],
-                    flagUnknown: flagUnknown && !nestedOrder.isEmpty, now: now, style: style, visitor: &visitor)
-                visitor.leave()
-                return
-            }
-            let rendering = render(key, value, name: name, in: object, style: style)
-            visitor.field(
-                parent: parent, key: key, name, rendering,
-                flag: flagUnknown && !isKnown ? unknownFieldFlag : rendering.flag)
+        let inside = context.entering(object)
+        let currency = object["currency"]?.stringValue ?? context.currency
+        for (documented, key, value) in known {
+            member(
+                key, value, name: documented.name, shape: documented.shape, isArray: documented.isArray,
+                isKnown: true, parent: parent, flagUnknown: flagUnknown, currency: currency, context: inside,
+                visitor: &visitor)
         }
-        for (_, key, name, value) in known { add(key, name, value, isKnown: true, visitor: &visitor) }
-        for (key, _, value) in unknown { add(key, FieldName(key), value, isKnown: false, visitor: &visitor) }
+        for (key, _, value) in unknown {
+            member(
+                key, value, name: FieldName(key), shape: nil, isArray: false, isKnown: false, parent: parent,
+                flagUnknown: flagUnknown, currency: currency, context: inside, visitor: &visitor)
+        }
+    }
+
+    /// One member: an object or an array of objects walked in its place (to `maximumDepth`),
+    /// any other value rendered.
+    private static func member<V: Visitor>(
+        _ key: String, _ value: JSONValue, name: FieldName, shape: Shape?, isArray: Bool, isKnown: Bool,
+        parent: [String], flagUnknown: Bool, currency: String?, context: WalkContext, visitor: inout V
+    ) {
+        let flaggedUnknown = flagUnknown && !isKnown
+        // What the members of an object of a documented shape are checked against; an object
+        // Apple does not define has its members by name, unflagged.
+        let members = shape?.members ?? [:]
+        let flagInside = flagUnknown && shape != nil
+        let deep = context.depth >= maximumDepth
+        switch value {
+        case .object(let nested) where !nested.isEmpty && !deep && !(shape != nil && isArray):
+            visitor.enter(parent: parent, key: key, isArray: false, flaggedUnknown: flaggedUnknown)
+            walk(
+                nested, documented: members, parent: parent + [key], flagUnknown: flagInside, context: context,
+                visitor: &visitor)
+            visitor.leave()
+            return
+        case .array(let elements)
+        where !deep && name.special != .inApp && (shape != nil && isArray || elements.contains(where: \.isObject)):
+            guard !elements.isEmpty else { break }
+            visitor.enter(parent: parent, key: key, isArray: true, flaggedUnknown: flaggedUnknown)
+            let path = parent + [key]
+            for (index, element) in elements.prefix(maximumElements).enumerated() {
+                let elementKey = "[\(index)]"
+                if case .object(let nested) = element {
+                    visitor.enter(parent: path, key: elementKey, isArray: false, flaggedUnknown: false)
+                    walk(
+                        nested, documented: members, parent: path + [elementKey], flagUnknown: flagInside,
+                        context: context, visitor: &visitor)
+                    visitor.leave()
+                } else {
+                    visitor.field(
+                        parent: path, key: elementKey, name, Rendering(raw: rawText(element)),
+                        flag: flagInside ? "expected an object" : nil)
+                }
+            }
+            if elements.count > maximumElements {
+                let more = elements.count - maximumElements
+                visitor.field(
+                    parent: path, key: "[\(maximumElements)…]",
+                    name, Rendering(raw: "\(more) more element\(more == 1 ? "" : "s") not shown (see the payload)"),
+                    flag: nil)
+            }
+            visitor.leave()
+            return
+        default:
+            break
+        }
+        let rendering = render(key, value, name: name, currency: currency, style: context.style)
+        let flag: String? =
+            if flaggedUnknown {
+                unknownFieldFlag
+            } else if deep, value.isContainer {
+                "nested deeper than \(maximumDepth) levels: shown as signed"
+            } else if flagUnknown, shape != nil, value != .null, isArray ? !value.isArray : !value.isObject {
+                isArray ? "expected an array of objects" : "expected an object"
+            } else {
+                rendering.flag
+            }
+        visitor.field(parent: parent, key: key, name, rendering, flag: flag)
     }
 
     /// A documented field's place in its kind's order, with what its name means for rendering:
@@ -218,6 +324,10 @@ package struct PayloadDisplay: Sendable {
     struct Documented: Sendable {
         let place: Int
         let name: FieldName
+        /// The object it holds, when Apple's models define one (or each object of the array it
+        /// holds, when `isArray`).
+        var shape: Shape?
+        var isArray = false
     }
 
     /// Each kind's documented fields, placed (`places`): each made when a payload of its kind is
@@ -240,55 +350,25 @@ package struct PayloadDisplay: Sendable {
     }
 
     private enum Indexes {
-        static let transaction = places(PayloadKind.transaction.schema.documentedFields)
-        static let renewalInfo = places(PayloadKind.renewalInfo.schema.documentedFields)
-        static let notification = places(PayloadKind.notification.schema.documentedFields)
-        static let appTransaction = places(PayloadKind.appTransaction.schema.documentedFields)
-        static let realtimeRequest = places(PayloadKind.realtimeRequest.schema.documentedFields)
-        static let apiToken = places(PayloadKind.apiToken.schema.documentedFields)
-        static let promotionalOffer = places(PayloadKind.promotionalOffer.schema.documentedFields)
-        static let introductoryOfferEligibility = places(
-            PayloadKind.introductoryOfferEligibility.schema.documentedFields)
-        static let advancedCommerceRequest = places(PayloadKind.advancedCommerceRequest.schema.documentedFields)
-        static let receipt = places(PayloadKind.receipt.schema.documentedFields)
-        static let unknown = places(PayloadKind.unknown.schema.documentedFields)
-    }
+        static let transaction = places(PayloadKind.transaction)
+        static let renewalInfo = places(PayloadKind.renewalInfo)
+        static let notification = places(PayloadKind.notification)
+        static let appTransaction = places(PayloadKind.appTransaction)
+        static let realtimeRequest = places(PayloadKind.realtimeRequest)
+        static let apiToken = places(PayloadKind.apiToken)
+        static let promotionalOffer = places(PayloadKind.promotionalOffer)
+        static let introductoryOfferEligibility = places(PayloadKind.introductoryOfferEligibility)
+        static let advancedCommerceRequest = places(PayloadKind.advancedCommerceRequest)
+        static let receipt = places(PayloadKind.receipt)
+        static let unknown = places(PayloadKind.unknown)
 
-    /// The documented members of the objects a payload of `kind` holds, by member name.
-    static func nestedIndexes(_ kind: PayloadKind) -> [String: [String: Documented]] {
-        switch kind {
-        case .notification: bodyIndexes
-        case .transaction: transactionObjects
-        case .renewalInfo: renewalObjects
-        default: [:]
+        /// `kind`'s documented fields placed, each object Apple defines with its shape.
+        private static func places(_ kind: PayloadKind) -> [String: Documented] {
+            var places = PayloadDisplay.places(kind.schema.documentedFields)
+            for (key, shape) in shapes(kind) { places[key]?.shape = shape }
+            return places
         }
     }
-
-    /// A transaction's and a renewal info's objects, as Apple's models name their members
-    /// (app-store-server-library 3.1.2: `AdvancedCommerceTransactionInfo`,
-    /// `TransactionCommitmentInfo`, `AdvancedCommerceRenewalInfo`, `RenewalCommitmentInfo`).
-    private static let transactionObjects: [String: [String: Documented]] = [
-        "advancedCommerceInfo": places([
-            "requestReferenceId", "descriptors", "items", "period", "taxCode", "taxExclusivePrice", "estimatedTax",
-            "taxRate",
-        ]),
-        "commitmentInfo": places([
-            "billingPeriodNumber", "totalBillingPeriods", "commitmentExpiresDate", "commitmentPrice",
-        ]),
-    ]
-    private static let renewalObjects: [String: [String: Documented]] = [
-        "advancedCommerceInfo": places([
-            "requestReferenceId", "consistencyToken", "descriptors", "items", "period", "taxCode",
-        ]),
-        "commitmentInfo": places([
-            "commitmentAutoRenewProductId", "commitmentAutoRenewStatus", "commitmentRenewalBillingPlanType",
-            "commitmentRenewalDate", "commitmentRenewalPrice",
-        ]),
-    ]
-
-    /// Each notification body's fields, placed: a body's members are shown in documented order.
-    private static let bodyIndexes: [String: [String: Documented]] = Dictionary(
-        NotificationBody.all.map { ($0.name, places($0.fields)) }, uniquingKeysWith: { first, _ in first })
 
     /// Each name's place in `documented`, the first place of a name listed twice.
     static func places(_ documented: [String]) -> [String: Documented] {
@@ -305,14 +385,15 @@ package struct PayloadDisplay: Sendable {
     package static func text(
         _ key: String, _ value: JSONValue, in object: [String: JSONValue], now: Date, style: DateStyle = .utc
     ) -> String {
-        let rendering = render(key, value, name: FieldName(key), in: object, style: style)
+        let rendering = render(
+            key, value, name: FieldName(key), currency: object["currency"]?.stringValue, style: style)
         return rendering.rendered ?? rendering.raw
     }
 
-    /// Renders one value; `object` is the object holding it (for `currency` beside `price`).
-    /// What its name means for rendering is worked out once per name (`FieldName`).
+    /// Renders one value; `currency` is the nearest one named around it (a price's). What its
+    /// name means for rendering is worked out once per name (`FieldName`).
     static func render(
-        _ key: String, _ value: JSONValue, name: FieldName, in object: [String: JSONValue], style: DateStyle = .utc
+        _ key: String, _ value: JSONValue, name: FieldName, currency: String?, style: DateStyle = .utc
     ) -> Rendering {
         let raw = rawText(value)
         if name.isTimestamp {
@@ -365,9 +446,14 @@ package struct PayloadDisplay: Sendable {
             return Rendering(raw: raw, relativeDate: date)
         case (.price, .integer(let milliunits)):
             return Rendering(
-                raw: raw, rendered: Money.format(milliunits: milliunits, currency: object["currency"]?.stringValue))
+                raw: raw, rendered: Money.format(milliunits: milliunits, currency: currency))
         case (.percentage, .integer(let milliPercent)):
             return Rendering(raw: raw, rendered: Money.decimal(milliPercent, minimumFractionDigits: 0) + "%")
+        case (.rate, .string(let fraction)):
+            guard let percent = Money.percent(fraction: fraction) else {
+                return Rendering(raw: raw, flag: "expected a decimal fraction (0.15 for 15%)")
+            }
+            return Rendering(raw: raw, rendered: "\(percent)%")
         case (.storefront, .string(let code)):
             guard let rendered = Storefronts.rendered(alpha3: code) else {
                 return Rendering(raw: raw, flag: "not an ISO 3166-1 alpha-3 country")
@@ -430,6 +516,16 @@ package struct PayloadDisplay: Sendable {
     }
 }
 
+extension JSONValue {
+    fileprivate var isObject: Bool {
+        if case .object = self { true } else { false }
+    }
+    fileprivate var isArray: Bool {
+        if case .array = self { true } else { false }
+    }
+    fileprivate var isContainer: Bool { isObject || isArray }
+}
+
 /// "in 12 days", "3 years ago".
 package enum RelativeTime {
     package static func phrase(_ date: Date, now: Date) -> String {
@@ -460,6 +556,26 @@ package enum Money {
         let minimum = currency.map { zeroDecimalCurrencies.contains($0) ? 0 : 2 } ?? 0
         let amount = decimal(milliunits, minimumFractionDigits: minimum)
         return currency.map { "\(amount) \($0)" } ?? amount
+    }
+
+    /// A decimal fraction as a percentage: "0.15" is "15", "0.0825" is "8.25"; nil for anything
+    /// but digits with one point (at most 12 digits after it).
+    package static func percent(fraction text: String) -> String? {
+        let parts = text.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        guard parts.count <= 2, let whole = parts.first, !whole.isEmpty, whole.count <= 6,
+            parts.allSatisfy({ $0.allSatisfy { (0x30...0x39).contains($0) } })
+        else { return nil }
+        var digits = Array(whole)
+        var fraction = parts.count == 2 ? Array(parts[1]) : []
+        guard fraction.count <= 12 else { return nil }
+        // Times 100: two digits move from the fraction to the whole.
+        while fraction.count < 2 { fraction.append(UInt8(ascii: "0")) }
+        digits += fraction.prefix(2)
+        fraction.removeFirst(2)
+        while digits.count > 1, digits.first == UInt8(ascii: "0") { digits.removeFirst() }
+        while fraction.last == UInt8(ascii: "0") { fraction.removeLast() }
+        let shown = String(decoding: digits, as: UTF8.self)
+        return fraction.isEmpty ? shown : shown + "." + String(decoding: fraction, as: UTF8.self)
     }
 
     /// `thousandths / 1000` in decimal, trailing zeros trimmed down to `minimumFractionDigits`.
@@ -511,7 +627,7 @@ final class FieldName: Sendable {
     /// that type (a name gets the first that applies).
     enum Special: Sendable {
         case none, inApp, undocumentedReceiptField, receiptType, receiptDate, price, percentage, storefront
-        case storefrontCodes, offerPeriod
+        case storefrontCodes, offerPeriod, rate
     }
 
     let isTimestamp: Bool
@@ -522,19 +638,41 @@ final class FieldName: Sendable {
     let enumeration: Enumeration
     let special: Special
 
+    /// The knowledge of `key` in an object Apple's models define (`PayloadDisplay.Shape`):
+    /// `enumeration` and `special` as that object says, not as the name means in a payload.
+    init(_ key: String, _ enumeration: Enumeration, _ special: Special) {
+        isTimestamp = PayloadFields.isTimestamp(key)
+        isPlain = Self.isPlain(key)
+        isJWTTime = false
+        isRequest = false
+        self.enumeration = enumeration
+        self.special = special
+    }
+
+    /// Each value's rendering made once: "P1M — every month".
+    static func strings(_ table: [String: String]) -> Enumeration {
+        .strings(table.reduce(into: [:]) { $0[$1.key] = "\($1.key) — \($1.value)" })
+    }
+
+    static func integers(_ table: [Int64: String]) -> Enumeration {
+        .integers(table.reduce(into: [:]) { $0[$1.key] = "\($1.key) — \($1.value)" })
+    }
+
+    private static func isPlain(_ key: String) -> Bool {
+        key.utf8.allSatisfy { (0x20...0x7E).contains($0) && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }
+    }
+
     /// The knowledge of `key`. A documented name's is made once, with its place
     /// (`PayloadDisplay.documentedIndex`); any other's (a name no kind documents) when met.
     init(_ key: String) {
         isTimestamp = PayloadFields.isTimestamp(key)
-        isPlain = key.utf8.allSatisfy {
-            (0x20...0x7E).contains($0) && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\")
-        }
+        isPlain = Self.isPlain(key)
         isJWTTime = key == "iat" || key == "exp" || key == "nbf"
         isRequest = key == "request"
         if let table = FieldMeanings.integerEnums[key] {
-            enumeration = .integers(table.reduce(into: [:]) { $0[$1.key] = "\($1.key) — \($1.value)" })
+            enumeration = Self.integers(table)
         } else if let table = FieldMeanings.stringEnums[key] {
-            enumeration = .strings(table.reduce(into: [:]) { $0[$1.key] = "\($1.key) — \($1.value)" })
+            enumeration = Self.strings(table)
         } else {
             enumeration = .none
         }
