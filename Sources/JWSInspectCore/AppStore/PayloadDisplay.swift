@@ -235,6 +235,7 @@ package struct PayloadDisplay: Sendable {
         case .introductoryOfferEligibility: Indexes.introductoryOfferEligibility
         case .advancedCommerceRequest: Indexes.advancedCommerceRequest
         case .receipt: Indexes.receipt
+        case .transactionReceipt: Indexes.transactionReceipt
         case .unknown: Indexes.unknown
         }
     }
@@ -251,6 +252,7 @@ package struct PayloadDisplay: Sendable {
             PayloadKind.introductoryOfferEligibility.schema.documentedFields)
         static let advancedCommerceRequest = places(PayloadKind.advancedCommerceRequest.schema.documentedFields)
         static let receipt = places(PayloadKind.receipt.schema.documentedFields)
+        static let transactionReceipt = places(PayloadKind.transactionReceipt.schema.documentedFields)
         static let unknown = places(PayloadKind.unknown.schema.documentedFields)
     }
 
@@ -356,6 +358,8 @@ package struct PayloadDisplay: Sendable {
         case (.receiptType, .string(let type)):
             guard let environment = receiptTypes[type] else { return Rendering(raw: raw, flag: unknownValueFlag) }
             return Rendering(raw: raw, rendered: "\(type) — \(environment)")
+        case (.millisecondsText, .string(let text)):
+            return millisecondsText(text, raw: raw, strict: name.isMillisecondsName, style: style)
         case (.receiptDate, .string(let text)):
             // A receipt's dates are RFC 3339 text as signed; empty when not set.
             guard !text.isEmpty else { return Rendering(raw: raw, rendered: "(empty: not set)") }
@@ -512,6 +516,8 @@ final class FieldName: Sendable {
     enum Special: Sendable {
         case none, inApp, undocumentedReceiptField, receiptType, receiptDate, price, percentage, storefront
         case storefrontCodes, offerPeriod
+        /// A StoreKit 1 transaction receipt's date in milliseconds, as text.
+        case millisecondsText
     }
 
     let isTimestamp: Bool
@@ -519,6 +525,8 @@ final class FieldName: Sendable {
     let isPlain: Bool
     let isJWTTime: Bool
     let isRequest: Bool
+    /// Whether the name ends in `-ms` (a StoreKit 1 transaction receipt's milliseconds).
+    let isMillisecondsName: Bool
     let enumeration: Enumeration
     let special: Special
 
@@ -531,6 +539,7 @@ final class FieldName: Sendable {
         }
         isJWTTime = key == "iat" || key == "exp" || key == "nbf"
         isRequest = key == "request"
+        isMillisecondsName = key.hasSuffix("-ms")
         if let table = FieldMeanings.integerEnums[key] {
             enumeration = .integers(table.reduce(into: [:]) { $0[$1.key] = "\($1.key) — \($1.value)" })
         } else if let table = FieldMeanings.stringEnums[key] {
@@ -541,6 +550,7 @@ final class FieldName: Sendable {
         special =
             switch key {
             case "in_app": .inApp
+            case _ where key.hasSuffix("-ms") || key == "expires-date": .millisecondsText
             case _ where key.hasPrefix("unknown_"): .undocumentedReceiptField
             case "receipt_type": .receiptType
             case _ where key.hasSuffix("_date"): .receiptDate
