@@ -8,8 +8,8 @@
 /// members other than `purchase-info` (the signature by its size alone); the PAYLOAD is
 /// `purchase-info`'s members, strings in the order written.
 package struct TransactionReceiptEnvelope: Sendable {
-    /// The most bytes either property list may hold (the outer one, base64-decoded, and
-    /// `purchase-info`'s): 64 KiB. Apple's are about 4 KiB.
+    /// The most bytes the property list may hold (base64-decoded; `purchase-info`'s, inside it,
+    /// is smaller still): 64 KiB. Apple's are about 4 KiB.
     package static let maximumSize = 64 << 10
 
     /// The outer list's members, in order (`purchase-info` among them, as written).
@@ -39,9 +39,8 @@ package struct TransactionReceiptEnvelope: Sendable {
         case noPurchaseInfo([String])
         /// `purchase-info` is not a string (what it is).
         case purchaseInfoNotString(String)
-        /// `purchase-info` is not standard base64, or decodes to more than `maximumSize` bytes.
+        /// `purchase-info` is not standard base64.
         case purchaseInfoNotBase64
-        case purchaseInfoTooLarge
         /// `purchase-info` holds a property list in another format ("binary", "XML").
         case purchaseInfoFormat(String)
         /// `purchase-info`'s list does not read.
@@ -67,8 +66,6 @@ package struct TransactionReceiptEnvelope: Sendable {
                 return "\(what) purchase-info is \(kind), expected base64 text; \(fix)"
             case .purchaseInfoNotBase64:
                 return "\(what) purchase-info is not standard base64 text; \(fix)"
-            case .purchaseInfoTooLarge:
-                return "\(what) purchase-info decodes to more than \(InputStream.describe(size: maximumSize)); \(fix)"
             case .purchaseInfoFormat(let format):
                 return "\(what) purchase-info holds \(format) property list, not OpenStep text; \(fix)"
             case .purchaseInfo(let error):
@@ -96,15 +93,10 @@ package struct TransactionReceiptEnvelope: Sendable {
             throw .noPurchaseInfo(members.map(\.key))
         }
         guard case .string(let text) = info.value else { throw .purchaseInfoNotString(info.value.kindDescription) }
-        let decoded: [UInt8]
-        do {
-            decoded = try ReceiptBase64.decode(text.utf8, limit: Self.maximumSize)
-        } catch .tooLarge {
-            throw .purchaseInfoTooLarge
-        } catch {
+        // Bounded already: its base64 is part of the list, which is at most `maximumSize` bytes.
+        guard let decoded = try? ReceiptBase64.decode(text.utf8, limit: Self.maximumSize) else {
             throw .purchaseInfoNotBase64
         }
-        guard decoded.count <= Self.maximumSize else { throw .purchaseInfoTooLarge }
         if let format = TransactionReceiptText.otherFormat(decoded) { throw .purchaseInfoFormat(format.article) }
         let inner: OpenStepPropertyList.Value
         do {

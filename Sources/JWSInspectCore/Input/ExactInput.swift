@@ -108,7 +108,8 @@ package enum ExactInput {
     }
 
     /// A StoreKit 1 transaction receipt in base64 (`text` starts like one): one run of the
-    /// standard alphabet and padding, decoded; else several, one wrapped over lines, or text after it.
+    /// standard alphabet and padding, decoded; else several, one wrapped over lines (base64
+    /// words, the first unpadded), or text after it.
     private static func transactionReceiptText(_ text: UnsafeBufferPointer<UInt8>, source: String) -> Result<
         InputScanner.Item, Refusal
     > {
@@ -124,7 +125,10 @@ package enum ExactInput {
             if TransactionReceiptText.recognise(word) != nil { found += 1 }
         }
         if found > 1 { return .failure(.several(found, .transactionReceipt)) }
-        if onlyBase64 { return .failure(.wrapped(.transactionReceipt, pieces: pieces)) }
+        // Padding ends the base64: what follows it is not more of it.
+        if onlyBase64, text[end - 1] != UInt8(ascii: "=") {
+            return .failure(.wrapped(.transactionReceipt, pieces: pieces))
+        }
         return .failure(.surrounded(.transactionReceipt, before: nil, after: Refusal.excerpt(text[end...])))
     }
 
