@@ -40,37 +40,59 @@ package enum TransactionReceiptText {
     /// - Parameter others: whether a property list in another format is recognised too (a whole
     ///   input or line), or only an OpenStep one (inside a JSON document or a line of text).
     package static func recognise(_ text: some Collection<UInt8>, others: Bool = true) -> Recognition? {
-        guard let start = text.firstIndex(where: { !LegacyReceipt.isWhitespace($0) }),
-            firstCharacters.contains(text[start])
-        else { return nil }
-        // Most text (a JWS's `{"alg":`) is told apart in its first 16 characters.
-        let short = decodeBase64Start(text[start...], characters: 16)
-        switch decide(short, complete: false, others: others) {
-        case .found(let recognition): return recognition
-        case .notOne: return nil
-        case .needMore:
-            guard short.count == 12 else { return nil }
-            let long = decodeBase64Start(text[start...], characters: window)
-            if case .found(let recognition) = decide(long, complete: true, others: others) { return recognition }
-            return nil
+        if let found = text.withContiguousStorageIfAvailable({ recognise(buffer: $0, others: others) }) {
+            return found
+        }
+        return Array(text).withUnsafeBufferPointer { recognise(buffer: $0, others: others) }
+    }
+
+    /// `recognise` on contiguous bytes, decoded on the stack: this is asked of every line of a
+    /// batch (of JWS, mostly), so it allocates nothing.
+    private static func recognise(buffer text: UnsafeBufferPointer<UInt8>, others: Bool) -> Recognition? {
+        var start = 0
+        while start < text.count, LegacyReceipt.isWhitespace(text[start]) { start += 1 }
+        guard start < text.count, isFirstCharacter(text[start]) else { return nil }
+        let rest = UnsafeBufferPointer(rebasing: text[start...])
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: window / 4 * 3) { buffer in
+            // Most text (a JWS's `{"alg":`) is told apart in its first 16 characters.
+            let short = decodeBase64Start(rest, characters: 16, into: buffer)
+            switch decide(UnsafeBufferPointer(rebasing: buffer[..<short]), complete: false, others: others) {
+            case .found(let recognition): return recognition
+            case .notOne: return nil
+            case .needMore:
+                guard short == 12 else { return nil }
+                let long = decodeBase64Start(rest, characters: window, into: buffer)
+                let decided = decide(UnsafeBufferPointer(rebasing: buffer[..<long]), complete: true, others: others)
+                if case .found(let recognition) = decided { return recognition }
+                return nil
+            }
         }
     }
 
-    /// The format of decoded bytes that are a property list but not OpenStep text, or nil.
+    /// The format of decoded bytes that are a property list but not OpenStep text, or nil:
+    /// `bplist` first, or an XML declaration, `<plist` or its DOCTYPE (after a byte order mark
+    /// and whitespace) in the first `window / 4 * 3` bytes.
     static func otherFormat(_ bytes: some Collection<UInt8>) -> Format? {
-        let prefix = Array(bytes.prefix(window / 4 * 3))
-        if prefix.starts(with: Array("bplist".utf8)) { return .binary }
+        let prefix = bytes.prefix(window / 4 * 3)
+        if prefix.starts(with: Markers.binary) { return .binary }
         var text = prefix[...]
-        if text.starts(with: [0xEF, 0xBB, 0xBF]) { text = text.dropFirst(3) }
+        if text.starts(with: Markers.byteOrderMark) { text = text.dropFirst(Markers.byteOrderMark.count) }
         text = text.drop(while: LegacyReceipt.isWhitespace)
-        if text.starts(with: Array("<plist".utf8)) || text.starts(with: Array("<!DOCTYPE plist".utf8)) { return .xml }
-        if text.starts(with: Array("<?xml".utf8)),
-            contains(text, Array("<plist".utf8))
-                || contains(text, Array("<!DOCTYPE plist".utf8))
-        {
+        guard text.first == UInt8(ascii: "<") else { return nil }
+        if text.starts(with: Markers.plist) || text.starts(with: Markers.doctype) { return .xml }
+        if text.starts(with: Markers.declaration), contains(text, Markers.plist) || contains(text, Markers.doctype) {
             return .xml
         }
         return nil
+    }
+
+    /// What `otherFormat` looks for.
+    private enum Markers {
+        static let binary = Array("bplist".utf8)
+        static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
+        static let plist = Array("<plist".utf8)
+        static let doctype = Array("<!DOCTYPE plist".utf8)
+        static let declaration = Array("<?xml".utf8)
     }
 
     /// The item base64 `text` is (`recognise` found it): a transaction receipt's property list,
@@ -105,9 +127,16 @@ package enum TransactionReceiptText {
         return .transactionReceipt(source: source, propertyList: decoded)
     }
 
-    /// The first character of base64 that decodes to `{`, `b` (bplist), `<`, whitespace or a
-    /// UTF-8 byte order mark.
-    private static let firstCharacters: Set<UInt8> = Set("eYPICD7".utf8)
+    /// Whether `byte` is the first character of base64 that decodes to `{`, `b` (bplist), `<`,
+    /// whitespace or a UTF-8 byte order mark.
+    private static func isFirstCharacter(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "e"), UInt8(ascii: "Y"), UInt8(ascii: "P"), UInt8(ascii: "I"), UInt8(ascii: "C"),
+            UInt8(ascii: "D"), UInt8(ascii: "7"):
+            true
+        default: false
+        }
+    }
 
     /// What decoded bytes tell, so far.
     private enum Decision {
@@ -118,24 +147,31 @@ package enum TransactionReceiptText {
     }
 
     /// What `decoded` opens as; `complete` when no more bytes will come.
-    private static func decide(_ decoded: [UInt8], complete: Bool, others: Bool) -> Decision {
-        if others {
+    private static func decide(_ decoded: UnsafeBufferPointer<UInt8>, complete: Bool, others: Bool) -> Decision {
+        var lead = 0
+        if decoded.starts(with: Markers.byteOrderMark) { lead = Markers.byteOrderMark.count }
+        while lead < decoded.count, LegacyReceipt.isWhitespace(decoded[lead]) { lead += 1 }
+        guard lead < decoded.count else { return complete ? .notOne : .needMore }
+        switch decoded[lead] {
+        case UInt8(ascii: "{"):
+            switch opensDictionary(decoded) {
+            case true?: return .found(.openStep)
+            case false?: return .notOne
+            case nil: return complete ? .notOne : .needMore
+            }
+        case UInt8(ascii: "b"), UInt8(ascii: "<"):
+            guard others else { return .notOne }
             if let format = otherFormat(decoded) { return .found(.other(format)) }
-            var text = decoded[...]
-            if text.starts(with: [0xEF, 0xBB, 0xBF]) { text = text.dropFirst(3) }
             // An XML declaration whose `<plist` or DOCTYPE is further on.
-            if !complete, text.drop(while: LegacyReceipt.isWhitespace).first == UInt8(ascii: "<") { return .needMore }
-        }
-        switch opensDictionary(decoded) {
-        case true?: return .found(.openStep)
-        case false?: return .notOne
-        case nil: return complete ? .notOne : .needMore
+            return !complete && decoded[lead] == UInt8(ascii: "<") ? .needMore : .notOne
+        default:
+            return .notOne
         }
     }
 
     /// Whether `bytes` open an OpenStep dictionary: whitespace, `{`, whitespace, a key (quoted
     /// printable ASCII, or unquoted), whitespace and `=`. Nil when they end before that is told.
-    private static func opensDictionary(_ bytes: [UInt8]) -> Bool? {
+    private static func opensDictionary(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool? {
         var index = 0
         func skipSpace() {
             while index < bytes.count, LegacyReceipt.isWhitespace(bytes[index]) { index += 1 }
@@ -169,38 +205,50 @@ package enum TransactionReceiptText {
             || byte == UInt8(ascii: ":") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-")
     }
 
-    private static func contains(_ text: ArraySlice<UInt8>, _ needle: [UInt8]) -> Bool {
-        guard text.count >= needle.count else { return false }
-        return (text.startIndex...(text.endIndex - needle.count)).contains {
-            text[$0..<($0 + needle.count)].elementsEqual(needle)
+    private static func contains(_ text: some Collection<UInt8>, _ needle: [UInt8]) -> Bool {
+        var rest = text[...]
+        while rest.count >= needle.count {
+            if rest.starts(with: needle) { return true }
+            rest = rest.dropFirst()
         }
+        return false
     }
 
-    /// The bytes the first `characters` characters of standard base64 in `text` encode,
+    /// Decodes the first `characters` characters of standard base64 in `text` into `out`,
     /// whitespace skipped; decoding stops at padding, at a character that is not base64, or at
-    /// the end of `text`.
-    private static func decodeBase64Start(_ text: some Collection<UInt8>, characters: Int) -> [UInt8] {
-        var values: [UInt8] = []
-        values.reserveCapacity(characters)
+    /// the end of `text`. Returns how many bytes it wrote (at most `characters / 4 * 3`).
+    private static func decodeBase64Start(
+        _ text: some Collection<UInt8>, characters: Int, into out: UnsafeMutableBufferPointer<UInt8>
+    ) -> Int {
+        var group: UInt32 = 0
+        var inGroup = 0
+        var taken = 0
+        var written = 0
         for byte in text {
             if LegacyReceipt.isWhitespace(byte) { continue }
             guard let value = LegacyReceipt.base64Value(byte) else { break }
-            values.append(value)
-            if values.count == characters { break }
+            group = group << 6 | UInt32(value)
+            inGroup += 1
+            taken += 1
+            if inGroup == 4 {
+                out[written] = UInt8(truncatingIfNeeded: group >> 16)
+                out[written + 1] = UInt8(truncatingIfNeeded: group >> 8)
+                out[written + 2] = UInt8(truncatingIfNeeded: group)
+                written += 3
+                group = 0
+                inGroup = 0
+            }
+            if taken == characters { break }
         }
-        var decoded: [UInt8] = []
-        decoded.reserveCapacity(characters / 4 * 3)
-        var index = 0
-        while index + 1 < values.count {
-            // n characters of a group of four make n - 1 bytes (a lone last character none).
-            let group = values[index..<min(index + 4, values.count)]
-            let first = group[group.startIndex]
-            let second = group[group.startIndex + 1]
-            decoded.append(first << 2 | second >> 4)
-            if group.count > 2 { decoded.append(second << 4 | group[group.startIndex + 2] >> 2) }
-            if group.count > 3 { decoded.append(group[group.startIndex + 2] << 6 | group[group.startIndex + 3]) }
-            index += 4
+        // n characters of a last group make n - 1 bytes (a lone last character none).
+        if inGroup >= 2 {
+            out[written] = UInt8(truncatingIfNeeded: group >> (6 * inGroup - 8))
+            written += 1
         }
-        return decoded
+        if inGroup == 3 {
+            out[written] = UInt8(truncatingIfNeeded: group >> 2)
+            written += 1
+        }
+        return written
     }
 }
