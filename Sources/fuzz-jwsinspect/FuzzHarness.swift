@@ -187,7 +187,7 @@ enum Harness {
     static let recordLimits = [1 << 10, 1 << 16]
     static let statuses: Set<String> = [
         "valid", "unverified", "invalid-signature", "invalid-chain", "wrong-environment",
-        "wrong-app", "malformed", "inactive",
+        "wrong-app", "malformed", "inactive", "unverifiable",
     ]
 
     /// The input between two sentinel lines, through `jwsinspect --format jsonl -`, read whole
