@@ -32,7 +32,7 @@ package enum Timestamp {
     /// receipt's `purchase-date-ms`): 1 to 15 ASCII digits, after a `-` for a moment before 1970,
     /// within years 0001 to 9999; nil for any other text.
     package static func date(millisecondsText text: String) -> Date? {
-        var digits = Substring(text).utf8[...]
+        var digits = text.utf8[...]
         let negative = digits.first == UInt8(ascii: "-")
         if negative { digits = digits.dropFirst() }
         guard (1...15).contains(digits.count),

@@ -21,7 +21,7 @@ package enum TransactionReceiptText {
         case binary
         case xml
 
-        /// "a binary", "an XML": as messages name it before "property list".
+        /// "a binary (bplist00)", "an XML": as messages name it before "property list".
         var article: String {
             switch self {
             case .binary: "a binary (bplist00)"
