@@ -13,6 +13,7 @@ enum ExitStatus: Int32, CaseIterable {
     case invalidClaims = 7
     case notFound = 8
     case anomaly = 9
+    case unverifiable = 10
     case usage = 64
     case unreadable = 66
     case unavailable = 69
@@ -33,6 +34,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .inactive: self = .inactive
         case .invalidClaims: self = .invalidClaims
         case .revocationUnavailable: self = .tryAgainLater
+        case .unverifiable: self = .unverifiable
         }
     }
 
@@ -83,6 +85,9 @@ enum ExitStatus: Int32, CaseIterable {
         case .anomaly:
             "timeline --fail-on-anomaly: every item verified and the log has an anomaly (duplicate, conflict, "
                 + "out-of-order, refund-without-purchase, gap, missed)"
+        case .unverifiable:
+            "a StoreKit 1 transaction receipt: decoded, but signed in a format nothing here verifies; verify its "
+                + "transaction through Apple with jwsinspect fetch transaction ID"
         case .usage:
             "usage: unknown option or bad option value (--at or --access-at outside years 0001 to 9999), a --root "
                 + "file without a usable certificate"

@@ -64,7 +64,8 @@ enum InputReader {
             let reason = System.errorText(error)
             let bytes = unwrapping ? unwrapped(Array(argument.utf8)) : Array(argument.utf8)
             let origin = "argument \(position)"
-            if LegacyReceipt.looksLike(bytes) {
+            // A receipt, a transaction receipt (or another property list) in base64: never a file name.
+            if LegacyReceipt.looksLike(bytes) || TransactionReceiptText.recognise(bytes) != nil {
                 return .stream(
                     origin: origin,
                     InputStream(bytes: bytes, origin: origin, numberLines: false, recordLimit: io.recordLimit))

@@ -47,12 +47,16 @@ enum Harness {
             // JSON path after the origin and its line ("fuzz:12: ").
             let source: String
             switch item {
-            case .token(let place, _), .receipt(let place, _), .malformed(let place, _): source = place
+            case .token(let place, _), .receipt(let place, _), .transactionReceipt(let place, _),
+                .malformed(let place, _):
+                source = place
             }
             precondition(source.utf8.count <= 32 + InputScanner.maximumPathLength, "a source unbounded: \(source)")
             switch item {
             case .token(let source, let token): inspect(token, source: source, verifier: verifier)
             case .receipt(let source, let der): inspectReceipt(der, source: source, verifier: verifier)
+            case .transactionReceipt(let source, let propertyList):
+                inspectTransactionReceipt(propertyList, source: source, verifier: verifier)
             case .malformed: continue
             }
         }
@@ -61,6 +65,8 @@ enum Harness {
         inspect(String(decoding: bytes, as: UTF8.self), source: "raw", verifier: verifier)
         let rawReceipt = startsRawReceipt(bytes)
         if !rawReceipt { inspectReceipt(bytes, source: "raw", verifier: verifier) }
+        // As a transaction receipt's property list (its base64 decoded), whatever it holds.
+        inspectTransactionReceipt(bytes, source: "raw", verifier: verifier)
         // Through the whole command, between two lines of known outcome: with a record limit
         // small inputs reach, and one that holds App Store tokens. A raw receipt, which is one
         // only as a whole input, also alone.
@@ -181,7 +187,7 @@ enum Harness {
     static let recordLimits = [1 << 10, 1 << 16]
     static let statuses: Set<String> = [
         "valid", "unverified", "invalid-signature", "invalid-chain", "wrong-environment",
-        "wrong-app", "malformed", "inactive",
+        "wrong-app", "malformed", "inactive", "unverifiable",
     ]
 
     /// The input between two sentinel lines, through `jwsinspect --format jsonl -`, read whole

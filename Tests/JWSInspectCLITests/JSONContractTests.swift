@@ -1,6 +1,7 @@
 import AppStoreServerHTTP
 import Foundation
 import StrictJSONParser
+import TestPKI
 import TestSupport
 import Testing
 
@@ -227,6 +228,15 @@ struct JSONContractTests {
         try add(
             "inspect", InProcess.run(["--format", "jsonl", "--summary"] + sampleFiles + [missing]), expect: [5, 66])
         try add("inspect", InProcess.run(["--format", "jsonl", "--no-verify", sampleFiles[1]]))
+        // A StoreKit 1 transaction receipt of the fuller shape (the sample, Apple's, holds a
+        // purchase-info alone), with expectations and under --no-verify.
+        let transactionReceipt = TransactionReceiptBuilder().base64
+        try add(
+            "inspect",
+            InProcess.run(
+                ["--format", "jsonl", "--require-active", "--bundle-id", "com.example.app"], stdin: transactionReceipt),
+            expect: [10])
+        try add("inspect", InProcess.run(["--format", "jsonl", "--no-verify"], stdin: transactionReceipt))
 
         // mint: a CA, each token kind, a suite inspect reads, a timeline log timeline folds.
         let ca = folder.appendingPathComponent("ca").path

@@ -151,7 +151,7 @@ enum Release {
                 "share/fish/vendor_completions.d/jwsinspect.fish", "README.md", "LICENSE", "CHANGELOG.md",
                 "Samples/README.md", "Samples/transaction-sandbox-2022.jws",
                 "Samples/notification-test-sandbox-2025.jws", "Samples/notification-subscribed-sandbox-2025.jws",
-                "Samples/receipt-production-2024.der",
+                "Samples/receipt-production-2024.der", "Samples/storekit1-transaction-receipt.b64",
             ]
                 + ["fetch", "sign", "mint", "timeline", "verify-offer-v1", "completion"].map {
                     "share/man/man1/jwsinspect-\($0).1"

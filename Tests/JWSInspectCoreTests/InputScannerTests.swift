@@ -181,7 +181,9 @@ extension InputScannerTests {
     func sources(_ text: String, origin: String = "in") -> [String] {
         tokens(text, origin: origin).map { item in
             switch item {
-            case .token(let source, _), .receipt(let source, _), .malformed(let source, _): source
+            case .token(let source, _), .receipt(let source, _), .transactionReceipt(let source, _),
+                .malformed(let source, _):
+                source
             }
         }
     }

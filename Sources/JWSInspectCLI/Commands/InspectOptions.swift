@@ -255,8 +255,9 @@ struct InspectOptions: HasKeyOptions, SubcommandOptions {
         OptionSpec(
             ["--type"],
             .choice(
-                PayloadKind.allCases.filter { $0 != .unknown && $0 != .receipt && !$0.isDeveloperSigned }.map(
-                    \.rawValue)),
+                PayloadKind.allCases.filter {
+                    $0 != .unknown && $0 != .receipt && $0 != .transactionReceipt && !$0.isDeveloperSigned
+                }.map(\.rawValue)),
             group: expectations,
             help: "Treat payloads as this kind (default: recognised from the payload)."
         ) { options, value in

@@ -15,6 +15,7 @@ struct OptionHints: HintWording {
         case .environment(let name): "--environment \(name)"
         case .resultLimit: "--limit"
         case .statusWait: "--wait"
+        case .fetchTransaction(let id): "jwsinspect fetch transaction \(id)"
         }
     }
 

@@ -12,11 +12,13 @@ internal import JWSInspectCore
 /// once, word by word, each word looked up.
 struct Redaction: Sendable {
     /// The members whose values identify a customer, a purchase or a device, by Apple's names
-    /// (JWS payloads, API answers) and verifyReceipt's (receipts).
+    /// (JWS payloads, API answers), verifyReceipt's (receipts) and StoreKit 1's (a transaction
+    /// receipt's `purchase-info`).
     static let identifierKeys: Set<String> = [
         "transactionId", "originalTransactionId", "webOrderLineItemId", "appAccountToken", "appTransactionId",
         "deviceVerification", "deviceVerificationNonce", "transaction_id", "original_transaction_id",
-        "web_order_line_item_id", "app_account_token", "opaque_value", "sha1_hash",
+        "web_order_line_item_id", "app_account_token", "opaque_value", "sha1_hash", "transaction-id",
+        "original-transaction-id", "web-order-line-item-id", "unique-identifier", "unique-vendor-identifier",
     ]
     /// The environment variable whose value salts the hashes (a random salt for each run without it).
     static let saltVariable = "JWSINSPECT_REDACT_SALT"

@@ -78,7 +78,9 @@ struct TableRenderer {
 
         lines.append("")
         lines.append(heading(sections.headerTitle))
-        lines += table(headerRows(sections.header.object, order: sections.headerOrder, now: inspection.now))
+        let headerRows = headerRows(sections.header.object, order: sections.headerOrder, now: inspection.now)
+        // A transaction receipt may hold nothing but its purchase-info (the PAYLOAD).
+        lines += headerRows.isEmpty ? ["  (no members besides the payload)"] : table(headerRows)
 
         let fingerprints = inspection.chain.map(\.sha256)
         if !inspection.chain.isEmpty, fingerprints == above, inspection.chain.allSatisfy({ $0.error == nil }) {
@@ -124,6 +126,16 @@ struct TableRenderer {
         case .unverified:
             let word = paint("UNVERIFIED — NOTHING WAS CHECKED (--no-verify)", .yellow)
             return "\(word)  \(inspection.kind.displayName)  \(source)"
+        case .unverifiable:
+            // A StoreKit 1 transaction receipt: nothing here verifies it; Apple can.
+            let how = inspection.envelope?.transactionReceipt?.fetchableTransactionID.map {
+                ", verify it through Apple: \(OptionHints().word(.fetchTransaction(id: $0)))"
+            }
+            let word = paint("UNVERIFIABLE", .red)
+            let parts =
+                ["\(inspection.kind.displayName) " + paint("NOT verifiable here\(how ?? "")", .red)]
+                + (access.map { [accessPhrase($0, failed: true)] } ?? [])
+            return "\(word) — \(parts.joined(separator: " · "))  \(source)"
         default:
             break
         }

@@ -212,6 +212,14 @@ extension Entitlement {
         case .receipt:
             // Decided on the receipt's in-app entries (`ReceiptPayload.access(at:)`), not on JSON.
             return .undecided("a receipt's access is decided on its in-app entries", brief: "receipt")
+        case .transactionReceipt:
+            // Nothing in it is proven: only Apple can say whether its transaction is real.
+            let id = facts.payload["transaction-id"]?.stringValue.map { " \(Excerpt.of($0))" } ?? ""
+            return .undecided(
+                "no access decision: a StoreKit 1 transaction receipt is signed in a format nothing here verifies; "
+                    + "ask Apple about its transaction\(id) (Get Transaction Info)",
+                brief: "not proven: ask Apple"
+            ).decided(by: [facts.path])
         case .unknown:
             return .undecided(
                 "\(ClaimDetail.article(facts.kind)) does not say whether access is granted", brief: "not a purchase")

@@ -247,6 +247,18 @@ package enum Entitlement {
             // Summarised from the decoded receipt (`ReceiptPayload.summary(now:)`), not from JSON.
             return "App receipt for \(string("bundle_id") ?? "(no bundle_id)")."
 
+        case .transactionReceipt:
+            // Its values are text as StoreKit 1 wrote them, its dates in milliseconds.
+            var text = "StoreKit 1 transaction receipt"
+            if let product = string("product-id") { text += " for \(Excerpt.of(product))" }
+            if let bundle = string("bid") { text += " (\(Excerpt.of(bundle)))" }
+            if let id = string("transaction-id") { text += ", transaction \(Excerpt.of(id))" }
+            if let purchased = string("purchase-date-ms").flatMap(Timestamp.date(millisecondsText:)) {
+                text += ", purchased \(day(purchased))"
+            }
+            let access = access ?? decide(Facts(kind: .transactionReceipt, payload: payload), at: now, style: style)
+            return text + "; \(access.explanation)."
+
         case .unknown:
             return "Not a payload jwsinspect recognises (\(payload.count) field\(payload.count == 1 ? "" : "s"))."
         }

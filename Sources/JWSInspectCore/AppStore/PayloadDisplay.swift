@@ -345,6 +345,7 @@ package struct PayloadDisplay: Sendable {
         case .introductoryOfferEligibility: Indexes.introductoryOfferEligibility
         case .advancedCommerceRequest: Indexes.advancedCommerceRequest
         case .receipt: Indexes.receipt
+        case .transactionReceipt: Indexes.transactionReceipt
         case .unknown: Indexes.unknown
         }
     }
@@ -360,6 +361,7 @@ package struct PayloadDisplay: Sendable {
         static let introductoryOfferEligibility = places(PayloadKind.introductoryOfferEligibility)
         static let advancedCommerceRequest = places(PayloadKind.advancedCommerceRequest)
         static let receipt = places(PayloadKind.receipt)
+        static let transactionReceipt = places(PayloadKind.transactionReceipt)
         static let unknown = places(PayloadKind.unknown)
 
         /// `kind`'s documented fields placed, each object Apple defines with its shape.
@@ -437,6 +439,8 @@ package struct PayloadDisplay: Sendable {
         case (.receiptType, .string(let type)):
             guard let environment = receiptTypes[type] else { return Rendering(raw: raw, flag: unknownValueFlag) }
             return Rendering(raw: raw, rendered: "\(type) — \(environment)")
+        case (.millisecondsText, .string(let text)):
+            return millisecondsText(text, raw: raw, strict: name.isMillisecondsName, style: style)
         case (.receiptDate, .string(let text)):
             // A receipt's dates are RFC 3339 text as signed; empty when not set.
             guard !text.isEmpty else { return Rendering(raw: raw, rendered: "(empty: not set)") }
@@ -628,6 +632,8 @@ final class FieldName: Sendable {
     enum Special: Sendable {
         case none, inApp, undocumentedReceiptField, receiptType, receiptDate, price, percentage, storefront
         case storefrontCodes, offerPeriod, rate
+        /// A StoreKit 1 transaction receipt's date in milliseconds, as text.
+        case millisecondsText
     }
 
     let isTimestamp: Bool
@@ -635,6 +641,8 @@ final class FieldName: Sendable {
     let isPlain: Bool
     let isJWTTime: Bool
     let isRequest: Bool
+    /// Whether the name ends in `-ms` (a StoreKit 1 transaction receipt's milliseconds).
+    let isMillisecondsName: Bool
     let enumeration: Enumeration
     let special: Special
 
@@ -645,6 +653,7 @@ final class FieldName: Sendable {
         isPlain = Self.isPlain(key)
         isJWTTime = false
         isRequest = false
+        isMillisecondsName = false
         self.enumeration = enumeration
         self.special = special
     }
@@ -669,6 +678,7 @@ final class FieldName: Sendable {
         isPlain = Self.isPlain(key)
         isJWTTime = key == "iat" || key == "exp" || key == "nbf"
         isRequest = key == "request"
+        isMillisecondsName = key.hasSuffix("-ms")
         if let table = FieldMeanings.integerEnums[key] {
             enumeration = Self.integers(table)
         } else if let table = FieldMeanings.stringEnums[key] {
@@ -679,6 +689,7 @@ final class FieldName: Sendable {
         special =
             switch key {
             case "in_app": .inApp
+            case _ where key.hasSuffix("-ms") || key == "expires-date": .millisecondsText
             case _ where key.hasPrefix("unknown_"): .undocumentedReceiptField
             case "receipt_type": .receiptType
             case _ where key.hasSuffix("_date"): .receiptDate

@@ -16,6 +16,8 @@ package enum PayloadKind: String, Sendable, CaseIterable {
     case advancedCommerceRequest
     /// A legacy App Store receipt (PKCS#7, as `appStoreReceiptURL` holds).
     case receipt
+    /// A StoreKit 1 transaction receipt's `purchase-info` (an OpenStep property list).
+    case transactionReceipt
     case unknown
 
     /// Recognises the kind from the payload's own fields.

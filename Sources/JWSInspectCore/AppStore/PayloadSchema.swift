@@ -26,7 +26,7 @@ package final class PayloadSchema: Sendable {
         case members([[String]])
         /// Developer-signed (no `x5c`): by the `aud` Apple gives the kind.
         case audience(String)
-        /// By its envelope (a PKCS#7 receipt), or never (`unknown`).
+        /// By its envelope (a PKCS#7 receipt, a transaction receipt), or never (`unknown`).
         case envelope
     }
 
@@ -65,6 +65,7 @@ package final class PayloadSchema: Sendable {
         case .introductoryOfferEligibility: introductoryOfferEligibility
         case .advancedCommerceRequest: advancedCommerceRequest
         case .receipt: receipt
+        case .transactionReceipt: transactionReceipt
         case .unknown: unknown
         }
     }
@@ -177,6 +178,24 @@ package final class PayloadSchema: Sendable {
         identity: .members(
             location: "receipt", bundleId: "bundle_id", appAppleId: nil, carriesAppAppleId: false,
             environment: "receipt_type", environmentField: "receipt_type"))
+
+    /// A StoreKit 1 transaction receipt's `purchase-info`, in the names StoreKit 1 wrote: the
+    /// purchase first, its dates (`…-ms` in milliseconds, rendered; the others as written), then
+    /// the app and the device. Its bundle ID is `bid`; its app Apple ID `app-item-id` is text,
+    /// never compared (nothing in it is proven).
+    static let transactionReceipt = PayloadSchema(
+        .transactionReceipt, "StoreKit 1 transaction receipt", recognition: .envelope,
+        documented: [
+            "transaction-id", "original-transaction-id", "product-id", "quantity", "purchase-date",
+            "purchase-date-ms", "purchase-date-pst", "original-purchase-date", "original-purchase-date-ms",
+            "original-purchase-date-pst", "expires-date", "expires-date-formatted", "expires-date-formatted-pst",
+            "web-order-line-item-id", "is-trial-period", "is-in-intro-offer-period", "cancellation-date",
+            "cancellation-date-ms", "cancellation-date-pst", "bid", "bvrs", "app-item-id", "item-id",
+            "version-external-identifier", "unique-identifier", "unique-vendor-identifier",
+        ],
+        identity: .members(
+            location: "purchase-info", bundleId: "bid", appAppleId: nil, carriesAppAppleId: false, environment: nil,
+            environmentField: "environment"))
 
     static let unknown = PayloadSchema(
         .unknown, "unknown payload", recognition: .envelope, documented: [],

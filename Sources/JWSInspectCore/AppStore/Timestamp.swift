@@ -28,6 +28,20 @@ package enum Timestamp {
         value?.numberValue.flatMap { date(milliseconds: $0) }
     }
 
+    /// The moment milliseconds since 1970 written as decimal text name (a StoreKit 1 transaction
+    /// receipt's `purchase-date-ms`): 1 to 15 ASCII digits, after a `-` for a moment before 1970,
+    /// within years 0001 to 9999; nil for any other text.
+    package static func date(millisecondsText text: String) -> Date? {
+        var digits = text.utf8[...]
+        let negative = digits.first == UInt8(ascii: "-")
+        if negative { digits = digits.dropFirst() }
+        guard (1...15).contains(digits.count),
+            digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
+        else { return nil }
+        let magnitude = digits.reduce(0.0) { $0 * 10 + Double($1 - UInt8(ascii: "0")) }
+        return date(milliseconds: negative ? -magnitude : magnitude)
+    }
+
     /// Whether `date` lies within years 0001 to 9999.
     package static func isValid(_ date: Date) -> Bool {
         Self.date(milliseconds: date.timeIntervalSince1970 * 1000) != nil

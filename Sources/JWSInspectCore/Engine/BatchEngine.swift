@@ -87,6 +87,7 @@ package final class BatchEngine: Sendable {
             switch item {
             case .token(_, let token): groupBytes += token.utf8.count
             case .receipt(_, let der): groupBytes += der.count
+            case .transactionReceipt(_, let propertyList): groupBytes += propertyList.count
             case .malformed: break
             }
             if group.count >= Self.groupSize || groupBytes >= Self.groupBytes { verifyGroup() }
@@ -181,6 +182,8 @@ package final class BatchEngine: Sendable {
             switch item {
             case .token(let source, let token): batch.inspect(token, source: source)
             case .receipt(let source, let der): batch.append(verifier.inspectReceipt(der, source: source))
+            case .transactionReceipt(let source, let propertyList):
+                batch.append(verifier.inspectTransactionReceipt(propertyList, source: source))
             case .malformed(let source, let reason): batch.append(.malformed(source: source, reason: reason))
             }
         }

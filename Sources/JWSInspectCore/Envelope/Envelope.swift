@@ -7,11 +7,15 @@ package enum Envelope: Sendable {
     case compactJWS(CompactJWS)
     /// A PKCS#7 (CMS) SignedData container: a legacy App Store receipt.
     case pkcs7(ReceiptEnvelope)
+    /// An OpenStep property list: a StoreKit 1 transaction receipt, signed in a format
+    /// nothing here verifies.
+    case transactionReceipt(TransactionReceiptEnvelope)
 
     /// What an input candidate is, before it is decoded (`InputScanner.Item.kind`).
     package enum Kind: String, Sendable, Equatable {
         case compactJWS = "compact JWS"
         case pkcs7 = "PKCS#7"
+        case transactionReceipt = "StoreKit 1 transaction receipt"
     }
 
     /// The sections renderers draw, whatever the envelope.
@@ -21,7 +25,8 @@ package enum Envelope: Sendable {
         package let header: CompactJWS.DecodedSegment
         /// What was signed: the PAYLOAD table, the JSON `payload` member and the summary.
         package let payload: CompactJWS.DecodedSegment
-        /// The header table's title: "HEADER" for a JWS, "CONTAINER" for a receipt.
+        /// The header table's title: "HEADER" for a JWS, "CONTAINER" for a receipt, "TRANSACTION
+        /// RECEIPT" for a StoreKit 1 transaction receipt.
         package let headerTitle: String
         /// The header members in the order tables show them first (the rest follow, sorted).
         package let headerOrder: [String]
@@ -31,14 +36,16 @@ package enum Envelope: Sendable {
         switch self {
         case .compactJWS: .compactJWS
         case .pkcs7: .pkcs7
+        case .transactionReceipt: .transactionReceipt
         }
     }
 
-    /// The envelope's name in JSON output (`envelope`): "compactJWS" or "pkcs7".
+    /// The envelope's name in JSON output (`envelope`): "compactJWS", "pkcs7" or "transactionReceipt".
     package var name: String {
         switch self {
         case .compactJWS: "compactJWS"
         case .pkcs7: "pkcs7"
+        case .transactionReceipt: "transactionReceipt"
         }
     }
 
@@ -46,16 +53,22 @@ package enum Envelope: Sendable {
     package var compactJWS: CompactJWS? {
         switch self {
         case .compactJWS(let jws): jws
-        case .pkcs7: nil
+        case .pkcs7, .transactionReceipt: nil
         }
     }
 
     /// The receipt, when that is the envelope.
     package var receipt: ReceiptEnvelope? {
         switch self {
-        case .compactJWS: nil
+        case .compactJWS, .transactionReceipt: nil
         case .pkcs7(let receipt): receipt
         }
+    }
+
+    /// The StoreKit 1 transaction receipt, when that is the envelope.
+    package var transactionReceipt: TransactionReceiptEnvelope? {
+        if case .transactionReceipt(let receipt) = self { return receipt }
+        return nil
     }
 
     package var sections: Sections {
@@ -68,6 +81,10 @@ package enum Envelope: Sendable {
             Sections(
                 header: receipt.header, payload: receipt.payloadSegment, headerTitle: "CONTAINER",
                 headerOrder: ReceiptEnvelope.headerOrder)
+        case .transactionReceipt(let receipt):
+            Sections(
+                header: receipt.header, payload: receipt.payload, headerTitle: "TRANSACTION RECEIPT",
+                headerOrder: TransactionReceiptEnvelope.headerOrder)
         }
     }
 }
@@ -78,6 +95,7 @@ extension InputScanner.Item {
         switch self {
         case .token: .compactJWS
         case .receipt: .pkcs7
+        case .transactionReceipt: .transactionReceipt
         case .malformed: nil
         }
     }

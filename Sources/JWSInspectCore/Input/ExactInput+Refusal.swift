@@ -3,11 +3,13 @@ extension ExactInput {
     package enum Form: Sendable, Equatable {
         case jws
         case receipt
+        case transactionReceipt
 
         var name: String {
             switch self {
             case .jws: "JWS"
             case .receipt: "receipt"
+            case .transactionReceipt: "transaction receipt"
             }
         }
 
@@ -16,6 +18,7 @@ extension ExactInput {
             switch self {
             case .jws: "\(count) JWS"
             case .receipt: "\(count) receipts"
+            case .transactionReceipt: "\(count) transaction receipts"
             }
         }
     }

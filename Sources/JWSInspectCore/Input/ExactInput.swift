@@ -1,8 +1,9 @@
 /// Reads an input that must be exactly one item, for a backend that gates a purchase on the
 /// verdict (`--exact`): where the scan (`InputScanner`) finds a token in any text, this takes
 /// one compact JWS, one webhook body `{"signedPayload":"<JWS>"}` (strict JSON, that member
-/// alone, its string the JWS and nothing else) or one legacy receipt (its DER or BER bytes, or
-/// standard base64 on one line), with nothing but whitespace (space, tab, line feed, carriage
+/// alone, its string the JWS and nothing else), one legacy receipt (its DER or BER bytes, or
+/// standard base64 on one line) or one StoreKit 1 transaction receipt (standard base64 on one
+/// line), with nothing but whitespace (space, tab, line feed, carriage
 /// return) around it, and refuses anything else, saying what was wrong.
 ///
 /// Linear in the input, which is at most `limit` bytes: bytes are compared (never
@@ -46,6 +47,8 @@ package enum ExactInput {
                 return webhookBody(bytes, source: source)
             case UInt8(ascii: "M") where LegacyReceipt.looksLike(text):
                 return receiptText(text, source: source)
+            case _ where TransactionReceiptText.recognise(text) != nil:
+                return transactionReceiptText(text, source: source)
             default:
                 return jws(text, source: source).mapError { $0 == .noJWS ? .nothingRecognised : $0 }
             }
@@ -102,6 +105,31 @@ package enum ExactInput {
         let needed = LegacyReceipt.base64Length(text)
         if onlyBase64, needed == nil || needed == characters { return .failure(.wrapped(.receipt, pieces: pieces)) }
         return .failure(.surrounded(.receipt, before: nil, after: Refusal.excerpt(text[end...])))
+    }
+
+    /// A StoreKit 1 transaction receipt in base64 (`text` starts like one): one run of the
+    /// standard alphabet and padding, decoded; else several, one wrapped over lines (base64
+    /// words, the first unpadded), or text after it.
+    private static func transactionReceiptText(_ text: UnsafeBufferPointer<UInt8>, source: String) -> Result<
+        InputScanner.Item, Refusal
+    > {
+        var end = 0
+        while end < text.count, ReceiptBase64.classes[Int(text[end])] <= ReceiptBase64.padding { end += 1 }
+        guard end < text.count else { return .success(TransactionReceiptText.item(base64: text, source: source)) }
+        var pieces = 0
+        var found = 0
+        var onlyBase64 = true
+        forEachWord(in: text) { word in
+            pieces += 1
+            if !LegacyReceipt.Census(UnsafeBufferPointer(rebasing: word)).onlyBase64Text { onlyBase64 = false }
+            if TransactionReceiptText.recognise(word) != nil { found += 1 }
+        }
+        if found > 1 { return .failure(.several(found, .transactionReceipt)) }
+        // Padding ends the base64: what follows it is not more of it.
+        if onlyBase64, text[end - 1] != UInt8(ascii: "=") {
+            return .failure(.wrapped(.transactionReceipt, pieces: pieces))
+        }
+        return .failure(.surrounded(.transactionReceipt, before: nil, after: Refusal.excerpt(text[end...])))
     }
 
     /// A webhook body: one strict JSON object whose one member is `signedPayload`, a string

@@ -15,7 +15,7 @@ extension InputScanner {
     /// `origin` ("body.json:"), in document order (an object's members by key).
     ///
     /// A string is, by the first that applies: a receipt in base64 (a verifyReceipt body's
-    /// `receipt-data`); a JWS, or what looks like one but is not whole (nothing but token
+    /// `receipt-data`); a StoreKit 1 transaction receipt in base64 (`TransactionReceiptText`); a JWS, or what looks like one but is not whole (nothing but token
     /// characters, a JWS header first); a JSON document of its own (an object or array,
     /// `maximumEmbeddedDocuments` levels deep and `maximumEmbeddedDocumentSize` bytes at most),
     /// walked the same way, its path joined by " → "; else text,
@@ -143,6 +143,9 @@ private struct JSONWalk {
             if first == UInt8(ascii: "M"), LegacyReceipt.looksLike(trimmed) {
                 // A receipt in base64, as a verifyReceipt request's `receipt-data` holds it.
                 found.append(InputScanner.receipt(base64: trimmed, source: source()))
+            } else if TransactionReceiptText.recognise(trimmed, others: false) == .openStep {
+                // A StoreKit 1 transaction receipt in base64, as an app sent transactionReceipt.
+                found.append(TransactionReceiptText.item(base64: trimmed, source: source()))
             } else if InputScanner.looksLikeJWSHeader(trimmed),
                 TokenCharacters.runLength(trimmed, from: 0) == trimmed.count
             {

@@ -9,6 +9,9 @@ package enum InputScanner {
         /// A legacy App Store receipt (a PKCS#7 container): its DER or BER bytes, decoded from
         /// base64 when it came as text.
         case receipt(source: String, der: [UInt8])
+        /// A StoreKit 1 transaction receipt: its OpenStep property list, decoded from base64
+        /// (`TransactionReceiptText`).
+        case transactionReceipt(source: String, propertyList: [UInt8])
         /// Something that starts like a JWS (or a receipt) but cannot be one.
         case malformed(source: String, reason: String)
     }

@@ -69,4 +69,45 @@ extension InputStream {
         return Record(
             origin: origin, numberLines: numberLines, number: number, content: .receiptText(text), limit: limit)
     }
+
+    /// A StoreKit 1 transaction receipt in base64 text (`TransactionReceiptText`) starting on the
+    /// line `first`, wrapped or not: the following lines are joined while they hold base64
+    /// characters only, until one holds padding, starts another item
+    /// (`LegacyReceipt.startsAnotherItem`: a line of another transaction receipt, a receipt, a
+    /// JWS header wrapped by `fold`), or a live input would wait. Nothing says where an unpadded
+    /// one ends but the next line: one per line, each its own. Past what
+    /// `TransactionReceiptEnvelope.maximumSize` bytes need, the lines are still read but no
+    /// longer kept: decoding then refuses the text by its size.
+    mutating func transactionReceiptText(_ first: [UInt8], number: Int) -> Record {
+        let maximumCharacters = (TransactionReceiptEnvelope.maximumSize + 2) / 3 * 4
+        var text = first
+        let census = LegacyReceipt.Census(first)
+        var characters = census.characters
+        var padded = census.padded
+        while !padded, census.onlyBase64Text, !liveInputWouldWait, let next = nextLine(skippingBlank: false) {
+            let joined =
+                next.range.map { range in
+                    buffer.withUnsafeBufferPointer { bytes -> Bool in
+                        let line = UnsafeBufferPointer(rebasing: bytes[range])
+                        let census = LegacyReceipt.Census(line)
+                        guard census.hasText, census.onlyBase64Text, !LegacyReceipt.startsAnotherItem(line)
+                        else { return false }
+                        padded = census.padded
+                        let kept = characters <= maximumCharacters
+                        characters += census.characters
+                        guard kept else { return true }
+                        text.append(UInt8(ascii: "\n"))
+                        text.append(contentsOf: line)
+                        return true
+                    }
+                } ?? false
+            if !joined {
+                pending = next
+                break
+            }
+        }
+        return Record(
+            origin: origin, numberLines: numberLines, number: number, content: .transactionReceiptText(text),
+            limit: limit)
+    }
 }

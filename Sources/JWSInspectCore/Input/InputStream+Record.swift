@@ -17,6 +17,9 @@ extension InputStream {
             case receiptOverLimit(Int)
             /// A receipt in base64 text, its wrapped lines joined by newlines.
             case receiptText([UInt8])
+            /// A StoreKit 1 transaction receipt (or another property list) in base64 text, its
+            /// wrapped lines joined by newlines.
+            case transactionReceiptText([UInt8])
         }
 
         let origin: String
@@ -30,7 +33,9 @@ extension InputStream {
         package var size: Int {
             switch content {
             case .overLimit, .documentOverLimit, .receiptOverLimit: 0
-            case .text(let bytes), .json(let bytes, _, _), .receipt(let bytes), .receiptText(let bytes): bytes.count
+            case .text(let bytes), .json(let bytes, _, _), .receipt(let bytes), .receiptText(let bytes),
+                .transactionReceiptText(let bytes):
+                bytes.count
             }
         }
 
@@ -72,6 +77,8 @@ extension InputStream {
                 emit(.malformed(source: source, reason: error.description))
             case .receiptText(let text):
                 emit(InputScanner.receipt(base64: text[...], source: source))
+            case .transactionReceiptText(let text):
+                emit(TransactionReceiptText.item(base64: text, source: source))
             case .json(let record, let lines, let whole):
                 do {
                     let document = try JSONValue.decode(record, budget: Self.treeBudget(limit: self.limit))

@@ -119,6 +119,10 @@ package struct InputStream {
                 onlyRecord = nil
                 return receiptText(Array(buffer[range]), number: line.number)
             }
+            if TransactionReceiptText.recognise(buffer[range]) != nil {
+                onlyRecord = nil
+                return transactionReceiptText(Array(buffer[range]), number: line.number)
+            }
             let bytes = joiningWrappedLines(Array(buffer[range]))
             onlyRecord = recordCount == 1 ? bytes : nil
             return Record(
@@ -200,7 +204,8 @@ package struct InputStream {
                         guard record.count + 1 + next.length <= limit,
                             let piece = WrappedToken.soleRun(UnsafeBufferPointer(rebasing: bytes[range])),
                             !WrappedToken.isTokenByItself(piece),
-                            piece.first != UInt8(ascii: "M") || !LegacyReceipt.looksLike(piece)
+                            piece.first != UInt8(ascii: "M") || !LegacyReceipt.looksLike(piece),
+                            TransactionReceiptText.recognise(piece) == nil
                         else { return false }
                         progress.add(piece)
                         record.append(UInt8(ascii: "\n"))

@@ -38,15 +38,20 @@ package enum ReceiptBase64 {
     /// not base64. The unused low bits of the last character are ignored, as Foundation ignores
     /// them. One pass, no copy of the text.
     ///
-    /// - Throws: `.tooLarge` when the text holds more characters than `CMSSignedData.maximumSize`
-    ///   bytes need (whatever they are); `.notBase64` for anything else that is not base64.
-    package static func decode(_ text: some Collection<UInt8>) throws(DecodingError) -> [UInt8] {
-        if let result = text.withContiguousStorageIfAvailable({ decoding($0) }) { return try result.get() }
-        return try Array(text).withUnsafeBufferPointer { decoding($0) }.get()
+    /// - Parameter limit: the most bytes decoded: `CMSSignedData.maximumSize` for a receipt (a
+    ///   StoreKit 1 transaction receipt's property list has its own, smaller one).
+    /// - Throws: `.tooLarge` when the text holds more characters than `limit` bytes need
+    ///   (whatever they are); `.notBase64` for anything else that is not base64.
+    package static func decode(
+        _ text: some Collection<UInt8>, limit: Int = CMSSignedData.maximumSize
+    ) throws(DecodingError) -> [UInt8] {
+        if let result = text.withContiguousStorageIfAvailable({ decoding($0, limit: limit) }) {
+            return try result.get()
+        }
+        return try Array(text).withUnsafeBufferPointer { decoding($0, limit: limit) }.get()
     }
 
-    private static func decoding(_ text: UnsafeBufferPointer<UInt8>) -> Result<[UInt8], DecodingError> {
-        let limit = CMSSignedData.maximumSize
+    private static func decoding(_ text: UnsafeBufferPointer<UInt8>, limit: Int) -> Result<[UInt8], DecodingError> {
         let maximumCharacters = (limit + 2) / 3 * 4
         let capacity = min(text.count, maximumCharacters) / 4 * 3 + 3
         var outcome = Outcome()

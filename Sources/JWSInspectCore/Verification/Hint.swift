@@ -23,6 +23,9 @@ package enum Hint: Sendable, Hashable {
     case resultLimit
     /// How long a fetch waits for a test notification's status (`--wait`).
     case statusWait
+    /// Asking Apple about a transaction by its ID (`jwsinspect fetch transaction ID`: Get
+    /// Transaction Info), what verifies a StoreKit 1 transaction receipt's transaction.
+    case fetchTransaction(id: String)
 }
 
 /// Words a `Hint` for the messages a verifier writes (`VerificationOptions.hints`).
@@ -46,6 +49,7 @@ package struct PlainHints: HintWording {
         case .environment(let name): "the \(name) environment"
         case .resultLimit: "a result limit"
         case .statusWait: "wait"
+        case .fetchTransaction(let id): "ask the App Store Server API's Get Transaction Info for \(id)"
         }
     }
 }

@@ -78,6 +78,8 @@ extension Inspection {
     /// and the explanation says why (and, for data not checked at all, what it would mean).
     private func gated(_ decision: AccessDecision) -> AccessDecision {
         if decidesAccess, status == .valid || decision.access.grantsAccess != true { return decision }
+        // A StoreKit 1 transaction receipt's own words say it is not proven, and whom to ask.
+        if status == .unverifiable, decision.access.grantsAccess == nil { return decision }
         let access: Entitlement.Access
         // Nothing cryptographic ran (`--no-verify`, whatever an expectation then said).
         let unchecked = status == .unverified || !checks.contains { $0.name == .alg || $0.name == .signature }
@@ -127,9 +129,11 @@ extension Inspection {
         return checks.allSatisfy { !$0.failed || !Self.unproven.contains($0.name.failureStatus) }
     }
 
-    /// The statuses of a check that leaves the data unproven: its signature, its chain, or a
-    /// revocation check that could not be made.
-    private static let unproven: Set<Status> = [.invalidSignature, .invalidChain, .revocationUnavailable]
+    /// The statuses of a check that leaves the data unproven: its signature, its chain, a
+    /// revocation check that could not be made, or a signature nothing here verifies.
+    private static let unproven: Set<Status> = [
+        .invalidSignature, .invalidChain, .revocationUnavailable, .unverifiable,
+    ]
 
     /// The path of the nested token whose failure decided the status, when one did.
     package var failedNestedPath: String? {

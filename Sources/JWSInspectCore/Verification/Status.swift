@@ -17,6 +17,9 @@ package enum Status: String, Sendable, CaseIterable {
     /// A revocation check was asked for and no answer could be had (the responder unreachable,
     /// slow, or answering unsigned, stale or unknown): not proven valid, and worth asking again.
     case revocationUnavailable = "revocation-unavailable"
+    /// A StoreKit 1 transaction receipt: decoded, but signed in a format nothing here verifies
+    /// (its transaction is verified through Apple, `fetch transaction`). Never valid.
+    case unverifiable
 
     /// True for the statuses that are failures.
     package var isFailure: Bool { self != .valid && self != .unverified }

@@ -124,6 +124,8 @@ enum ExpectationSubject {
     case token(DecidedToken)
     /// A legacy receipt, answered from its own fields.
     case receipt(ReceiptEnvelope, isXcode: Bool)
+    /// A StoreKit 1 transaction receipt, answered from what it says (nothing in it is proven).
+    case transactionReceipt(TransactionReceiptEnvelope)
 }
 
 /// A JWS as the backend expectations read it.

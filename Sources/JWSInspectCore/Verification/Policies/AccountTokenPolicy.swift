@@ -28,6 +28,11 @@ struct AccountTokenPolicy: ExpectationPolicy {
         .note("account token not compared: a receipt carries no appAccountToken")
     }
 
+    /// Nor does a StoreKit 1 transaction receipt: noted.
+    func decide(transactionReceipt: TransactionReceiptEnvelope) -> StepOutcome {
+        .note("account token not compared: a StoreKit 1 transaction receipt carries no appAccountToken")
+    }
+
     /// The token seen in one transaction or renewal info (or that there is none to look in),
     /// and the one expected.
     struct Detail: CheckDetail {

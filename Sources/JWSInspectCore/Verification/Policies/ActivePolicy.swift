@@ -44,6 +44,15 @@ extension ActivePolicy {
     }
 }
 
+extension ActivePolicy {
+    /// A StoreKit 1 transaction receipt proves no access (`Entitlement.decide`): fails.
+    func decide(transactionReceipt receipt: TransactionReceiptEnvelope) -> StepOutcome {
+        let access = Entitlement.decide(
+            Entitlement.Facts(kind: .transactionReceipt, payload: receipt.payload.essentials), at: at)
+        return Self.outcome(access.grantsAccess == true, Detail(label: "", access: access, checked: fixed))
+    }
+}
+
 extension Check.Name {
     package static let active = ActivePolicy.name
 }

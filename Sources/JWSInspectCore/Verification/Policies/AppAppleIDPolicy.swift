@@ -30,6 +30,19 @@ struct AppAppleIDPolicy: ExpectationPolicy {
     }
 }
 
+extension AppAppleIDPolicy {
+    /// A StoreKit 1 transaction receipt's `app-item-id` (the app Apple ID, as text), as written;
+    /// noted when absent (a test purchase's may be).
+    func decide(transactionReceipt receipt: TransactionReceiptEnvelope) -> StepOutcome {
+        guard let actual = receipt.purchaseString("app-item-id") else {
+            return .note("app Apple ID not compared: this transaction receipt has no app-item-id")
+        }
+        return Self.outcome(
+            Exact.same(actual, String(expected)),
+            Comparison(field: "app-item-id", actual: actual, expected: String(expected)))
+    }
+}
+
 extension Check.Name {
     package static let appAppleId = AppAppleIDPolicy.name
 }

@@ -26,6 +26,15 @@ struct BundleIDPolicy: ExpectationPolicy {
     }
 }
 
+extension BundleIDPolicy {
+    /// A StoreKit 1 transaction receipt's `bid`, as written (nothing in it is proven).
+    func decide(transactionReceipt receipt: TransactionReceiptEnvelope) -> StepOutcome {
+        let actual = receipt.purchaseString("bid")
+        return Self.outcome(
+            Exact.same(actual, expected), Comparison(field: "bid", actual: actual, expected: expected, quoted: true))
+    }
+}
+
 extension Check.Name {
     package static let bundleId = BundleIDPolicy.name
 }

@@ -94,6 +94,13 @@ extension DeviceVerificationPolicy {
     }
 }
 
+extension DeviceVerificationPolicy {
+    /// A StoreKit 1 transaction receipt carries no device verification: noted.
+    func decide(transactionReceipt: TransactionReceiptEnvelope) -> StepOutcome {
+        .note("device not compared: a StoreKit 1 transaction receipt carries no deviceVerification")
+    }
+}
+
 extension Check.Name {
     package static let deviceVerification = DeviceVerificationPolicy.name
 }

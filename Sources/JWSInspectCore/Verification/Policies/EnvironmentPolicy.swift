@@ -73,6 +73,19 @@ extension EnvironmentPolicy {
     }
 }
 
+extension EnvironmentPolicy {
+    /// A StoreKit 1 transaction receipt's `environment` member (`Sandbox` in a test purchase's),
+    /// as written; noted when it has none.
+    func decide(transactionReceipt receipt: TransactionReceiptEnvelope) -> StepOutcome {
+        guard let actual = receipt.members.first(where: { $0.key == "environment" })?.value.stringValue else {
+            return .note("environment not compared: this transaction receipt has no environment member")
+        }
+        return Self.outcome(
+            Exact.same(actual, expected.rawValue),
+            Comparison(field: "environment", actual: actual, expected: expected.rawValue))
+    }
+}
+
 extension Check.Name {
     package static let environment = EnvironmentPolicy.name
 }

@@ -52,13 +52,16 @@ extension TokenStep where Self: VerifierPolicy {
 /// A backend expectation (`--bundle-id`, `--environment`, `--require-active`, …): one value,
 /// configured with what is expected, deciding it for every envelope, after the envelope's own
 /// checks (and a notification's nested tokens): a JWS from its payload or the ones nested in
-/// it, a legacy receipt from its own fields. What an envelope cannot answer is noted, never
-/// failed; only a compared expectation makes a verdict say "expectations met".
+/// it, a legacy receipt from its own fields, a StoreKit 1 transaction receipt from what it says.
+/// What an envelope cannot answer is noted, never failed; only a compared expectation makes a
+/// verdict say "expectations met".
 protocol ExpectationPolicy: VerifierPolicy {
     /// What a JWS says about the expectation.
     func decide(token: DecidedToken) -> StepOutcome
     /// What a receipt says about the expectation.
     func decide(receipt: ReceiptEnvelope, isXcode: Bool) -> StepOutcome
+    /// What a StoreKit 1 transaction receipt says about the expectation.
+    func decide(transactionReceipt: TransactionReceiptEnvelope) -> StepOutcome
 }
 
 extension ExpectationPolicy {
@@ -66,6 +69,7 @@ extension ExpectationPolicy {
         switch subject {
         case .token(let token): decide(token: token)
         case .receipt(let receipt, let isXcode): decide(receipt: receipt, isXcode: isXcode)
+        case .transactionReceipt(let receipt): decide(transactionReceipt: receipt)
         }
     }
 }
