@@ -60,7 +60,8 @@ enum ExitStatus: Int32, CaseIterable {
         case .invalidClaims:
             "a developer-signed token's claims are invalid: expired, exp more than 60 minutes after iat, iat in the "
                 + "future, missing or other aud, missing iss or bid, exp in an offer token, a nonce that is not a UUID, "
-                + "an Advanced Commerce request Apple's request model refuses"
+                + "an Advanced Commerce request Apple's request model refuses, a realtime response Apple's "
+                + "Retention Messaging model refuses"
         case .notFound:
             "fetch: nothing found: the ID is unknown in every environment asked, order status 1 (invalid), an "
                 + "empty history, no refunds, subscriptions or notifications; or an answer none of whose authentic "

@@ -48,7 +48,7 @@ enum Harness {
             let source: String
             switch item {
             case .token(let place, _), .receipt(let place, _), .transactionReceipt(let place, _),
-                .malformed(let place, _):
+                .realtimeResponse(let place, _), .malformed(let place, _):
                 source = place
             }
             precondition(source.utf8.count <= 32 + InputScanner.maximumPathLength, "a source unbounded: \(source)")
@@ -57,6 +57,11 @@ enum Harness {
             case .receipt(let source, let der): inspectReceipt(der, source: source, verifier: verifier)
             case .transactionReceipt(let source, let propertyList):
                 inspectTransactionReceipt(propertyList, source: source, verifier: verifier)
+            case .realtimeResponse(let source, let document):
+                let inspection = verifier.inspectRealtimeResponse(document, source: source)
+                precondition(!inspection.reason.isEmpty, "a realtime response result without a reason")
+                precondition(!inspection.isAuthentic, "a realtime response is never authentic")
+                precondition(inspection.access?.access.grantsAccess != true, "a realtime response granted access")
             case .malformed: continue
             }
         }

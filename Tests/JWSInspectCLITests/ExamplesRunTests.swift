@@ -326,6 +326,7 @@ import Testing
             try write(
                 "receipt.der",
                 Array(try Data(contentsOf: samples.appendingPathComponent("receipt-production-2024.der"))))
+            try write("transaction-receipt.b64", try sample("storekit1-transaction-receipt.b64") + "\n")
             try write(
                 "request.json",
                 #"{"operation":"CREATE_SUBSCRIPTION","version":"1","requestInfo":{"requestReferenceId":"d1c3c5a8-5a1b-4e62-8f0f-2b1c4d5e6f70"},"#

@@ -299,6 +299,14 @@ struct JSONContractTests {
                 ["verify-offer-v1", "--key", keys.path, "--format", "jsonl"]
                     + VerifyOfferV1Tests.fields(offer: "another") + [signature]), expect: [1])
 
+        // inspect: a realtime response of each option, and one Apple's model refuses.
+        for (_, body) in try RealtimeResponseTests.bodies(keys).sorted(by: { $0.key < $1.key }) {
+            try add(
+                "inspect",
+                InProcess.run(["--format", "jsonl", "--key", keys.path, "--bundle-id", "com.example"], stdin: body))
+        }
+        try add("inspect", InProcess.run(["--format", "jsonl"], stdin: #"{"message":{}}"#), expect: [7])
+
         // fetch: every endpoint's answer, and each way a request fails.
         let harness = try FetchHarness()
         for arguments in [

@@ -182,7 +182,7 @@ extension InputScannerTests {
         tokens(text, origin: origin).map { item in
             switch item {
             case .token(let source, _), .receipt(let source, _), .transactionReceipt(let source, _),
-                .malformed(let source, _):
+                .realtimeResponse(let source, _), .malformed(let source, _):
                 source
             }
         }

@@ -25,7 +25,8 @@ import Testing
             case .transactionReceipt(let source, let propertyList):
                 verifier.inspectTransactionReceipt(propertyList, source: source)
             case .malformed(let source, let reason): .malformed(source: source, reason: reason)
-            case .token(let source, _), .receipt(let source, _): .malformed(source: source, reason: "not one")
+            case .token(let source, _), .receipt(let source, _), .realtimeResponse(let source, _):
+                .malformed(source: source, reason: "not one")
             }
         }
     }

@@ -63,6 +63,12 @@ enum Commands {
                 + "file, base64 text (wrapped or not), a JSON string such as a verifyReceipt body's receipt-data. Their "
                 + "signature is checked, their chain to Apple Inc. Root at receipt_creation_date, and the same expectations "
                 + "apply (bundle_id, receipt_type, the device hash, active in-app entries).",
+            "A StoreKit 1 transaction receipt (the base64 a StoreKit 1 transaction's transactionReceipt held) is decoded and "
+                + "reported unverifiable (exit 10), naming the fetch command that asks Apple. A realtime response (what "
+                + "your Get Retention Message endpoint answers: a JSON object of message, alternateProduct, "
+                + "promotionalOffer or advancedCommerceInfo) is checked against Apple's model (exit 7 naming the "
+                + "member) and its offer signature verified: a V2 JWS with --key, a V1 signature with --key and "
+                + "--bundle-id.",
         ],
         options: InspectOptions.table.map(\.doc),
         positional: .files,

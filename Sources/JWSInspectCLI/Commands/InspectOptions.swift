@@ -256,7 +256,8 @@ struct InspectOptions: HasKeyOptions, SubcommandOptions {
             ["--type"],
             .choice(
                 PayloadKind.allCases.filter {
-                    $0 != .unknown && $0 != .receipt && $0 != .transactionReceipt && !$0.isDeveloperSigned
+                    $0 != .unknown && $0 != .receipt && $0 != .transactionReceipt && $0 != .realtimeResponse
+                        && !$0.isDeveloperSigned
                 }.map(\.rawValue)),
             group: expectations,
             help: "Treat payloads as this kind (default: recognised from the payload)."

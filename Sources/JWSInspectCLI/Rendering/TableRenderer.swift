@@ -187,6 +187,14 @@ struct TableRenderer {
     /// "authentic Apple-signed transaction", or why the token is not shown to be.
     private func authenticity(_ inspection: Inspection) -> String {
         let kind = inspection.kind.displayName
+        if inspection.envelope?.realtimeResponse != nil {
+            // Your server's answer: nothing signs it; its offer's signature is checked apart.
+            let signed = !inspection.nested.isEmpty || inspection.checks.contains { $0.name == .key && $0.passed }
+            return inspection.status == .valid
+                ? "\(kind) as Apple's model defines it"
+                    + (signed ? ", its offer signature verified" : ", nothing in it signed")
+                : "\(kind) (your server's answer, not signed)"
+        }
         if inspection.isXcode {
             return paint("StoreKit Testing in Xcode \(kind), NOT signed by the App Store", .yellow)
         }

@@ -220,6 +220,11 @@ extension Entitlement {
                     + "ask Apple about its transaction\(id) (Get Transaction Info)",
                 brief: "not proven: ask Apple"
             ).decided(by: [facts.path])
+        case .realtimeResponse:
+            return .notAnEntitlement(
+                "a realtime response chooses the retention message a customer sees; it proves no purchase",
+                brief: "not a purchase"
+            ).decided(by: [facts.path])
         case .unknown:
             return .undecided(
                 "\(ClaimDetail.article(facts.kind)) does not say whether access is granted", brief: "not a purchase")

@@ -259,6 +259,9 @@ package enum Entitlement {
             let access = access ?? decide(Facts(kind: .transactionReceipt, payload: payload), at: now, style: style)
             return text + "; \(access.explanation)."
 
+        case .realtimeResponse:
+            return RealtimeResponseModel.summary(payload)
+
         case .unknown:
             return "Not a payload jwsinspect recognises (\(payload.count) field\(payload.count == 1 ? "" : "s"))."
         }

@@ -346,6 +346,7 @@ package struct PayloadDisplay: Sendable {
         case .advancedCommerceRequest: Indexes.advancedCommerceRequest
         case .receipt: Indexes.receipt
         case .transactionReceipt: Indexes.transactionReceipt
+        case .realtimeResponse: Indexes.realtimeResponse
         case .unknown: Indexes.unknown
         }
     }
@@ -362,6 +363,7 @@ package struct PayloadDisplay: Sendable {
         static let advancedCommerceRequest = places(PayloadKind.advancedCommerceRequest)
         static let receipt = places(PayloadKind.receipt)
         static let transactionReceipt = places(PayloadKind.transactionReceipt)
+        static let realtimeResponse = places(PayloadKind.realtimeResponse)
         static let unknown = places(PayloadKind.unknown)
 
         /// `kind`'s documented fields placed, each object Apple defines with its shape.
@@ -648,8 +650,8 @@ final class FieldName: Sendable {
 
     /// The knowledge of `key` in an object Apple's models define (`PayloadDisplay.Shape`):
     /// `enumeration` and `special` as that object says, not as the name means in a payload.
-    init(_ key: String, _ enumeration: Enumeration, _ special: Special) {
-        isTimestamp = PayloadFields.isTimestamp(key)
+    init(_ key: String, _ enumeration: Enumeration, _ special: Special, timestamp: Bool? = nil) {
+        isTimestamp = timestamp ?? PayloadFields.isTimestamp(key)
         isPlain = Self.isPlain(key)
         isJWTTime = false
         isRequest = false

@@ -18,6 +18,8 @@ package enum PayloadKind: String, Sendable, CaseIterable {
     case receipt
     /// A StoreKit 1 transaction receipt's `purchase-info` (an OpenStep property list).
     case transactionReceipt
+    /// A realtime response: what a developer's Get Retention Message endpoint answers.
+    case realtimeResponse
     case unknown
 
     /// Recognises the kind from the payload's own fields.

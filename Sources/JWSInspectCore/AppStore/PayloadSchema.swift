@@ -66,6 +66,7 @@ package final class PayloadSchema: Sendable {
         case .advancedCommerceRequest: advancedCommerceRequest
         case .receipt: receipt
         case .transactionReceipt: transactionReceipt
+        case .realtimeResponse: realtimeResponse
         case .unknown: unknown
         }
     }
@@ -196,6 +197,14 @@ package final class PayloadSchema: Sendable {
         identity: .members(
             location: "purchase-info", bundleId: "bid", appAppleId: nil, carriesAppAppleId: false, environment: nil,
             environmentField: "environment"))
+
+    /// A realtime response, a developer's answer to the App Store (Retention Messaging's
+    /// `RealtimeResponseBody`): one of its options. Nothing in it names an app or environment.
+    static let realtimeResponse = PayloadSchema(
+        .realtimeResponse, "realtime response", recognition: .envelope, documented: RealtimeResponseModel.options,
+        identity: .members(
+            location: "payload", bundleId: nil, appAppleId: nil, carriesAppAppleId: false, environment: nil,
+            environmentField: "environment (a realtime response has none)"))
 
     static let unknown = PayloadSchema(
         .unknown, "unknown payload", recognition: .envelope, documented: [],

@@ -30,6 +30,10 @@ extension PayloadDisplay {
 
         /// A member shown as signed (a date when its name ends in `Date`).
         static func plain(_ key: String) -> Member { Member(key: key, name: FieldName(key, .none, .none)) }
+        /// Milliseconds since 1970, whatever its name.
+        static func milliseconds(_ key: String) -> Member {
+            Member(key: key, name: FieldName(key, .none, .none, timestamp: true))
+        }
         /// Milliunits of the payload's currency.
         static func money(_ key: String) -> Member { Member(key: key, name: FieldName(key, .none, .price)) }
         /// A decimal fraction shown as a percentage ("0.15" is 15%).
@@ -57,6 +61,7 @@ extension PayloadDisplay {
         case .notification: Shapes.bodies
         case .transaction: Shapes.transaction
         case .renewalInfo: Shapes.renewalInfo
+        case .realtimeResponse: Shapes.realtimeResponse
         default: [:]
         }
     }
@@ -94,6 +99,25 @@ extension PayloadDisplay {
                     "commitmentRenewalBillingPlanType", FieldMeanings.stringEnums["renewalBillingPlanType"] ?? [:]),
                 .plain("commitmentRenewalDate"), .money("commitmentRenewalPrice"),
             ]),
+        ]
+
+        /// Retention Messaging's `RealtimeResponseBody` options (`RealtimeResponseModel`).
+        static let realtimeResponse: [String: Shape] = [
+            "message": Shape([.plain("messageIdentifier")]),
+            "alternateProduct": Shape([
+                .plain("messageIdentifier"), .plain("productId"),
+                .strings("billingPlanType", FieldMeanings.stringEnums["billingPlanType"] ?? [:]),
+            ]),
+            "promotionalOffer": Shape([
+                .plain("messageIdentifier"), .plain("promotionalOfferSignatureV2"),
+                .object(
+                    "promotionalOfferSignatureV1",
+                    Shape([
+                        .plain("productId"), .plain("offerIdentifier"), .plain("keyId"), .plain("nonce"),
+                        .milliseconds("timestamp"), .plain("appAccountToken"), .plain("encodedSignature"),
+                    ])),
+            ]),
+            "advancedCommerceInfo": Shape([.plain("messageIdentifier"), .plain("advancedCommerceData")]),
         ]
 
         static let descriptors = Shape([.plain("displayName"), .plain("description")])

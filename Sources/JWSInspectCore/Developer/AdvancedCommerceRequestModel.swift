@@ -17,6 +17,8 @@ enum AdvancedCommerceRequestModel {
         case integer(ClosedRange<Int64>)
         case boolean
         case oneOf([String])
+        /// A compact JWS (`header.payload.signature`).
+        case jws
         case object([Member])
         case array(of: Shape, nonEmpty: Bool)
     }
@@ -142,11 +144,12 @@ enum AdvancedCommerceRequestModel {
         return found
     }
 
-    private static func check(
+    /// The problems of `object`'s `members`, each named by its path after `path` (none at the top).
+    static func check(
         _ object: [String: JSONValue], _ members: [Member], path: String, into found: inout [String], limit: Int
     ) {
         for member in members where found.count < limit {
-            let memberPath = path + "." + member.name
+            let memberPath = path.isEmpty ? member.name : path + "." + member.name
             guard let value = object[member.name], value != .null else {
                 if member.required { found.append("\(memberPath) is missing") }
                 continue
@@ -176,6 +179,10 @@ enum AdvancedCommerceRequestModel {
             }
         case (.boolean, .bool):
             return
+        case (.jws, .string(let text)):
+            if !PayloadDisplay.isCompactJWS(text) {
+                found.append("\(path) is not a compact JWS (header.payload.signature)")
+            }
         case (.oneOf(let values), .string(let text)):
             if !values.contains(text) {
                 found.append("\(path) is '\(Excerpt.of(text))', expected \(values.joined(separator: ", "))")
@@ -199,6 +206,7 @@ enum AdvancedCommerceRequestModel {
         case .integer: "an integer"
         case .boolean: "true or false"
         case .oneOf(let values): "one of \(values.joined(separator: ", "))"
+        case .jws: "a compact JWS string"
         case .object: "an object"
         case .array: "an array"
         }

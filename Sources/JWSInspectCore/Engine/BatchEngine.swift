@@ -88,6 +88,7 @@ package final class BatchEngine: Sendable {
             case .token(_, let token): groupBytes += token.utf8.count
             case .receipt(_, let der): groupBytes += der.count
             case .transactionReceipt(_, let propertyList): groupBytes += propertyList.count
+            case .realtimeResponse(_, let document): groupBytes += document.count
             case .malformed: break
             }
             if group.count >= Self.groupSize || groupBytes >= Self.groupBytes { verifyGroup() }
@@ -184,6 +185,8 @@ package final class BatchEngine: Sendable {
             case .receipt(let source, let der): batch.append(verifier.inspectReceipt(der, source: source))
             case .transactionReceipt(let source, let propertyList):
                 batch.append(verifier.inspectTransactionReceipt(propertyList, source: source))
+            case .realtimeResponse(let source, let document):
+                batch.append(verifier.inspectRealtimeResponse(document, source: source))
             case .malformed(let source, let reason): batch.append(.malformed(source: source, reason: reason))
             }
         }

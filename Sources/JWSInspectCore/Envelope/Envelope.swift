@@ -10,12 +10,16 @@ package enum Envelope: Sendable {
     /// An OpenStep property list: a StoreKit 1 transaction receipt, signed in a format
     /// nothing here verifies.
     case transactionReceipt(TransactionReceiptEnvelope)
+    /// A JSON document a developer's server answers the App Store with (a realtime response),
+    /// signed by nothing itself.
+    case realtimeResponse(RealtimeResponseEnvelope)
 
     /// What an input candidate is, before it is decoded (`InputScanner.Item.kind`).
     package enum Kind: String, Sendable, Equatable {
         case compactJWS = "compact JWS"
         case pkcs7 = "PKCS#7"
         case transactionReceipt = "StoreKit 1 transaction receipt"
+        case realtimeResponse = "realtime response"
     }
 
     /// The sections renderers draw, whatever the envelope.
@@ -37,6 +41,7 @@ package enum Envelope: Sendable {
         case .compactJWS: .compactJWS
         case .pkcs7: .pkcs7
         case .transactionReceipt: .transactionReceipt
+        case .realtimeResponse: .realtimeResponse
         }
     }
 
@@ -46,6 +51,7 @@ package enum Envelope: Sendable {
         case .compactJWS: "compactJWS"
         case .pkcs7: "pkcs7"
         case .transactionReceipt: "transactionReceipt"
+        case .realtimeResponse: "realtimeResponse"
         }
     }
 
@@ -53,14 +59,14 @@ package enum Envelope: Sendable {
     package var compactJWS: CompactJWS? {
         switch self {
         case .compactJWS(let jws): jws
-        case .pkcs7, .transactionReceipt: nil
+        case .pkcs7, .transactionReceipt, .realtimeResponse: nil
         }
     }
 
     /// The receipt, when that is the envelope.
     package var receipt: ReceiptEnvelope? {
         switch self {
-        case .compactJWS, .transactionReceipt: nil
+        case .compactJWS, .transactionReceipt, .realtimeResponse: nil
         case .pkcs7(let receipt): receipt
         }
     }
@@ -68,6 +74,12 @@ package enum Envelope: Sendable {
     /// The StoreKit 1 transaction receipt, when that is the envelope.
     package var transactionReceipt: TransactionReceiptEnvelope? {
         if case .transactionReceipt(let receipt) = self { return receipt }
+        return nil
+    }
+
+    /// The realtime response, when that is the envelope.
+    package var realtimeResponse: RealtimeResponseEnvelope? {
+        if case .realtimeResponse(let response) = self { return response }
         return nil
     }
 
@@ -85,6 +97,10 @@ package enum Envelope: Sendable {
             Sections(
                 header: receipt.header, payload: receipt.payload, headerTitle: "TRANSACTION RECEIPT",
                 headerOrder: TransactionReceiptEnvelope.headerOrder)
+        case .realtimeResponse(let response):
+            Sections(
+                header: response.header, payload: response.payload, headerTitle: "REALTIME RESPONSE",
+                headerOrder: RealtimeResponseEnvelope.headerOrder)
         }
     }
 }
@@ -96,6 +112,7 @@ extension InputScanner.Item {
         case .token: .compactJWS
         case .receipt: .pkcs7
         case .transactionReceipt: .transactionReceipt
+        case .realtimeResponse: .realtimeResponse
         case .malformed: nil
         }
     }

@@ -3,7 +3,8 @@
 /// one compact JWS, one webhook body `{"signedPayload":"<JWS>"}` (strict JSON, that member
 /// alone, its string the JWS and nothing else), one legacy receipt (its DER or BER bytes, or
 /// standard base64 on one line) or one StoreKit 1 transaction receipt (standard base64 on one
-/// line), with nothing but whitespace (space, tab, line feed, carriage
+/// line) or one realtime response (a JSON object of Retention Messaging's options alone,
+/// `RealtimeResponseModel.recognises`), with nothing but whitespace (space, tab, line feed, carriage
 /// return) around it, and refuses anything else, saying what was wrong.
 ///
 /// Linear in the input, which is at most `limit` bytes: bytes are compared (never
@@ -141,6 +142,10 @@ package enum ExactInput {
         case .failure(.notJSON(let problem)): return .failure(.notJSON(problem))
         case .failure(.notAnObject): return .failure(.jsonArray)
         case .failure(.duplicateMember(let duplicate)): return .failure(.duplicateMember(duplicate))
+        }
+        if RealtimeResponseModel.recognises(.object(members)) {
+            // A realtime response is one item: the document, its offer's JWS inside it.
+            return .success(.realtimeResponse(source: source, document: bytes))
         }
         guard let value = members[signedPayload] else {
             return .failure(.noSignedPayload(Refusal.Names(members.keys)))

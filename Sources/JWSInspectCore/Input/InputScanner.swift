@@ -12,6 +12,9 @@ package enum InputScanner {
         /// A StoreKit 1 transaction receipt: its OpenStep property list, decoded from base64
         /// (`TransactionReceiptText`).
         case transactionReceipt(source: String, propertyList: [UInt8])
+        /// A JSON document shaped as a realtime response (`RealtimeResponseModel.recognises`):
+        /// its bytes, read as the payload.
+        case realtimeResponse(source: String, document: [UInt8])
         /// Something that starts like a JWS (or a receipt) but cannot be one.
         case malformed(source: String, reason: String)
     }

@@ -83,7 +83,14 @@ extension InputStream {
                 do {
                     let document = try JSONValue.decode(record, budget: Self.treeBudget(limit: self.limit))
                     let prefix = whole ? "\(origin):" : numberLines ? "\(origin):\(number):" : "\(origin):"
-                    InputScanner.jsonTokens(document, origin: prefix, emit: emit)
+                    if RealtimeResponseModel.recognises(document) {
+                        // The document is the item: its offer's JWS are verified inside it.
+                        emit(
+                            .realtimeResponse(
+                                source: whole || !numberLines ? origin : "\(origin):\(number)", document: record))
+                    } else {
+                        InputScanner.jsonTokens(document, origin: prefix, emit: emit)
+                    }
                 } catch let refusal as any JSONValue.CostRefusal {
                     // Too costly to read (memory, or time): refused whole, nothing in it verified.
                     let last = lines.last?.number ?? number

@@ -126,6 +126,8 @@ enum ExpectationSubject {
     case receipt(ReceiptEnvelope, isXcode: Bool)
     /// A StoreKit 1 transaction receipt, answered from what it says (nothing in it is proven).
     case transactionReceipt(TransactionReceiptEnvelope)
+    /// A realtime response: unsigned, and naming no app, environment or customer of its own.
+    case realtimeResponse(RealtimeResponseEnvelope)
 }
 
 /// A JWS as the backend expectations read it.

@@ -53,6 +53,14 @@ extension ActivePolicy {
     }
 }
 
+extension ActivePolicy {
+    /// A realtime response proves no purchase (`Entitlement.decide`): fails.
+    func decide(realtimeResponse response: RealtimeResponseEnvelope) -> StepOutcome {
+        let access = Entitlement.decide(Entitlement.Facts(kind: .realtimeResponse, payload: response.body), at: at)
+        return Self.outcome(access.grantsAccess == true, Detail(label: "", access: access, checked: fixed))
+    }
+}
+
 extension Check.Name {
     package static let active = ActivePolicy.name
 }

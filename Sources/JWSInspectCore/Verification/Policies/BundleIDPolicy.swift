@@ -27,6 +27,14 @@ struct BundleIDPolicy: ExpectationPolicy {
 }
 
 extension BundleIDPolicy {
+    /// A realtime response names no app; its offer's signature does (a V2 token's `bid`,
+    /// compared in the nested token; the bundle ID a V1 signature signs).
+    func decide(realtimeResponse: RealtimeResponseEnvelope) -> StepOutcome {
+        .note("bundle ID: a realtime response names none; its offer signature is checked with it, if it has one")
+    }
+}
+
+extension BundleIDPolicy {
     /// A StoreKit 1 transaction receipt's `bid`, as written (nothing in it is proven).
     func decide(transactionReceipt receipt: TransactionReceiptEnvelope) -> StepOutcome {
         let actual = receipt.purchaseString("bid")

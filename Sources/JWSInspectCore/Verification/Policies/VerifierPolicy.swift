@@ -62,14 +62,22 @@ protocol ExpectationPolicy: VerifierPolicy {
     func decide(receipt: ReceiptEnvelope, isXcode: Bool) -> StepOutcome
     /// What a StoreKit 1 transaction receipt says about the expectation.
     func decide(transactionReceipt: TransactionReceiptEnvelope) -> StepOutcome
+    /// What a realtime response says about the expectation: nothing of its own (a note, by
+    /// default); its nested tokens answer for themselves.
+    func decide(realtimeResponse: RealtimeResponseEnvelope) -> StepOutcome
 }
 
 extension ExpectationPolicy {
+    func decide(realtimeResponse: RealtimeResponseEnvelope) -> StepOutcome {
+        .note("\(Self.name) not compared: a realtime response is your server's answer and names none of its own")
+    }
+
     func decide(_ subject: ExpectationSubject) -> StepOutcome {
         switch subject {
         case .token(let token): decide(token: token)
         case .receipt(let receipt, let isXcode): decide(receipt: receipt, isXcode: isXcode)
         case .transactionReceipt(let receipt): decide(transactionReceipt: receipt)
+        case .realtimeResponse(let response): decide(realtimeResponse: response)
         }
     }
 }
