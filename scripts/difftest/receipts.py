@@ -12,6 +12,13 @@ for every real receipt in Tests/Vectors/receipts:
 
 and, for inputs that start like a receipt and are not one, that Apple's library refuses them
 (ValueError) and jwsinspect answers exit 5 (malformed).
+
+StoreKit 1 transaction receipts (`extract_transaction_id_from_transaction_receipt`): Apple's
+fixture and property lists of the shapes StoreKit 1 wrote (tabs or spaces, members in any
+order, the signature and environment around purchase-info), each read by Apple's library and
+by jwsinspect: the same transaction ID, jwsinspect's status `unverifiable` (exit 10), and
+`unverified` (exit 0) under --no-verify; one without purchase-info: Apple finds no ID,
+jwsinspect refuses it (exit 5).
 """
 import base64
 import glob
@@ -122,4 +129,50 @@ def run(binary):
         status, _ = jwsinspect_json(binary, data)
         if not apple_refuses or status != 5:
             failures.append(f"broken receipt {index}: Apple's library refuses: {apple_refuses}, jwsinspect exit {status}")
+    more_checks, more_failures = transaction_receipts(binary)
+    return checks + more_checks, failures + more_failures
+
+
+def plist(members, indent="\t"):
+    """An OpenStep property list as StoreKit 1 wrote one."""
+    return "{\n" + "".join(f'{indent}"{key}" = "{value}";\n' for key, value in members) + "}"
+
+
+def transaction_receipts(binary):
+    checks, failures = 0, []
+    utility = ReceiptUtility()
+    fixture = open(os.path.join(HERE, "..", "..", "Tests", "Vectors", "apple", "legacyTransaction")).read().strip()
+    inputs = [("apple-legacyTransaction", fixture)]
+    rng = random.Random(52)
+    for index in range(12):
+        transaction = str(rng.randrange(10**14, 10**16))
+        purchase = [("original-purchase-date-ms", "1386133040000"), ("transaction-id", transaction),
+                    ("product-id", f"com.example.product{index}"), ("quantity", "1"),
+                    ("purchase-date-ms", str(1386133040000 + index)), ("bid", "com.example.app")]
+        rng.shuffle(purchase)
+        info = base64.b64encode(plist(purchase, rng.choice(["\t", "    "])).encode()).decode()
+        outer = [("signature", base64.b64encode(bytes(rng.randrange(256) for _ in range(128))).decode()),
+                 ("purchase-info", info), ("environment", "Sandbox"), ("pod", "100"), ("signing-status", "0")]
+        rng.shuffle(outer)
+        inputs.append((f"generated-{index}", base64.b64encode(plist(outer).encode()).decode()))
+    for name, text in inputs:
+        apple_id = utility.extract_transaction_id_from_transaction_receipt(text)
+        checks += 1
+        status, records = jwsinspect_json(binary, text.encode())
+        shown = records[0].get("payload", {}).get("transaction-id") if len(records) == 1 else None
+        if apple_id is None or shown != apple_id or status != 0 or records[0].get("status") != "unverified":
+            failures.append(f"{name}: Apple's library extracts {apple_id!r}; jwsinspect --no-verify exit {status}, "
+                            f"transaction-id {shown!r}")
+        checks += 1
+        result = subprocess.run([binary, "--format", "jsonl", "-"], input=text.encode(), capture_output=True)
+        verdicts = [json.loads(line).get("status") for line in result.stdout.decode().splitlines() if line.strip()]
+        if result.returncode != 10 or verdicts != ["unverifiable"]:
+            failures.append(f"{name}: jwsinspect exit {result.returncode}, {verdicts}, expected unverifiable (10)")
+    # No purchase-info: Apple's library finds no transaction ID; jwsinspect refuses it.
+    checks += 1
+    text = base64.b64encode(plist([("signature", "AAAA"), ("environment", "Sandbox")]).encode()).decode()
+    apple_id = utility.extract_transaction_id_from_transaction_receipt(text)
+    status, _ = jwsinspect_json(binary, text.encode())
+    if apple_id is not None or status != 5:
+        failures.append(f"no purchase-info: Apple's library extracts {apple_id!r}, jwsinspect exit {status}")
     return checks, failures
