@@ -51,7 +51,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .malformed:
             "malformed input: no JWS found, undecodable segments, a header or payload that is not RFC 8259 JSON in UTF-8, "
                 + "a JSON object naming a member twice (header, payload or input document), a token over 1 MiB, a record over 64 MiB, a receipt that is not a valid receipt or over its limits, "
-                + "--exact: an input that is not exactly one JWS, webhook body or receipt"
+                + "--exact: an input that is not exactly one JWS, webhook body, receipt, transaction receipt or realtime response"
         case .inactive:
             "--require-active: no access at the access time: the model's state is not active or "
                 + "billing-grace-period (revoked or cancelled, expired, billing retry, upgraded, not yet purchased, not "
