@@ -65,6 +65,19 @@ import Testing
         if case .malformed(let source, _) = items.first { #expect(source == "in:1") } else { Issue.record("\(items)") }
     }
 
+    /// A token with a short signature, then base64 text that would complete it into a signature
+    /// no encoder writes (its last character has unused bits set): not one token wrapped, so
+    /// the pieces are read apart (found by `make fuzz` in issue 52: a truncated token, then a
+    /// damaged receipt's base64 lines). With a canonical last character, it is joined.
+    @Test func piecesJoiningIntoANonCanonicalSignatureStayApart() {
+        let truncated = "eyJhbGciOiJFUzI1NiJ9.e30.AA"
+        let rest = String(repeating: "A", count: 83)
+        let apart = InputScanner.scan(Array("\(truncated)\n\(rest)B\n".utf8), origin: "in")
+        #expect(apart.first == .token(source: "in:1", token: truncated), "\(apart)")
+        let joined = InputScanner.scan(Array("\(truncated)\n\(rest)A\n".utf8), origin: "in")
+        #expect(joined == [.token(source: "in:1 (rejoined from 2 pieces)", token: truncated + rest + "A")])
+    }
+
     /// Pieces that do not make one JWS (an HS256 JWT's 43-character signature, then words) stay apart.
     @Test func piecesThatDoNotMakeOneJWSStayApart() {
         let header = Base64URL.encode(Array(#"{"alg":"HS256","typ":"JWT"}"#.utf8))

@@ -21,29 +21,38 @@ package enum RealtimeResponseModel {
     /// The options, in Apple's order.
     package static let options = ["message", "alternateProduct", "promotionalOffer", "advancedCommerceInfo"]
 
-    static let messageIdentifier = Member("messageIdentifier", .uuid)
+    static var messageIdentifier: Member { Member("messageIdentifier", .uuid) }
 
     /// The legacy V1 signature and the fields it signs (`PromotionalOfferSignatureV1`).
-    static let signatureV1: [Member] = [
-        Member("encodedSignature", .string(maxLength: nil)), Member("productId", .string(maxLength: nil)),
-        Member("nonce", .uuid), Member("timestamp", .integer(0...PromotionalOfferV1.maximumTimestamp)),
-        Member("keyId", .string(maxLength: nil)), Member("offerIdentifier", .string(maxLength: nil)),
-        Member("appAccountToken", .uuid, required: false),
-    ]
+    /// Made when asked, as `AdvancedCommerceRequestModel.members(of:)` are: a static of
+    /// indirect enum boxes reads as a leak to LeakSanitizer (`make fuzz`).
+    static var signatureV1: [Member] {
+        [
+            Member("encodedSignature", .string(maxLength: nil)), Member("productId", .string(maxLength: nil)),
+            Member("nonce", .uuid), Member("timestamp", .integer(0...PromotionalOfferV1.maximumTimestamp)),
+            Member("keyId", .string(maxLength: nil)), Member("offerIdentifier", .string(maxLength: nil)),
+            Member("appAccountToken", .uuid, required: false),
+        ]
+    }
 
-    /// Each option's members.
-    static let members: [String: [Member]] = [
-        "message": [messageIdentifier],
-        "alternateProduct": [
-            messageIdentifier, Member("productId", .string(maxLength: nil)),
-            Member("billingPlanType", .oneOf(["BILLED_UPFRONT", "MONTHLY"]), required: false),
-        ],
-        "promotionalOffer": [
-            messageIdentifier, Member("promotionalOfferSignatureV2", .jws, required: false),
-            Member("promotionalOfferSignatureV1", .object(signatureV1), required: false),
-        ],
-        "advancedCommerceInfo": [messageIdentifier, Member("advancedCommerceData", .string(maxLength: nil))],
-    ]
+    /// An option's members.
+    static func members(of option: String) -> [Member] {
+        switch option {
+        case "message": [messageIdentifier]
+        case "alternateProduct":
+            [
+                messageIdentifier, Member("productId", .string(maxLength: nil)),
+                Member("billingPlanType", .oneOf(["BILLED_UPFRONT", "MONTHLY"]), required: false),
+            ]
+        case "promotionalOffer":
+            [
+                messageIdentifier, Member("promotionalOfferSignatureV2", .jws, required: false),
+                Member("promotionalOfferSignatureV1", .object(signatureV1), required: false),
+            ]
+        case "advancedCommerceInfo": [messageIdentifier, Member("advancedCommerceData", .string(maxLength: nil))]
+        default: []
+        }
+    }
 
     /// Whether `document` is shaped as a realtime response: an object of at least one option
     /// and nothing else (a JSON log line with a `message` member among others is not one).
@@ -70,7 +79,7 @@ package enum RealtimeResponseModel {
         }
         var found: [String] = []
         AdvancedCommerceRequestModel.check(
-            [option: value], [Member(option, .object(members[option] ?? []))], path: "", into: &found, limit: limit)
+            [option: value], [Member(option, .object(members(of: option)))], path: "", into: &found, limit: limit)
         guard found.count < limit, case .object(let object) = value else { return found }
         switch option {
         case "promotionalOffer":

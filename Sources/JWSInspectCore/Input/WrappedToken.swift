@@ -40,7 +40,10 @@ enum WrappedToken {
         return progress.dots == 2
     }
 
-    /// Whether `token` (pieces joined) is one JWS: ES256-shaped, its header a JSON object.
+    /// Whether `token` (pieces joined) is one JWS: ES256-shaped, its header a JSON object, its
+    /// signature canonical base64url. Pieces that join into a signature no encoder writes are
+    /// not one token wrapped (a truncated token, then base64 text of something else: found by
+    /// `make fuzz` in issue 52), and are read apart.
     static func isOneJWS(_ token: [UInt8]) -> Bool {
         let progress = token.withUnsafeBufferPointer { bytes in
             var progress = Progress()
@@ -48,6 +51,8 @@ enum WrappedToken {
             return progress
         }
         guard progress.isWhole, let dot = token.firstIndex(of: UInt8(ascii: ".")),
+            let lastDot = token.lastIndex(of: UInt8(ascii: ".")),
+            (try? Base64URL.decode(token[(lastDot + 1)...])) != nil,
             let header = try? Base64URL.decode(token[..<dot])
         else { return false }
         return header.first { !InputScanner.isWhitespace($0) } == UInt8(ascii: "{")
