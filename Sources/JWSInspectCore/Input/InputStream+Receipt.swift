@@ -34,38 +34,10 @@ extension InputStream {
     /// `CMSSignedData.maximumSize` bytes need (base64 characters counted, not line breaks), the
     /// lines are still read but no longer kept: decoding then refuses the text by its size.
     mutating func receiptText(_ first: [UInt8], number: Int) -> Record {
-        let maximumCharacters = (CMSSignedData.maximumSize + 2) / 3 * 4
         // BER's indefinite length (Xcode's receipts) says nothing of where the receipt ends.
-        let needed = LegacyReceipt.base64Length(first) ?? .max
-        var text = first
-        let census = LegacyReceipt.Census(first)
-        var characters = census.characters
-        // Padding ends base64: each line is looked at once (the whole text again would be quadratic).
-        var padded = census.padded
-        while !padded, characters < needed, !liveInputWouldWait,
-            let next = nextLine(skippingBlank: false)
-        {
-            let joined =
-                next.range.map { range in
-                    buffer.withUnsafeBufferPointer { bytes -> Bool in
-                        let line = UnsafeBufferPointer(rebasing: bytes[range])
-                        let census = LegacyReceipt.Census(line)
-                        guard census.hasText, census.onlyBase64Text, !LegacyReceipt.startsAnotherItem(line)
-                        else { return false }
-                        padded = census.padded
-                        let kept = characters <= maximumCharacters
-                        characters += census.characters
-                        guard kept else { return true }
-                        text.append(UInt8(ascii: "\n"))
-                        text.append(contentsOf: line)
-                        return true
-                    }
-                } ?? false
-            if !joined {
-                pending = next
-                break
-            }
-        }
+        let text = base64Lines(
+            first, census: LegacyReceipt.Census(first), needed: LegacyReceipt.base64Length(first) ?? .max,
+            maximumSize: CMSSignedData.maximumSize)
         return Record(
             origin: origin, numberLines: numberLines, number: number, content: .receiptText(text), limit: limit)
     }
@@ -79,12 +51,31 @@ extension InputStream {
     /// `TransactionReceiptEnvelope.maximumSize` bytes need, the lines are still read but no
     /// longer kept: decoding then refuses the text by its size.
     mutating func transactionReceiptText(_ first: [UInt8], number: Int) -> Record {
-        let maximumCharacters = (TransactionReceiptEnvelope.maximumSize + 2) / 3 * 4
-        var text = first
+        // A first line that is not base64 text alone is joined to nothing.
         let census = LegacyReceipt.Census(first)
+        let text = base64Lines(
+            first, census: census, needed: census.onlyBase64Text ? .max : 0,
+            maximumSize: TransactionReceiptEnvelope.maximumSize)
+        return Record(
+            origin: origin, numberLines: numberLines, number: number, content: .transactionReceiptText(text),
+            limit: limit)
+    }
+
+    /// `first` (its `census` read) and the lines after it joined by newlines, while they hold base64 characters
+    /// only, until `needed` characters are read, one holds padding, one starts another item
+    /// (`LegacyReceipt.startsAnotherItem`) or a live input would wait; the line that stops it
+    /// starts the next record. Padding ends base64: each line is looked at once (the whole
+    /// text again would be quadratic). Past what `maximumSize` bytes need (base64 characters
+    /// counted, not line breaks), the lines are still read but no longer kept: decoding then
+    /// refuses the text by its size.
+    private mutating func base64Lines(
+        _ first: [UInt8], census: LegacyReceipt.Census, needed: Int, maximumSize: Int
+    ) -> [UInt8] {
+        let maximumCharacters = (maximumSize + 2) / 3 * 4
+        var text = first
         var characters = census.characters
         var padded = census.padded
-        while !padded, census.onlyBase64Text, !liveInputWouldWait, let next = nextLine(skippingBlank: false) {
+        while !padded, characters < needed, !liveInputWouldWait, let next = nextLine(skippingBlank: false) {
             let joined =
                 next.range.map { range in
                     buffer.withUnsafeBufferPointer { bytes -> Bool in
@@ -106,8 +97,6 @@ extension InputStream {
                 break
             }
         }
-        return Record(
-            origin: origin, numberLines: numberLines, number: number, content: .transactionReceiptText(text),
-            limit: limit)
+        return text
     }
 }

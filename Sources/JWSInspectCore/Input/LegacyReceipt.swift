@@ -73,26 +73,55 @@ package enum LegacyReceipt {
     /// `text`, whitespace skipped; empty when a character before them is not base64. Decoding
     /// stops at padding or at the end of `text`.
     static func decodeBase64Start(_ text: [UInt8]) -> [UInt8] {
-        var values: [UInt8] = []
-        values.reserveCapacity(base64Characters)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: base64Characters / 4 * 3) { buffer in
+            let (written, stoppedAtOther) = decodeBase64Start(text, characters: base64Characters, into: buffer)
+            return stoppedAtOther ? [] : Array(buffer[..<written])
+        }
+    }
+
+    /// Decodes the first `characters` characters of standard base64 in `text` into `out`,
+    /// whitespace skipped, allocating nothing; decoding stops at padding, at a character that is
+    /// not base64, or at the end of `text`.
+    ///
+    /// - Returns: how many bytes it wrote (at most `characters / 4 * 3`), and whether it stopped
+    ///   at a character that is neither base64 nor padding.
+    static func decodeBase64Start(
+        _ text: some Collection<UInt8>, characters: Int, into out: UnsafeMutableBufferPointer<UInt8>
+    ) -> (written: Int, stoppedAtOther: Bool) {
+        var group: UInt32 = 0
+        var inGroup = 0
+        var taken = 0
+        var written = 0
+        var stoppedAtOther = false
         for byte in text {
             if isWhitespace(byte) { continue }
-            if byte == UInt8(ascii: "=") { break }
-            guard let value = base64Value(byte) else { return [] }
-            values.append(value)
-            if values.count == base64Characters { break }
+            guard let value = base64Value(byte) else {
+                stoppedAtOther = byte != UInt8(ascii: "=")
+                break
+            }
+            group = group << 6 | UInt32(value)
+            inGroup += 1
+            taken += 1
+            if inGroup == 4 {
+                out[written] = UInt8(truncatingIfNeeded: group >> 16)
+                out[written + 1] = UInt8(truncatingIfNeeded: group >> 8)
+                out[written + 2] = UInt8(truncatingIfNeeded: group)
+                written += 3
+                group = 0
+                inGroup = 0
+            }
+            if taken == characters { break }
         }
-        var decoded: [UInt8] = []
-        var index = 0
-        while index + 1 < values.count {
-            // n characters of a group of four make n - 1 bytes (a lone last character none).
-            let group = Array(values[index..<min(index + 4, values.count)])
-            decoded.append(group[0] << 2 | group[1] >> 4)
-            if group.count > 2 { decoded.append(group[1] << 4 | group[2] >> 2) }
-            if group.count > 3 { decoded.append(group[2] << 6 | group[3]) }
-            index += 4
+        // n characters of a last group make n - 1 bytes (a lone last character none).
+        if inGroup >= 2 {
+            out[written] = UInt8(truncatingIfNeeded: group >> (6 * inGroup - 8))
+            written += 1
         }
-        return decoded
+        if inGroup == 3 {
+            out[written] = UInt8(truncatingIfNeeded: group >> 2)
+            written += 1
+        }
+        return (written, stoppedAtOther)
     }
 
     /// What a line of base64 text holds, read in one pass (`ReceiptBase64.classes`).

@@ -55,13 +55,13 @@ package enum TransactionReceiptText {
         let rest = UnsafeBufferPointer(rebasing: text[start...])
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: window / 4 * 3) { buffer in
             // Most text (a JWS's `{"alg":`) is told apart in its first 16 characters.
-            let short = decodeBase64Start(rest, characters: 16, into: buffer)
+            let short = LegacyReceipt.decodeBase64Start(rest, characters: 16, into: buffer).written
             switch decide(UnsafeBufferPointer(rebasing: buffer[..<short]), complete: false, others: others) {
             case .found(let recognition): return recognition
             case .notOne: return nil
             case .needMore:
                 guard short == 12 else { return nil }
-                let long = decodeBase64Start(rest, characters: window, into: buffer)
+                let long = LegacyReceipt.decodeBase64Start(rest, characters: window, into: buffer).written
                 let decided = decide(UnsafeBufferPointer(rebasing: buffer[..<long]), complete: true, others: others)
                 if case .found(let recognition) = decided { return recognition }
                 return nil
@@ -212,43 +212,5 @@ package enum TransactionReceiptText {
             rest = rest.dropFirst()
         }
         return false
-    }
-
-    /// Decodes the first `characters` characters of standard base64 in `text` into `out`,
-    /// whitespace skipped; decoding stops at padding, at a character that is not base64, or at
-    /// the end of `text`. Returns how many bytes it wrote (at most `characters / 4 * 3`).
-    private static func decodeBase64Start(
-        _ text: some Collection<UInt8>, characters: Int, into out: UnsafeMutableBufferPointer<UInt8>
-    ) -> Int {
-        var group: UInt32 = 0
-        var inGroup = 0
-        var taken = 0
-        var written = 0
-        for byte in text {
-            if LegacyReceipt.isWhitespace(byte) { continue }
-            guard let value = LegacyReceipt.base64Value(byte) else { break }
-            group = group << 6 | UInt32(value)
-            inGroup += 1
-            taken += 1
-            if inGroup == 4 {
-                out[written] = UInt8(truncatingIfNeeded: group >> 16)
-                out[written + 1] = UInt8(truncatingIfNeeded: group >> 8)
-                out[written + 2] = UInt8(truncatingIfNeeded: group)
-                written += 3
-                group = 0
-                inGroup = 0
-            }
-            if taken == characters { break }
-        }
-        // n characters of a last group make n - 1 bytes (a lone last character none).
-        if inGroup >= 2 {
-            out[written] = UInt8(truncatingIfNeeded: group >> (6 * inGroup - 8))
-            written += 1
-        }
-        if inGroup == 3 {
-            out[written] = UInt8(truncatingIfNeeded: group >> 2)
-            written += 1
-        }
-        return written
     }
 }
