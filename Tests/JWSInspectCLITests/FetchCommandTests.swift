@@ -395,12 +395,7 @@ struct FetchCommandTests {
         harness.production.setRealtimeURL("https://example.com/retention")
         harness.production.addPerformanceTest(
             requestID: "7c8d9e0f",
-            result: .object([
-                ("target", .string("https://example.com/retention")), ("result", .string("FAIL")),
-                ("successRate", .integer(92)), ("numPending", .integer(0)),
-                ("responseTimes", .object([("average", .integer(310)), ("p99", .integer(1_900))])),
-                ("failures", .object([("TIMED_OUT", .integer(8))])),
-            ]))
+            result: MockAppStoreServer.failedPerformanceTest)
         #expect(
             try record(["retention-default", "pro.monthly", "en-US"]).response?["messageIdentifier"] as? String
                 == "3f2b1c0d-0000-4000-8000-000000000001")

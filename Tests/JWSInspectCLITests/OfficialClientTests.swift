@@ -45,12 +45,7 @@ struct OfficialClientTests {
         server.setRealtimeURL("https://example.com/retention")
         server.addPerformanceTest(
             requestID: "7c8d9e0f",
-            result: .object([
-                ("target", .string("https://example.com/retention")), ("result", .string("FAIL")),
-                ("successRate", .integer(92)), ("numPending", .integer(0)),
-                ("responseTimes", .object([("average", .integer(310)), ("p99", .integer(1_900))])),
-                ("failures", .object([("TIMED_OUT", .integer(8))])),
-            ]))
+            result: MockAppStoreServer.failedPerformanceTest)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("official-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -246,6 +246,14 @@ final class MockAppStoreServer: Sendable {
         backend.contents.withLock { $0.performanceTests[requestID] = result }
     }
 
+    /// A performance test that failed (92% of requests answered in time), as the tests ask for it.
+    static let failedPerformanceTest: MockJSON = .object([
+        ("target", .string("https://example.com/retention")), ("result", .string("FAIL")),
+        ("successRate", .integer(92)), ("numPending", .integer(0)),
+        ("responseTimes", .object([("average", .integer(310)), ("p99", .integer(1_900))])),
+        ("failures", .object([("TIMED_OUT", .integer(8))])),
+    ])
+
     /// Adds a notification to the history (kept in `signedDate` order).
     func addNotification(_ notification: MockNotification) {
         backend.contents.withLock { contents in
