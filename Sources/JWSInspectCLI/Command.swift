@@ -22,16 +22,34 @@ package enum Command {
     /// `jwsinspect-fetch`: runs `jwsinspect fetch` with the process's arguments, sending its
     /// requests with `transport`.
     package static func main(fetchingWith transport: any HTTPTransport) -> Never {
-        main([Commands.Name.fetch.rawValue] + System.arguments.dropFirst(), transport: transport)
+        main(fetchingWith: transport, serving: nil)
     }
 
-    private static func main(_ arguments: [String], transport: (any HTTPTransport)?) -> Never {
+    /// `jwsinspect-fetch`: runs `jwsinspect fetch` with the process's arguments, or `jwsinspect
+    /// listen` when the first is `listen`, sending requests with `transport` and receiving
+    /// notifications with `server` (nil: built without an HTTP server library).
+    package static func main(fetchingWith transport: any HTTPTransport, serving server: (any NotificationServer)?)
+        -> Never
+    {
+        let arguments = Array(System.arguments.dropFirst())
+        if arguments.first == "listen" {
+            main(arguments, transport: transport, server: server)
+        }
+        main([Commands.Name.fetch.rawValue] + arguments, transport: transport, server: server)
+    }
+
+    private static func main(
+        _ arguments: [String], transport: (any HTTPTransport)?, server: (any NotificationServer)? = nil
+    )
+        -> Never
+    {
         // A closed standard input (`<&-`) is noted, then its descriptor taken by /dev/null, so
         // that no file opened later lands on descriptor 0 and is read as standard input.
         let standardInputClosed = !System.isOpen(System.standardInput)
         if standardInputClosed { System.occupyWithNull() }
         var io = CommandIO.process(standardInputClosed: standardInputClosed)
         io.transport = transport
+        io.server = server
         let status = run(arguments, io: io)
         TerminalPaste.restore()
         System.terminate(status)

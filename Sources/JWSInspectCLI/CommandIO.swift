@@ -30,6 +30,9 @@ package struct CommandIO {
     /// Sends `fetch`'s requests: `jwsinspect-fetch` gives URLSession's; `jwsinspect` links no
     /// network library and has none (it runs `jwsinspect-fetch` instead); tests give their own.
     package var transport: (any HTTPTransport)?
+    /// Receives `listen`'s notifications: `jwsinspect-fetch` gives libmicrohttpd's when it was
+    /// built with it; `jwsinspect` has none (it runs `jwsinspect-fetch`); tests give their own.
+    package var server: (any NotificationServer)?
     /// An environment variable's value.
     package var environment: (String) -> String? = { _ in nil }
     /// The moment taken as now.
