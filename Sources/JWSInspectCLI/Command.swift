@@ -11,9 +11,13 @@ package enum Command {
         // `fetch` is a program of its own, the one that links a network library: run it in
         // this process's place, as git runs its subcommands (same streams, same exit status).
         // Without it, fetch runs here as far as its help and usage errors, then says how to get it.
-        if arguments.first == Commands.Name.fetch.rawValue, let companion = Companion.installedPath {
-            let failure = System.execute(companion, arguments: Array(arguments.dropFirst()))
-            _ = System.writeAll("jwsinspect: fetch: cannot run \(companion): \(failure)\n", to: System.standardError)
+        // `listen` too, the one that links an HTTP server: run as `jwsinspect-fetch listen …`.
+        if let first = arguments.first, first == Commands.Name.fetch.rawValue || first == Commands.Name.listen.rawValue,
+            let companion = Companion.installedPath
+        {
+            let passed = first == Commands.Name.fetch.rawValue ? Array(arguments.dropFirst()) : arguments
+            let failure = System.execute(companion, arguments: passed)
+            _ = System.writeAll("jwsinspect: \(first): cannot run \(companion): \(failure)\n", to: System.standardError)
             System.terminate(ExitStatus.fetchMissing.rawValue)
         }
         main(arguments, transport: nil)
@@ -32,7 +36,7 @@ package enum Command {
         -> Never
     {
         let arguments = Array(System.arguments.dropFirst())
-        if arguments.first == "listen" {
+        if arguments.first == Commands.Name.listen.rawValue {
             main(arguments, transport: transport, server: server)
         }
         main([Commands.Name.fetch.rawValue] + arguments, transport: transport, server: server)

@@ -363,6 +363,14 @@ enum System {
     enum RegularFileFailure: Error {
         case missing
         case refused(String)
+
+        /// In words, for a message naming the file.
+        var description: String {
+            switch self {
+            case .missing: "no such file"
+            case .refused(let reason): reason
+            }
+        }
     }
 
     /// A regular file of at most `limit` bytes, read as a file others may have placed or replaced

@@ -148,6 +148,7 @@ import Testing
                     switch name {
                     case .inspect: _ = try InspectOptions.parse(rest)
                     case .fetch: _ = try FetchOptions.parse(rest)
+                    case .listen: _ = try ListenOptions.parse(rest)
                     case .sign: _ = try SignOptions.parse(rest)
                     case .mint: _ = try MintOptions.parse(rest)
                     case .timeline: _ = try TimelineOptions.parse(rest)

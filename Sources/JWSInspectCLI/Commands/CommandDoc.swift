@@ -33,7 +33,7 @@ enum Commands {
     /// The subcommands' names, known without building any documentation or option table: a
     /// run picks its subcommand by name, then builds that one's table alone.
     enum Name: String, CaseIterable {
-        case inspect, fetch, sign, mint, timeline
+        case inspect, fetch, listen, sign, mint, timeline
         case verifyOfferV1 = "verify-offer-v1"
         case completion, help
     }
@@ -90,6 +90,55 @@ enum Commands {
             ("--no-verify token.jws", "just decode"),
             ("--bundle-id com.example.app receipt.der", "a legacy App Store receipt"),
             ("--root StoreKitTestCertificate.cer xcode-transaction.jws", "a StoreKit Testing in Xcode token"),
+        ])
+
+    static let listen = CommandDoc(
+        name: Name.listen.rawValue,
+        abstract: "receive App Store Server Notifications live: verified, shown, stored once, forwarded",
+        usage: [
+            "listen [--listen ADDR:PORT] [--path /PATH] [--log FILE] [--forward-to URL] [options]",
+            "listen --import FILE --log FILE [options]",
+        ],
+        discussion: [
+            "An HTTP/1.1 server (libmicrohttpd, in jwsinspect-fetch) for the URL set in App Store Connect, reached "
+                + "through a tunnel or a reverse proxy: each POST to --path is read (at most 1 MiB of body, 16 KiB of "
+                + "headers, 10 seconds of silence, 30 seconds of body, 512 connections), scanned as inspect scans a "
+                + "webhook body and verified as inspect verifies it (--root, --at, --bundle-id, --environment, "
+                + "--check-revocation), then shown as it arrives: time, answer, type and subtype, notificationUUID, "
+                + "and inspect's brief lines (verdict, product, access).",
+            "Answers: an authentic notification is 200, once stored (with --log: appended and synced to the disk "
+                + "before the answer, several requests at once sharing one sync), also when --bundle-id or "
+                + "--environment differs (stored and flagged, so that Apple stops retrying and nothing is lost); a "
+                + "notificationUUID stored before is 200 and not stored again, across restarts. A forgery is 403, a "
+                + "body with no notification or a malformed one 400, another kind of JWS 422, a body over 1 MiB 413, "
+                + "a body too slow 408, another path 404, another method 405; nothing refused is stored. What can "
+                + "succeed later is 503, so that Apple sends it again: revocation that could not be checked, a log "
+                + "that could not be written (a full disk).",
+            "The log holds one JSON line per record: {\"record\":\"stored\", time, notificationUUID, "
+                + "notificationType, subtype, status, reason, via, from, body} (the body as it came) and "
+                + "{\"record\":\"forwarded\", …}; timeline reads it as it is. A crash loses no notification "
+                + "answered 200; a record cut short by one is set aside into FILE.torn at the next start. "
+                + "--import FILE appends the notifications FILE holds (fetch notifications --save answers) through "
+                + "the same rule: a backfill of what timeline --against found missed.",
+            "Ctrl-C (SIGINT) or SIGTERM stops: requests in flight get up to 5 seconds, then the counts are shown "
+                + "(received, stored, repeated, rejected, forwarded) and the exit status is 0. Exit status 69 when "
+                + "the address cannot be bound or this build has no HTTP server, 74 when the log cannot be opened or "
+                + "is refused, 127 when jwsinspect-fetch is not installed; --import: that of the first notification "
+                + "not stored, as inspect's.",
+        ],
+        options: ListenOptions.table.map(\.doc),
+        positional: .none,
+        examples: [
+            ("listen --log notifications.jsonl", "receive on 127.0.0.1:8080, store each notification once"),
+            (
+                "listen --listen 127.0.0.1:9000 --path /apple --log notifications.jsonl --forward-to "
+                    + "http://127.0.0.1:3000/webhooks/apple",
+                "receive, store and pass each on to your own endpoint"
+            ),
+            (
+                "listen --import missed.json --log notifications.jsonl",
+                "append Apple's copies of what was missed (fetch notifications --save missed.json)"
+            ),
         ])
 
     static let fetch = CommandDoc(

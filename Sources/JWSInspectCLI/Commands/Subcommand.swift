@@ -33,6 +33,12 @@ extension FetchCommand: Subcommand {
     static func parse(_ arguments: [String]) throws(UsageError) -> FetchOptions { try FetchOptions.parse(arguments) }
 }
 
+extension ListenCommand: Subcommand {
+    static let name = Commands.Name.listen
+    static var doc: CommandDoc { Commands.listen }
+    static func parse(_ arguments: [String]) throws(UsageError) -> ListenOptions { try ListenOptions.parse(arguments) }
+}
+
 extension SignCommand: Subcommand {
     static let name = Commands.Name.sign
     static var doc: CommandDoc { Commands.sign }
@@ -79,7 +85,7 @@ extension Commands {
     /// Every subcommand, in the order help lists them: the one registry (a test holds `all` and
     /// `Name` to it).
     static let registry: [any Subcommand.Type] = [
-        InspectCommand.self, FetchCommand.self, SignCommand.self, MintCommand.self, TimelineCommand.self,
+        InspectCommand.self, FetchCommand.self, ListenCommand.self, SignCommand.self, MintCommand.self, TimelineCommand.self,
         VerifyOfferV1Command.self, CompletionCommand.self, HelpCommand.self,
     ]
 

@@ -18,6 +18,11 @@ enum RecordType: String, CaseIterable {
     case summary
     /// timeline: a subscription's state and events; an anomaly; an item not folded; the counts.
     case subscription, anomaly, skipped, timelineSummary
+    /// listen: a request's (or an imported notification's) outcome; a forward's; the counts (on
+    /// standard error).
+    case delivery, forward, listenSummary
+    /// The lines of listen's log: a notification stored; a forward delivered.
+    case stored, forwarded
 
     /// The version of every record's schema: raised when a key is removed, renamed or changes
     /// type, never for a key added (docs/schema/README.md).

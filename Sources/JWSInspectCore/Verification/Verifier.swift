@@ -1,4 +1,4 @@
-internal import FoundationEssentials
+package import FoundationEssentials
 
 /// Verifies App Store JWS the way Apple's libraries do, reporting every check.
 ///
@@ -38,6 +38,14 @@ package struct Verifier: Sendable {
         self.payloadKeys = payloadKeys
         self.policies = policies
         self.nestedPolicies = nestedPolicies
+    }
+
+    /// This verifier with `now` as the current time, sharing what it has learned (a listener
+    /// verifies each request at its own moment).
+    package func at(_ now: Date) -> Verifier {
+        var options = options
+        options.now = now
+        return Verifier(options: options, cache: cache, payloadKeys: payloadKeys)
     }
 
     /// Inspects one compact JWS.

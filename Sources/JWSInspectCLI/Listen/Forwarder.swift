@@ -1,0 +1,198 @@
+internal import AppStoreServerAPI
+internal import Dispatch
+internal import FoundationEssentials
+internal import JWSInspectCore
+
+#if canImport(Glibc)
+    internal import Glibc
+#elseif canImport(Darwin)
+    internal import Darwin
+#endif
+
+/// `listen --forward-to URL`: posts each stored notification's body, unchanged, to the
+/// developer's endpoint, in the order they were stored, on a thread of its own (receiving never
+/// waits for it). An answer other than 2xx, or none, is retried with backoff (1, 2, 4 … 60
+/// seconds) until it is 2xx; each delivery is recorded in the log (`forwarded`), so a restart
+/// resumes with what was not. At least once: a forward whose record was not written before a
+/// crash is sent again.
+final class Forwarder: @unchecked Sendable {
+    struct Event: Sendable {
+        let time: Date
+        let notificationUUID: String
+        let url: String
+        let delivered: Bool
+        let httpStatus: Int?
+        let attempt: Int
+        let reason: String
+        let retryIn: Int?
+    }
+
+    /// Seconds one forward may take in all.
+    static let timeout = 10.0
+    /// The longest wait between two attempts.
+    static let maximumBackoff = 60
+
+    private let url: String
+    private let log: NotificationLog
+    private let transport: any HTTPTransport
+    private unowned let listener: Listener
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    /// Guarded by `mutex`: the entries to forward, in order (8 + 16 + 8 bytes each: the bodies
+    /// stay in the log until sent).
+    private var queue: [NotificationLog.Entry] = []
+    private var head = 0
+    private var stopping = false
+    private var finished = false
+
+    init(url: String, log: NotificationLog, transport: any HTTPTransport, listener: Listener) {
+        self.url = url
+        self.log = log
+        self.transport = transport
+        self.listener = listener
+        mutex.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(mutex, nil)
+        condition.initialize(to: pthread_cond_t())
+        pthread_cond_init(condition, nil)
+    }
+
+    deinit {
+        pthread_cond_destroy(condition)
+        pthread_mutex_destroy(mutex)
+        condition.deallocate()
+        mutex.deallocate()
+    }
+
+    /// Entries waiting to be forwarded.
+    var pending: Int {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return queue.count - head
+    }
+
+    func start(resuming entries: [NotificationLog.Entry]) {
+        pthread_mutex_lock(mutex)
+        queue = entries + queue
+        pthread_mutex_unlock(mutex)
+        DispatchQueue(label: "jwsinspect.listen.forward").async { [self] in run() }
+    }
+
+    func enqueue(_ entry: NotificationLog.Entry) {
+        pthread_mutex_lock(mutex)
+        queue.append(entry)
+        pthread_cond_signal(condition)
+        pthread_mutex_unlock(mutex)
+    }
+
+    /// Ends the forwarding loop: at once while it waits, else when the forward in flight has
+    /// its answer (at most `timeout`), which is then recorded.
+    func stop() {
+        pthread_mutex_lock(mutex)
+        stopping = true
+        pthread_cond_broadcast(condition)
+        let deadline = System.monotonicSeconds() + Self.timeout + 1
+        while !finished, System.monotonicSeconds() < deadline {
+            var wake = timespec()
+            clock_gettime(CLOCK_REALTIME, &wake)
+            wake.tv_nsec += 50_000_000
+            if wake.tv_nsec >= 1_000_000_000 {
+                wake.tv_sec += 1
+                wake.tv_nsec -= 1_000_000_000
+            }
+            pthread_cond_timedwait(condition, mutex, &wake)
+        }
+        pthread_mutex_unlock(mutex)
+    }
+
+    private func run() {
+        pthread_mutex_lock(mutex)
+        defer {
+            finished = true
+            pthread_cond_broadcast(condition)
+            pthread_mutex_unlock(mutex)
+        }
+        var attempt = 0
+        while !stopping {
+            guard head < queue.count else {
+                pthread_cond_wait(condition, mutex)
+                continue
+            }
+            let entry = queue[head]
+            pthread_mutex_unlock(mutex)
+            attempt += 1
+            let event = forward(entry, attempt: attempt)
+            pthread_mutex_lock(mutex)
+            if let event { listener.forwarded(event) }
+            if event == nil || event?.delivered == true {
+                head += 1
+                attempt = 0
+                // Keep the queue from growing with what was sent.
+                if head > 1024, head * 2 > queue.count {
+                    queue.removeFirst(head)
+                    head = 0
+                }
+                continue
+            }
+            // Wait before the next attempt, unless stopped meanwhile.
+            let delay = Double(min(Self.maximumBackoff, 1 << min(attempt - 1, 6)))
+            let until = System.monotonicSeconds() + delay
+            while !stopping, System.monotonicSeconds() < until {
+                var wake = timespec()
+                clock_gettime(CLOCK_REALTIME, &wake)
+                let left = min(until - System.monotonicSeconds(), 1)
+                guard left > 0 else { break }
+                let nanoseconds = Int(left * 1e9)
+                wake.tv_sec += nanoseconds / 1_000_000_000
+                wake.tv_nsec += nanoseconds % 1_000_000_000
+                if wake.tv_nsec >= 1_000_000_000 {
+                    wake.tv_sec += 1
+                    wake.tv_nsec -= 1_000_000_000
+                }
+                pthread_cond_timedwait(condition, mutex, &wake)
+            }
+        }
+    }
+
+    /// One attempt: the event, or nil when the entry cannot be read back (then skipped, and said).
+    private func forward(_ entry: NotificationLog.Entry, attempt: Int) -> Event? {
+        guard let line = log.line(entry), case .success(let members) = JSONValue.strictObject(line),
+            case .string(let uuid)? = members["notificationUUID"], case .string(let body)? = members["body"]
+        else {
+            listener.forwardUnreadable(offset: entry.offset)
+            return nil
+        }
+        let request = HTTPRequest(
+            method: "POST", url: url,
+            headers: [("Content-Type", "application/json"), ("User-Agent", "jwsinspect-listen")],
+            body: Array(body.utf8))
+        let now = Date()
+        switch transport.send(request, timeout: Self.timeout) {
+        case .success(let response) where (200..<300).contains(response.status):
+            let record: OrderedJSON.Members = [
+                ("schemaVersion", .integer(RecordType.schemaVersion)),
+                ("record", .string(RecordType.forwarded.rawValue)), ("time", .string(ISO8601.string(now))),
+                ("notificationUUID", .string(uuid)), ("url", .string(url)),
+                ("httpStatus", .integer(Int64(response.status))), ("attempts", .integer(Int64(attempt))),
+            ]
+            var bytes: [UInt8] = []
+            OrderedJSON.object(.init(distinct: record)).write(into: &bytes)
+            var reason = "HTTP \(response.status)"
+            if case .failed(let why) = log.append(bytes, key: nil) {
+                reason += "; its record was not written (\(why)): it is forwarded again after a restart"
+            }
+            return Event(
+                time: now, notificationUUID: uuid, url: url, delivered: true, httpStatus: response.status,
+                attempt: attempt, reason: reason, retryIn: nil)
+        case .success(let response):
+            let delay = min(Self.maximumBackoff, 1 << min(attempt - 1, 6))
+            return Event(
+                time: now, notificationUUID: uuid, url: url, delivered: false, httpStatus: response.status,
+                attempt: attempt, reason: "HTTP \(response.status); trying again in \(delay) s", retryIn: delay)
+        case .failure(let error):
+            let delay = min(Self.maximumBackoff, 1 << min(attempt - 1, 6))
+            return Event(
+                time: now, notificationUUID: uuid, url: url, delivered: false, httpStatus: nil, attempt: attempt,
+                reason: "\(error.description); trying again in \(delay) s", retryIn: delay)
+        }
+    }
+}
