@@ -85,8 +85,8 @@ extension Commands {
     /// Every subcommand, in the order help lists them: the one registry (a test holds `all` and
     /// `Name` to it).
     static let registry: [any Subcommand.Type] = [
-        InspectCommand.self, FetchCommand.self, ListenCommand.self, SignCommand.self, MintCommand.self, TimelineCommand.self,
-        VerifyOfferV1Command.self, CompletionCommand.self, HelpCommand.self,
+        InspectCommand.self, FetchCommand.self, ListenCommand.self, SignCommand.self, MintCommand.self,
+        TimelineCommand.self, VerifyOfferV1Command.self, CompletionCommand.self, HelpCommand.self,
     ]
 
     /// The subcommand of that name.
