@@ -23,6 +23,8 @@ enum ListenCommand {
             return failure.status.rawValue
         }
         let io = setup.io
+        // A file size limit (ulimit -f) makes a write fail (a 503, Apple retries) rather than end the process.
+        _ = signal(SIGXFSZ, SIG_IGN)
         // Without --import, nothing is done without a server: said before the log is opened.
         if options.imports.isEmpty, io.server == nil, io.transport == nil {
             io.error("listen: " + Companion.missing)
@@ -342,14 +344,25 @@ final class Listener: @unchecked Sendable {
                         time: Date(), via: .import, from: path, request: nil, httpStatus: nil, outcome: .rejected,
                         reason: "", bytes: body.count))
                 deliver(delivery)
-                if status == .success, delivery.outcome == .rejected || delivery.outcome == .retry {
-                    status = delivery.inspection.map { ExitStatus($0.status) } ?? .malformed
-                    if status == .success { status = .malformed }
-                }
+                if status == .success { status = Self.exitStatus(delivery) }
             }
         }
         reportSummary()
         return status.rawValue
+    }
+
+    /// An imported notification's exit status: 0 when stored or repeated; a refusal's as
+    /// inspect's (a valid item that is no notification: 5); 75 when revocation could not be
+    /// checked; 74 when the log could not be written.
+    static func exitStatus(_ delivery: Delivery) -> ExitStatus {
+        switch delivery.outcome {
+        case .stored, .repeated, .shown: return .success
+        case .retry:
+            return delivery.inspection?.status == .revocationUnavailable ? .tryAgainLater : .ioError
+        case .rejected:
+            let status = delivery.inspection.map { ExitStatus($0.status) } ?? .malformed
+            return status == .success ? .malformed : status
+        }
     }
 
     // MARK: Showing
