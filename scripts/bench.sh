@@ -17,6 +17,8 @@
 #     receipt, and the milliseconds one receipt of 200 in-app entries and about 100 KB takes
 #   - then revocation (scripts/bench-revocation.sh): a batch with --check-revocation against
 #     local openssl ocsp responders beside the offline rate
+#   - then listen (scripts/bench-listen.sh): notifications per second and latency through
+#     jwsinspect listen on loopback, beside inspect's rate on the same bodies
 # Timings only: no test asserts on them. BENCH_TOKENS and BENCH_LINES change the sizes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -267,3 +269,4 @@ printf '| tokens: targets held | %s of %s | | |\n' "$held" "$targets"
 
 ./scripts/bench-receipts.sh
 ./scripts/bench-revocation.sh
+OPENSSL_RATE=$openssl_rate ./scripts/bench-listen.sh
