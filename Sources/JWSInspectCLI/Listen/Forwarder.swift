@@ -28,7 +28,7 @@ final class Forwarder: @unchecked Sendable {
     }
 
     /// Seconds one forward may take in all.
-    static let timeout = 10.0
+    static let timeout = 5.0
     /// The longest wait between two attempts.
     static let maximumBackoff = 60
 

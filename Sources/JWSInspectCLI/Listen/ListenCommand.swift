@@ -179,7 +179,9 @@ final class Listener: @unchecked Sendable {
             return reject(
                 408, "the body took over \(ListenLimits().requestTimeoutSeconds) seconds to arrive: closed")
         case .timedOut?:
-            _ = reject(408, "the connection was silent for \(ListenLimits().idleTimeoutSeconds) seconds: closed")
+            _ = reject(
+                408,
+                "the connection was silent for \(ListenLimits().idleTimeoutSeconds) seconds: closed without an answer")
             return ServerAnswer(status: 408, body: "")
         case nil: break
         }
