@@ -22,10 +22,11 @@ enum InProcess {
     ///   - environment: the variables the run sees.
     ///   - failWritesWith: an error number every write to standard output fails with.
     ///   - transport: what sends fetch's requests (as jwsinspect-fetch's; nil: as jwsinspect's, none).
+    ///   - server: what listen receives with (as a jwsinspect-fetch built with libmicrohttpd's; nil: none).
     static func run(
         _ arguments: [String], stdin: String? = "", environment: [String: String] = [:], stdoutIsTerminal: Bool = false,
         stderrIsTerminal: Bool = false, failWritesWith failure: Int32? = nil,
-        transport: (any HTTPTransport)? = URLSessionTransport()
+        transport: (any HTTPTransport)? = URLSessionTransport(), server: (any NotificationServer)? = nil
     ) -> Result {
         var result = Result()
         var remaining: [UInt8]? = stdin.map { Array($0.utf8) }
@@ -50,6 +51,7 @@ enum InProcess {
         io.stdoutIsTerminal = stdoutIsTerminal
         io.stderrIsTerminal = stderrIsTerminal
         io.transport = transport
+        io.server = server
         result.status = Command.run(arguments, io: io)
         return result
     }
