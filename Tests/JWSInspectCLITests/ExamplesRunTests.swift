@@ -5,11 +5,11 @@ import TestPKI
 import TestSupport
 import Testing
 
+@testable import JWSInspectCLI
+
 #if canImport(Glibc)
     import Glibc
 #endif
-
-@testable import JWSInspectCLI
 
 /// Every example of `--help` (the man pages show the same `CommandDoc` examples) and every
 /// command of the README's `sh` blocks runs here, as written, in a shell, against the bundled
