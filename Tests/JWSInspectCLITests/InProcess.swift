@@ -39,14 +39,16 @@ enum InProcess {
                 buffer.append(contentsOf: bytes)
                 return (bytes.count, nil)
             }
+        // listen writes from several threads (the server's, the forwarder's): one at a time.
+        let writing = NSLock()
         var io = CommandIO(
             standardInput: reader, now: now,
             writeOut: { text in
                 if let failure { return failure }
-                result.stdout += text
+                writing.withLock { result.stdout += text }
                 return nil
             },
-            writeError: { result.stderr += $0 })
+            writeError: { text in writing.withLock { result.stderr += text } })
         io.environment = { environment[$0] }
         io.stdoutIsTerminal = stdoutIsTerminal
         io.stderrIsTerminal = stderrIsTerminal
