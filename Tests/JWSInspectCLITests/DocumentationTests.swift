@@ -208,7 +208,7 @@ import Testing
         }
         let topics = [
             "inspecting", "access", "output", "exit-status", "receipts", "developer-tokens", "fetch", "timeline",
-            "mint", "revocation", "batches", "threat-model", "install",
+            "listen", "mint", "revocation", "batches", "threat-model", "install",
         ]
         for topic in topics {
             let page = try read("docs/\(topic).md")

@@ -7,6 +7,10 @@ import Testing
 
 @testable import JWSInspectCLI
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Every example of `--help` (the man pages show the same `CommandDoc` examples) and every
 /// command of the README's `sh` blocks runs here, as written, in a shell, against the bundled
 /// samples, a minted CA and a mock App Store Server API, and exits as documented: 0, or the
@@ -39,6 +43,17 @@ import Testing
                 line = line.replacingOccurrences(of: "/etc/bash_completion.d/", with: "./")
                 if line.hasPrefix("tail -f ") {
                     try workspace.followsALog(line)
+                    continue
+                }
+                // A listener serves until Ctrl-C (`--import` alone does not serve: it runs as any example).
+                if line.hasPrefix("jwsinspect listen "), !line.contains(" --import ") {
+                    #if JWSINSPECT_LISTEN
+                        try workspace.listensUntilInterrupted(line)
+                    #else
+                        // Built without libmicrohttpd (JWSINSPECT_LISTEN unset: no libmicrohttpd-dev),
+                        // jwsinspect-fetch has no HTTP server and such a line exits 69 by design: the
+                        // example cannot run here. The builds that have the server run it.
+                    #endif
                     continue
                 }
                 let (status, why) = Self.exits[example.command] ?? (0, "")
@@ -319,6 +334,14 @@ import Testing
             try write("notification.json", #"{"signedPayload":"\#(subscribed)"}"#)
             try write(
                 "webhooks.log", #"{"signedPayload":"\#(subscribed)"}"# + "\n" + #"{"signedPayload":"\#(test)"}"# + "\n")
+            // What `fetch notifications --since 7d --save apple` keeps: a Get Notification History
+            // answer, here holding Apple's two sample notifications (one never answered).
+            try write(
+                "apple/notifications-Production-page-1.json",
+                #"{"notificationHistory":[{"sendAttemptResults":[{"attemptDate":1748736000000,"#
+                    + #""sendAttemptResult":"NO_RESPONSE"}],"signedPayload":"\#(subscribed)"},{"sendAttemptResults":"#
+                    + #"[{"attemptDate":1748736000000,"sendAttemptResult":"SUCCESS"}],"signedPayload":"\#(test)"}],"#
+                    + #""hasMore":false,"paginationToken":"57e0a3ee-1c3b-4b5e-8ae1-0f3ac6c0ce5d"}"#)
             try write(
                 "history.json",
                 #"{"revision":"x","bundleId":"com.loki-project.loki-messenger","hasMore":false,"signedTransactions":["\#(old)","\#(transaction)"]}"#
@@ -434,6 +457,34 @@ import Testing
             pbpaste() { cat transaction.jws; }
 
             """
+
+        #if JWSINSPECT_LISTEN
+            /// `jwsinspect listen …`: a server that runs until Ctrl-C. It runs as written but on a
+            /// port the system chooses (`--listen 127.0.0.1:0` in place of the example's, or
+            /// added), started by `exec` so that the shell's process is the listener's; once
+            /// standard error says where it receives, SIGINT (what Ctrl-C sends), and it must exit
+            /// 0 with its counts said.
+            func listensUntilInterrupted(_ line: String) throws {
+                let ephemeral = "--listen 127.0.0.1:0"
+                let command =
+                    line.contains("--listen ")
+                    ? line.replacing(/--listen \S+/, with: ephemeral) : line + " " + ephemeral
+                let child = try ChildProcess(
+                    "/bin/bash", ["-c", Self.prelude + "exec " + command],
+                    environment: environment(credentialVariables), directory: directory, timeout: .seconds(60))
+                let serving = try child.waitForOutput(within: .seconds(30)) { _, stderr -> String? in
+                    let text = String(decoding: stderr, as: UTF8.self)
+                    return text.contains("receiving App Store Server Notifications at ") ? text : nil
+                }
+                kill(child.pid, SIGINT)
+                let result = try child.finish()
+                #expect(
+                    result.status == 0,
+                    "\(command): exit \(result.status) after SIGINT\n\(serving)\n\(result.stderrText.prefix(600))")
+                #expect(result.stderrText.contains(" received: "), "\(command): no counts\n\(result.stderrText)")
+                #expect(!result.stderrText.contains("usage:"), "\(command): \(result.stderrText.prefix(300))")
+            }
+        #endif
 
         /// `tail -f webhooks.log | jwsinspect --format jsonl`: each record shows while tail
         /// still waits for more. The pipeline never ends by design: it runs as a job of its own

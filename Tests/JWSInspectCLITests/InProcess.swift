@@ -22,10 +22,11 @@ enum InProcess {
     ///   - environment: the variables the run sees.
     ///   - failWritesWith: an error number every write to standard output fails with.
     ///   - transport: what sends fetch's requests (as jwsinspect-fetch's; nil: as jwsinspect's, none).
+    ///   - server: what listen receives with (as a jwsinspect-fetch built with libmicrohttpd's; nil: none).
     static func run(
         _ arguments: [String], stdin: String? = "", environment: [String: String] = [:], stdoutIsTerminal: Bool = false,
         stderrIsTerminal: Bool = false, failWritesWith failure: Int32? = nil,
-        transport: (any HTTPTransport)? = URLSessionTransport()
+        transport: (any HTTPTransport)? = URLSessionTransport(), server: (any NotificationServer)? = nil
     ) -> Result {
         var result = Result()
         var remaining: [UInt8]? = stdin.map { Array($0.utf8) }
@@ -38,18 +39,21 @@ enum InProcess {
                 buffer.append(contentsOf: bytes)
                 return (bytes.count, nil)
             }
+        // listen writes from several threads (the server's, the forwarder's): one at a time.
+        let writing = NSLock()
         var io = CommandIO(
             standardInput: reader, now: now,
             writeOut: { text in
                 if let failure { return failure }
-                result.stdout += text
+                writing.withLock { result.stdout += text }
                 return nil
             },
-            writeError: { result.stderr += $0 })
+            writeError: { text in writing.withLock { result.stderr += text } })
         io.environment = { environment[$0] }
         io.stdoutIsTerminal = stdoutIsTerminal
         io.stderrIsTerminal = stderrIsTerminal
         io.transport = transport
+        io.server = server
         result.status = Command.run(arguments, io: io)
         return result
     }

@@ -1,3 +1,4 @@
+import AppStoreServerAPI
 import AppStoreServerHTTP
 import Foundation
 import StrictJSONParser
@@ -11,7 +12,7 @@ private typealias Seed = MockAppStoreServer.Seed
 
 /// The published JSON contract (docs/schema/): every record of every subcommand, from a fixed
 /// corpus (the samples, a `mint suite`, a minted timeline log, the mock API's answers and
-/// failures, `sign`, `mint` and `verify-offer-v1`), begins with `schemaVersion` and a `record`
+/// failures, `listen` and its log, `sign`, `mint` and `verify-offer-v1`), begins with `schemaVersion` and a `record`
 /// that has a schema; no key has two types anywhere outside the signed data; each subcommand's
 /// keys and types are pinned by a golden file; and `make difftest` validates every record
 /// against its schema with Python's jsonschema (JWSINSPECT_DIFFTEST_PYTHON).
@@ -84,7 +85,7 @@ struct JSONContractTests {
 
     @Test(
         "each subcommand's records: their keys and types, pinned",
-        arguments: ["inspect", "fetch", "timeline", "sign", "mint", "verify-offer-v1"])
+        arguments: ["inspect", "fetch", "listen", "timeline", "sign", "mint", "verify-offer-v1"])
     func keysArePinned(_ subcommand: String) throws {
         var lines: Set<String> = []
         for record in try Self.records() where record.subcommand == subcommand {
@@ -267,6 +268,12 @@ struct JSONContractTests {
             "timeline", InProcess.run(["timeline", "--format", "jsonl", "--root", "\(ca)/root.der"] + sampleFiles),
             expect: [2, 5])
 
+        // listen: --import (delivery records, the summary on standard error, the log's stored
+        // lines), then a listener fed by a scripted server in this process (`ScriptedServer`: the
+        // HTTP server is libmicrohttpd's, built and tested apart): an answer of each kind, a
+        // forward that fails and is then delivered, the log's forwarded line; and one without --log.
+        try addListen(ca: ca, folder: folder, samples: samples, add: add)
+
         // sign, and verify-offer-v1 on what it signed (and on another offer).
         let keys = try SignCommandTests.Keys()
         let credentials = ["--key", keys.path, "--issuer-id", "57246542-96fe-1a63-e053-0824d011072a"]
@@ -334,5 +341,71 @@ struct JSONContractTests {
                     stranger.issuerID, "--bundle-id", stranger.bundleID,
                 ] + harness.endpoints, stdin: nil), expect: [77])
         return records
+    }
+
+    /// listen's records: what `--import` and a scripted listener print, and the lines of their logs.
+    static func addListen(
+        ca: String, folder: URL, samples: URL, add: (String, InProcess.Result, Set<Int32>) throws -> Void
+    ) throws {
+        func minted(_ kind: String) throws -> String {
+            let run = InProcess.run(["mint", kind, "--ca", ca])
+            guard run.status == 0 else { throw CorpusFailure(message: "mint \(kind): \(run.stderr)") }
+            return run.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        func body(_ token: String) -> String { #"{"signedPayload":"\#(token)"}"# }
+        let first = try minted("notification")
+        let second = try minted("notification")
+        let transaction = try minted("transaction")
+        // Apple's notification, under a root that is not Apple's: not authentic.
+        let apple = try String(
+            contentsOf: samples.appendingPathComponent("notification-subscribed-sandbox-2025.jws"), encoding: .utf8
+        ).trimmingCharacters(in: .whitespacesAndNewlines)
+        let root = ["--root", "\(ca)/root.der", "--format", "jsonl"]
+        func logLines(_ path: String) throws {
+            let text = try String(contentsOfFile: path, encoding: .utf8)
+            try add("listen", InProcess.Result(status: 0, stdout: text, stderr: ""), [0])
+        }
+
+        // --import: stored, repeated, stored, then a forgery and a transaction (rejected).
+        let imported = folder.appendingPathComponent("imported.jsonl").path
+        let bodies = folder.appendingPathComponent("bodies.jsonl")
+        try Data(([first, first, second, apple, transaction].map(body).joined(separator: "\n") + "\n").utf8)
+            .write(to: bodies)
+        try add(
+            "listen", InProcess.run(["listen", "--import", bodies.path, "--log", imported] + root),
+            Set(Int32(1)...Int32(9)))
+        try logLines(imported)
+
+        // Served: every answer but 408 and 503, and a forward answered 503, then 200.
+        func request(
+            _ text: String, method: String = "POST", path: String = "/", problem: ReceivedRequest.Problem? = nil
+        ) -> ReceivedRequest {
+            ReceivedRequest(
+                method: method, path: path, remoteAddress: "127.0.0.1", contentType: "application/json",
+                body: Array(text.utf8), problem: problem)
+        }
+        let transport = ScriptedTransport(statuses: [503, 200])
+        let server = ScriptedServer(
+            requests: [
+                request(body(first)), request(body(first)), request(body(apple)), request(body(transaction)),
+                request("{}"), request("", path: "/other"), request("", method: "GET"),
+                request("", problem: .tooLarge(declared: 2 << 20)),
+            ],
+            until: { transport.requests.count >= 2 })
+        let served = folder.appendingPathComponent("served.jsonl").path
+        let run = InProcess.run(
+            ["listen", "--log", served, "--forward-to", "http://127.0.0.1:9/hooks/apple"] + root,
+            transport: transport, server: server)
+        unblockListenSignals()
+        guard server.answers.map(\.status) == [200, 200, 403, 422, 400, 404, 405, 413] else {
+            throw CorpusFailure(message: "listen answered \(server.answers.map(\.status)): \(run.stderr.prefix(400))")
+        }
+        try add("listen", run, [0])
+        try logLines(served)
+
+        // Without --log: shown, and not kept.
+        let shown = ScriptedServer(requests: [request(body(second))])
+        try add("listen", InProcess.run(["listen"] + root, transport: transport, server: shown), [0])
+        unblockListenSignals()
     }
 }

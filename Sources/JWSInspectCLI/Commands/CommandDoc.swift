@@ -136,8 +136,8 @@ enum Commands {
                 "receive, store and pass each on to your own endpoint"
             ),
             (
-                "listen --import missed.json --log notifications.jsonl",
-                "append Apple's copies of what was missed (fetch notifications --save missed.json)"
+                "listen --import apple/notifications-Production-page-1.json --log notifications.jsonl",
+                "backfill: append Apple's copies, as fetch notifications --since 7d --save apple kept them"
             ),
         ])
 

@@ -5,7 +5,7 @@ _jwsinspect() {
     if [[ "$cur" == "=" ]]; then cur=""; elif [[ "$prev" == "=" && $COMP_CWORD -ge 2 ]]; then prev="${COMP_WORDS[COMP_CWORD-2]}"; fi
     local command=inspect
     if [[ $COMP_CWORD -gt 1 ]]; then
-        case "${COMP_WORDS[1]}" in inspect|fetch|sign|mint|timeline|verify-offer-v1|completion|help) command="${COMP_WORDS[1]}" ;; esac
+        case "${COMP_WORDS[1]}" in inspect|fetch|listen|sign|mint|timeline|verify-offer-v1|completion|help) command="${COMP_WORDS[1]}" ;; esac
     fi
     case "$command" in
     inspect)
@@ -30,7 +30,7 @@ _jwsinspect() {
         --key-id) return ;;
         esac
         if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--at --access-at --root --x509-strict --check-revocation --require-revocation-check --revocation-cache --no-verify --bundle-id --environment --app-apple-id --account-token --device-id --require-active --type --format --json --quiet -q --brief --time-zone --redact --summary --color --no-color --jobs -j --first-line --help -h --version --exact --timeout --key --key-id" -- "$cur")); return; fi
-        [[ $COMP_CWORD -eq 1 ]] && COMPREPLY=($(compgen -W "inspect fetch sign mint timeline verify-offer-v1 completion help" -- "$cur"))
+        [[ $COMP_CWORD -eq 1 ]] && COMPREPLY=($(compgen -W "inspect fetch listen sign mint timeline verify-offer-v1 completion help" -- "$cur"))
         compopt -o filenames 2>/dev/null; COMPREPLY+=($(compgen -f -- "$cur"))
         ;;
     fetch)
@@ -75,6 +75,27 @@ _jwsinspect() {
         esac
         if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--key --key-id --issuer-id --bundle-id --environment --production-url --sandbox-url --timeout --retries --limit --save --start-date --end-date --product-id --product-type --sort --revoked --subscription-group-id --ownership-type --status --since --until --transaction-id --only-failures --notification-type --notification-subtype --wait --at --access-at --root --x509-strict --check-revocation --require-revocation-check --revocation-cache --no-verify --app-apple-id --account-token --device-id --require-active --format --json --quiet -q --brief --time-zone --redact --summary --color --no-color --jobs -j --help -h --version" -- "$cur")); return; fi
         COMPREPLY=($(compgen -W "transaction history subscriptions order refunds app-transaction notifications test-notification test-notification-status extension-status retention-images retention-messages retention-default retention-realtime-url retention-performance-test" -- "$cur"))
+        ;;
+    listen)
+        case "$prev" in
+        --at) return ;;
+        --access-at) return ;;
+        --root) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --revocation-cache) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --bundle-id) return ;;
+        --environment) COMPREPLY=($(compgen -W "Production Sandbox Xcode LocalTesting" -- "$cur")); return ;;
+        --listen) return ;;
+        --path) return ;;
+        --log) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --forward-to) return ;;
+        --tls-cert) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --tls-key) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --import) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --format) COMPREPLY=($(compgen -W "table json jsonl" -- "$cur")); return ;;
+        --time-zone) return ;;
+        --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); [[ ${#COMPREPLY[@]} -gt 0 ]] && return ;;
+        esac
+        if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--at --access-at --root --x509-strict --check-revocation --require-revocation-check --revocation-cache --bundle-id --environment --listen --path --log --forward-to --tls-cert --tls-key --import --format --json --quiet -q --time-zone --color --no-color --help -h --version" -- "$cur")); return; fi
         ;;
     sign)
         case "$prev" in
@@ -163,7 +184,7 @@ _jwsinspect() {
         case "$prev" in
         esac
         if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--man --help -h --version" -- "$cur")); return; fi
-        COMPREPLY=($(compgen -W "inspect fetch sign mint timeline verify-offer-v1 completion help" -- "$cur"))
+        COMPREPLY=($(compgen -W "inspect fetch listen sign mint timeline verify-offer-v1 completion help" -- "$cur"))
         ;;
     esac
 }

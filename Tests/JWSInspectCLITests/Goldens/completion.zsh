@@ -6,6 +6,7 @@ _jwsinspect() {
     subcommands=(
         'inspect:decode and verify App Store signed data (the default subcommand)'
         'fetch:ask the App Store Server API, then verify and show every JWS of its answer'
+        'listen:receive App Store Server Notifications live\: verified, shown, stored once, forwarded'
         'sign:make a developer-signed token or offer signature with an App Store Connect In-App Purchase key'
         'mint:make signed App Store test data of one'\''s own (NOT Apple'\''s)\: a test CA and tokens signed with it'
         'timeline:fold a webhook log into each subscription'\''s state, and find what was duplicated, out of order or missed'
@@ -118,6 +119,36 @@ _jwsinspect() {
             '(--help -h)-h[This help]' \
             '--version[The version, and the OpenSSL in use]' \
             '1:value:(transaction history subscriptions order refunds app-transaction notifications test-notification test-notification-status extension-status retention-images retention-messages retention-default retention-realtime-url retention-performance-test)'
+        ;;
+    listen)
+        _arguments -s \
+            '--at=[Check certificate validity at this time instead of the payload'\''s signedDate (else receiptCreationDate, for app transactions)]:now|DATE: ' \
+            '--access-at=[Judge access (--require-active, the access verdict) at this time instead of now; DATE as --at takes it]:now|DATE: ' \
+            '*--root=[Trust the root certificates of FILE (DER, or PEM with one or more) instead of the embedded Apple roots; repeatable]:file:_files' \
+            '--x509-strict[Fail chains that OpenSSL'\''s X509_V_FLAG_X509_STRICT checks refuse, as Apple'\''s Python library does (by default they are RFC 5280-valid with a note)]' \
+            '--check-revocation[Ask the OCSP responder each certificate below the root names (its Authority Information Access) whether it is revoked, now\: revoked fails the chain (exit 2); no usable answer exits 75 (try again)]' \
+            '--require-revocation-check[As --check-revocation, and a certificate naming no OCSP responder fails the chain (exit 2) instead of being noted]' \
+            '--revocation-cache=[Keep signed OCSP answers in DIR (files readable by you only) until their nextUpdate, for runs of one token each; what is read is verified again]:file:_files' \
+            '--bundle-id=[The app'\''s bundle ID]:ID: ' \
+            '--environment=[The environment the data must come from]:value:(Production Sandbox Xcode LocalTesting)' \
+            '--listen=[Where to receive\: a numeric IPv4 or \[IPv6\] address and a port, or a port alone (on 127.0.0.1)]:ADDR\:PORT: ' \
+            '--path=[The path App Store Connect'\''s URL names (default /); a request to any other is answered 404]:/PATH: ' \
+            '--log=[Store each authentic notification once in FILE (JSON lines\: the body as it came and what was decided), synced to the disk before Apple is answered 200; a notificationUUID stored already is answered 200 and not stored again, across restarts]:file:_files' \
+            '--forward-to=[Post each stored notification, its body unchanged, to this http(s) URL (your own endpoint), retrying with backoff until it answers 2xx; what was forwarded is recorded in the log, so a restart resumes]:URL: ' \
+            '--tls-cert=[Serve HTTPS with this certificate (PEM, with its chain); needs --tls-key]:file:_files' \
+            '--tls-key=[The certificate'\''s private key (PEM)]:file:_files' \
+            '--import=[Do not serve\: append the notifications FILE holds (fetch notifications --save answers, webhook bodies) to --log, each verified and stored once as if posted (repeatable); a backfill]:file:_files' \
+            '--format=[Readable lines as each notification arrives (the default); one pretty JSON object per record; or one compact JSON object per line (delivery, forward and listenSummary records)]:value:(table json jsonl)' \
+            '--json[Short for --format json]' \
+            '(--quiet -q)--quiet[Print nothing on standard output but the summary; the log and the answers are unchanged]' \
+            '(--quiet -q)-q[Print nothing on standard output but the summary; the log and the answers are unchanged]' \
+            '--time-zone=[Show the dates of tables in this zone\: local (TZ, else /etc/localtime), UTC (the default), an IANA name such as Europe/Paris, or an offset such as +02\:00; JSON stays UTC]:local|UTC|ZONE: ' \
+            '--color=-[Colours\: auto (the default\: on for a terminal, off when NO_COLOR is set and not empty or TERM is dumb, on when CLICOLOR_FORCE is set and not 0), always, or never]::when:(auto always never)' \
+            '--no-color[Short for --color=never]' \
+            '(--help -h)--help[This help]' \
+            '(--help -h)-h[This help]' \
+            '--version[The version, and the OpenSSL in use]' \
+            ''
         ;;
     sign)
         _arguments -s \
@@ -243,7 +274,7 @@ _jwsinspect() {
             '(--help -h)--help[This help]' \
             '(--help -h)-h[This help]' \
             '--version[The version, and the OpenSSL in use]' \
-            '1:subcommand:(inspect fetch sign mint timeline verify-offer-v1 completion help)'
+            '1:subcommand:(inspect fetch listen sign mint timeline verify-offer-v1 completion help)'
         ;;
     esac
 }
