@@ -188,7 +188,8 @@ enum ListenFixture {
         let folded = InProcess.run(["timeline", "--format", "jsonl", log] + ListenFixture.root)
         #expect(folded.status == 0, "\(folded.stderr)")
         #expect(
-            folded.stdout.contains(#""itemsRead":5,"folded":0,"repeatedDeliveries":0,"skipped":0"#), "\(folded.stdout.suffix(400))")
+            folded.stdout.contains(#""itemsRead":5,"folded":0,"repeatedDeliveries":0,"skipped":0"#),
+            "\(folded.stdout.suffix(400))")
     }
 
     @Test func aForgeryOrAnotherKindIsNeverStored() throws {

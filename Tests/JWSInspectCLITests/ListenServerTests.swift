@@ -35,7 +35,8 @@
         /// Posts `body` from this process (URLSession) and returns the status and the answer.
         func post(_ body: String, path: String = "/", method: String = "POST") -> (status: Int, body: String) {
             let request = HTTPRequest(
-                method: method, url: url + path, headers: [("Content-Type", "application/json")], body: Array(body.utf8))
+                method: method, url: url + path, headers: [("Content-Type", "application/json")], body: Array(body.utf8)
+            )
             switch URLSessionTransport().send(request, timeout: 120) {
             case .success(let response): return (response.status, String(decoding: response.body, as: UTF8.self))
             case .failure(let error): return (0, error.description)
@@ -258,7 +259,8 @@
             let stopped = try first.interrupt()
             #expect(stopped.status == 0)
             #expect(stopped.stdoutText.contains(#""record":"forward""#), "a failed attempt is shown")
-            #expect(stopped.stderrText.contains(#""forwarded":0"#) && stopped.stderrText.contains(#""forwardPending":3"#),
+            #expect(
+                stopped.stderrText.contains(#""forwarded":0"#) && stopped.stderrText.contains(#""forwardPending":3"#),
                 "\(stopped.stderrText)")
             // The endpoint: another listener, without a log, on that port.
             let endpoint = try RunningListener(["--format", "jsonl"], folder: folder, port: endpointPort)
@@ -292,7 +294,8 @@
             let second = try ChildProcess.run(
                 RunningListener.companion, ["listen", "--listen", "127.0.0.1:0", "--log", "log.jsonl"],
                 directory: folder, timeout: .seconds(120))
-            #expect(second.status == 74 && second.stderrText.contains("another jwsinspect listen"), "\(second.stderrText)")
+            #expect(
+                second.status == 74 && second.stderrText.contains("another jwsinspect listen"), "\(second.stderrText)")
             let busy = try ChildProcess.run(
                 RunningListener.companion, ["listen", "--listen", "127.0.0.1:\(first.port)"], directory: folder,
                 timeout: .seconds(120))
