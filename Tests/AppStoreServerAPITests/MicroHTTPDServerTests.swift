@@ -4,6 +4,7 @@
     import AppStoreTestData
     import Foundation
     import Glibc
+    import JWSInspectCore
     import ListenHTTP
     import Synchronization
     import TestPKI
@@ -239,6 +240,28 @@
             #expect(answer.status == 200)
             #expect(String(decoding: answer.body, as: UTF8.self) == "stored")
             #expect(throws: RawClient.Refused.self) { try RawClient(port: port) }
+        }
+
+        /// The handler runs on the connection's thread (`MicroHTTPDServer.threadStackBytes` of
+        /// stack): verification of a token nested as deep as the JSON reader goes fits in it.
+        @Test func verificationFitsOnAConnectionThread() throws {
+            let chain = AppleShapedChain()
+            let depth = JSONValue.maximumDepth - 2
+            let nested = String(repeating: "[", count: depth) + String(repeating: "]", count: depth)
+            let token = chain.sign(payloadJSON: #"{"bundleId":"com.example","nested":\#(nested)}"#)
+            var options = VerificationOptions(
+                trustStore: TrustStore(roots: [try Certificate(derBytes: chain.root.der)]))
+            options.now = AppleShapedChain.leafNotBefore.addingTimeInterval(86_400)
+            let verifier = Verifier(options: options)
+            let expected = verifier.inspect(token, source: "here")
+            #expect(expected.status == .valid, "\(expected.reason)")
+            let (server, port, _) = try Self.serve(answer: { _ in
+                ServerAnswer(status: 200, body: "\(verifier.inspect(token, source: "there").status)")
+            })
+            defer { server.stop(graceSeconds: 1) }
+            let response = try Self.send("POST", port: port, path: "/n", body: Array(token.utf8)).get()
+            #expect(response.status == 200)
+            #expect(String(decoding: response.body, as: UTF8.self) == "\(expected.status)")
         }
 
         @Test func aPortInUseOrAHostThatIsNoAddressIsAStartError() throws {
