@@ -6,17 +6,17 @@
     import Glibc
     import JWSInspectCore
     import ListenHTTP
-    import Synchronization
     import TestPKI
     import Testing
 
     /// `MicroHTTPDServer` on loopback: what reaches the handler, the answers, every limit,
-    /// stopping and TLS, through URLSession (`URLSessionTransport`) and raw sockets.
+    /// stopping and TLS, through URLSession (`URLSessionTransport`) and raw sockets. Shared state
+    /// is behind `Locked`, which ThreadSanitizer sees through (`make sanitize`).
     @Suite(.timeLimit(.minutes(10)))
     struct MicroHTTPDServerTests {
         /// What a handler was handed, in order.
         final class Recorder: Sendable {
-            private let requests = Mutex<[ReceivedRequest]>([])
+            private let requests = Locked<[ReceivedRequest]>([])
             var all: [ReceivedRequest] { requests.withLock { $0 } }
             func record(_ request: ReceivedRequest) { requests.withLock { $0.append(request) } }
 
@@ -201,7 +201,7 @@
         @Test func fiftyClientsTwentyRequestsEachAreAllAnsweredOnce() throws {
             let (server, port, recorder) = try Self.serve()
             defer { server.stop(graceSeconds: 1) }
-            let answered = Mutex(0)
+            let answered = Locked(0)
             DispatchQueue.concurrentPerform(iterations: 50) { client in
                 for index in 0..<20 {
                     guard let socket = try? RawClient(port: port) else { continue }
@@ -223,7 +223,7 @@
                 usleep(300_000)
                 return ServerAnswer(status: 200, body: "stored")
             })
-            let response = Mutex<Result<HTTPResponse, TransportError>?>(nil)
+            let response = Locked<Result<HTTPResponse, TransportError>?>(nil)
             let thread = Thread {
                 let result = Self.send("POST", port: port, path: "/n", body: Array("x".utf8))
                 response.withLock { $0 = result }
