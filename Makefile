@@ -1,9 +1,13 @@
 # jwsinspect — build, run, test, install.
 #   make run      build jwsinspect and inspect a bundled real Apple-signed token
-#   make build    jwsinspect (offline: no network library) and jwsinspect-fetch (fetch)
+#   make build    jwsinspect (offline: no network library) and jwsinspect-fetch (fetch, and
+#                 listen where libmicrohttpd is: installs libmicrohttpd-dev (apt-get, as root))
 #   make test     swift format's lint, then the whole test suite (Swift Testing), built
 #                 strictly (warnings are errors, every import a declared dependency);
-#                 installs GNU parallel (apt-get, as root) for the test of its recipe
+#                 installs GNU parallel (apt-get, as root) for the test of its recipe, and
+#                 libmicrohttpd-dev for listen's server and its tests
+# Every swift build and test is told JWSINSPECT_LISTEN=1 or 0 (Package.swift): whether
+# libmicrohttpd's development files are there when the recipe runs.
 #   make lint     swift format lint --strict (the rules are in .swift-format)
 #   make format   swift format, in place
 #   make install  PREFIX=/usr/local (DESTDIR supported)
@@ -30,13 +34,16 @@ SHELL   := /bin/bash
 # The static Foundation archive's linker warning about mktemp (its own code, not ours).
 QUIET_LINK := { grep -v "the use of \`mktemp' is dangerous" || true; }
 STRICT  := -Xswiftc -warnings-as-errors --explicit-target-dependency-import-check error
+# Whether jwsinspect-fetch has `jwsinspect listen` (libmicrohttpd's server), for Package.swift:
+# decided as each recipe runs, after listen-deps may have installed it.
+LISTEN  := JWSINSPECT_LISTEN=$$(pkg-config --exists libmicrohttpd 2>/dev/null && echo 1 || echo 0)
 # The version (the source's) and the commit --version names: 12 hexadecimal digits, "-dirty"
 # when the checkout has changes, nothing outside a git checkout. Release builds carry it
 # (Package.swift passes it to one C file), so a release says what it was built from.
 VERSION := $(shell sed -n 's/^ *static let version = "\([0-9.]*\)"$$/\1/p' Sources/JWSInspectCLI/Documentation/HelpText.swift)
 COMMIT  := $(shell git -C "$(CURDIR)" rev-parse --short=12 HEAD 2>/dev/null)$(shell git -C "$(CURDIR)" rev-parse HEAD >/dev/null 2>&1 && test -n "$$(git -C "$(CURDIR)" status --porcelain)" && echo -dirty)
 # Full RELRO (-z relro -z now): the dynamic symbols are bound at start, then read-only.
-RELEASE_BUILD := JWSINSPECT_COMMIT=$(COMMIT) $(SWIFT) build -c release -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now
+RELEASE_BUILD := $(LISTEN) JWSINSPECT_COMMIT=$(COMMIT) $(SWIFT) build -c release -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now
 
 # $(call apt_install,PACKAGES,a shell test that they are present,why they are needed): as
 # root with apt-get, installs them when the test fails, saying so; otherwise does nothing, and
@@ -50,7 +57,7 @@ define apt_install
 fi
 endef
 
-.PHONY: all curl-deps test-deps dist-deps deb-deps dist deb build build-inspect build-fetch build-tools run test lint format install uninstall bench bench-receipts bench-revocation roots clean deps sanitize fuzz leakcheck difftest
+.PHONY: all curl-deps listen-deps test-deps dist-deps deb-deps dist deb build build-inspect build-fetch build-tools run test lint format install uninstall bench bench-receipts bench-revocation roots clean deps sanitize fuzz leakcheck difftest
 
 all: build
 
@@ -67,6 +74,13 @@ deps:
 CURL_PACKAGE := libcurl4-openssl-dev
 curl-deps:
 	$(call apt_install,$(CURL_PACKAGE),[ "$$(uname -s)" != Linux ] || pkg-config --exists libcurl,jwsinspect-fetch$(,) the program behind 'jwsinspect fetch'$(,) links libcurl statically; jwsinspect itself needs none of it)
+
+# libmicrohttpd: `jwsinspect listen`'s HTTP server, in jwsinspect-fetch alone (jwsinspect never
+# links it). As root with apt-get, its development files are installed; otherwise
+# jwsinspect-fetch is built without listen, and build-fetch says so.
+LISTEN_PACKAGE := libmicrohttpd-dev
+listen-deps:
+	$(call apt_install,$(LISTEN_PACKAGE),pkg-config --exists libmicrohttpd,jwsinspect listen$(,) in jwsinspect-fetch$(,) receives notifications with it)
 
 # GNU parallel: a test runs the README's recipe for several processes with it. As root with
 # apt-get, it is installed; otherwise that test is skipped, and says why.
@@ -94,7 +108,8 @@ build-inspect: deps
 	$(RELEASE_BUILD) --static-swift-stdlib --product jwsinspect 2>&1 | $(QUIET_LINK)
 
 # jwsinspect-fetch: `jwsinspect fetch`, found beside jwsinspect.
-build-fetch: deps curl-deps
+build-fetch: deps curl-deps listen-deps
+	@pkg-config --exists libmicrohttpd 2>/dev/null || echo "make: $(LISTEN_PACKAGE) is not installed (and this is not root): jwsinspect-fetch is built without listen; 'apt-get install $(LISTEN_PACKAGE)' adds it"
 	@if [ "$$(uname -s)" != Linux ] || pkg-config --exists libcurl; then \
 		$(RELEASE_BUILD) --static-swift-stdlib --product jwsinspect-fetch 2>&1 | $(QUIET_LINK); \
 	else \
@@ -111,8 +126,8 @@ build-tools: deps
 run: build-inspect
 	$(RELEASE) $(SAMPLE)
 
-test: deps lint test-deps
-	$(SWIFT) test $(STRICT)
+test: deps lint test-deps listen-deps
+	$(LISTEN) $(SWIFT) test $(STRICT)
 
 # swift-format ships with the Swift 6 toolchain; the rules are in .swift-format.
 lint: deps
@@ -169,14 +184,14 @@ roots:
 # on Linux; Swift traps overflow and out-of-bounds access itself.)
 sanitize: deps
 	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/sanitizers/lsan.supp:print_suppressions=0 \
-		$(SWIFT) test --sanitize=address --scratch-path .build/asan
-	TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --sanitize=thread --scratch-path .build/tsan
+		$(LISTEN) $(SWIFT) test --sanitize=address --scratch-path .build/asan
+	TSAN_OPTIONS=halt_on_error=1 $(LISTEN) $(SWIFT) test --sanitize=thread --scratch-path .build/tsan
 
 # libFuzzer over the scanner, the decode/verify/display path and the whole command
 # (Tests/Fuzz/README.md). Optimized: unoptimized Swift under AddressSanitizer is ten times slower.
 FUZZ_SECONDS ?= 300
 fuzz: deps
-	$(SWIFT) build -c release --product fuzz-jwsinspect --scratch-path .build/fuzz \
+	$(LISTEN) $(SWIFT) build -c release --product fuzz-jwsinspect --scratch-path .build/fuzz \
 		-Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING
 	mkdir -p .build/fuzz-corpus
 	.build/fuzz/release/fuzz-jwsinspect -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
@@ -189,7 +204,7 @@ difftest: build
 	@test -x $(DIFFTEST_VENV)/bin/python || python3 -m venv $(DIFFTEST_VENV) || { echo "error: python3 -m venv failed: run 'apt-get install python3-venv'" >&2; exit 1; }
 	$(DIFFTEST_VENV)/bin/pip install --quiet --disable-pip-version-check -r scripts/difftest/requirements.txt
 	$(DIFFTEST_VENV)/bin/python scripts/difftest/difftest.py $(RELEASE)
-	JWSINSPECT_DIFFTEST_PYTHON=$(abspath $(DIFFTEST_VENV))/bin/python $(SWIFT) test $(STRICT) --filter 'OfficialClientTests|JSONContractTests'
+	JWSINSPECT_DIFFTEST_PYTHON=$(abspath $(DIFFTEST_VENV))/bin/python $(LISTEN) $(SWIFT) test $(STRICT) --filter 'OfficialClientTests|JSONContractTests'
 
 # valgrind's leak check over a batch through the release binary (OpenSSL objects included).
 leakcheck: build build-tools

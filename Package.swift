@@ -11,6 +11,20 @@ let buildCommit: String? = {
     return value
 }()
 
+/// Whether `jwsinspect listen` (libmicrohttpd's server, in jwsinspect-fetch alone) is built:
+/// JWSINSPECT_LISTEN=1 or 0, set by the Makefile after it installs libmicrohttpd-dev; unset,
+/// whether libmicrohttpd's header is installed.
+let listenEnabled: Bool = {
+    switch ProcessInfo.processInfo.environment["JWSINSPECT_LISTEN"] {
+    case "1": return true
+    case "0": return false
+    default: return FileManager.default.fileExists(atPath: "/usr/include/microhttpd.h")
+    }
+}()
+/// The listen targets' name where listen is built, and the define its code is compiled under.
+let listenDependency: [Target.Dependency] = listenEnabled ? ["ListenHTTP"] : []
+let listenDefine: [SwiftSetting] = listenEnabled ? [.define("JWSINSPECT_LISTEN")] : []
+
 let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("MemberImportVisibility"),
@@ -48,7 +62,9 @@ let package = Package(
             swiftSettings: strictSettings),
         // The offline commands, linking no network library; `jwsinspect fetch` runs jwsinspect-fetch.
         .executableTarget(name: "jwsinspect", dependencies: ["JWSInspectCLI"]),
-        .executableTarget(name: "jwsinspect-fetch", dependencies: ["JWSInspectCLI", "AppStoreServerHTTP"]),
+        .executableTarget(
+            name: "jwsinspect-fetch", dependencies: ["JWSInspectCLI", "AppStoreServerHTTP"] + listenDependency,
+            swiftSettings: listenDefine),
         // Test data for App Store verifiers, shipped in `jwsinspect mint`: an Apple-shaped CA of
         // one's own, payloads and defects; every failure is a thrown `MintError`.
         .target(
@@ -75,15 +91,35 @@ let package = Package(
             dependencies: ["COpenSSL", "JWSInspectCore", "AppStoreTestData", "TestPKI", "TestSupport"]),
         .testTarget(
             name: "AppStoreServerAPITests",
-            dependencies: ["AppStoreServerAPI", "AppStoreServerHTTP", "AppStoreTestData", "JWSInspectCore", "TestPKI"]),
+            dependencies: ["AppStoreServerAPI", "AppStoreServerHTTP", "AppStoreTestData", "JWSInspectCore", "TestPKI"]
+                + listenDependency,
+            swiftSettings: listenDefine),
         .testTarget(
             name: "JWSInspectCLITests",
             dependencies: [
                 "jwsinspect", "jwsinspect-fetch", "fuzz-jwsinspect", "JWSInspectCLI", "JWSInspectCore",
                 "AppStoreServerAPI", "AppStoreServerHTTP", "AppStoreTestData", "TestPKI", "TestSupport",
                 "StrictJSONParser",
-            ],
-            exclude: ["Goldens"]
+            ] + listenDependency,
+            exclude: ["Goldens"],
+            swiftSettings: listenDefine
         ),
     ]
+        + (listenEnabled ? listenTargets : [])
 )
+
+/// `jwsinspect listen`'s HTTP server, built where libmicrohttpd is (`listenEnabled`).
+var listenTargets: [Target] {
+    [
+        // System libmicrohttpd with fixed-argument wrappers for its variadic calls.
+        .systemLibrary(
+            name: "CMicroHTTPD",
+            pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"])]
+        ),
+        // `MicroHTTPDServer`, the `NotificationServer` of jwsinspect-fetch; jwsinspect never links it.
+        .target(
+            name: "ListenHTTP", dependencies: ["AppStoreServerAPI", "CMicroHTTPD", "JWSInspectCore"],
+            swiftSettings: strictSettings),
+    ]
+}

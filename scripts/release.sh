@@ -76,6 +76,10 @@ check_builds() {
             fail "$binary says '$line', not commit $COMMIT: run make build"
         fi
     done
+    # A release has `jwsinspect listen`: jwsinspect-fetch built with libmicrohttpd.
+    readelf -d "$BUILT/jwsinspect-fetch" | grep -q 'Shared library: \[libmicrohttpd\.so\.' \
+        || fail "$BUILT/jwsinspect-fetch was built without listen (it links no libmicrohttpd):" \
+            "apt-get install libmicrohttpd-dev, then make dist again"
     case "$COMMIT" in
     "") say "warning: not built from a git checkout: --version names no commit" ;;
     *-dirty) say "warning: built from a checkout with changes ($COMMIT): build a release from a clean one" ;;
@@ -191,6 +195,7 @@ deb() {
         "-e../root/usr/bin/jwsinspect-fetch") || fail "dpkg-shlibdeps failed"
     depends=$(sed -n 's/^shlibs:Depends=//p' <<<"$substvars")
     [ -n "$depends" ] || fail "dpkg-shlibdeps named no dependency: $substvars"
+    [[ "$depends" == *libmicrohttpd12* ]] || fail "dpkg-shlibdeps did not name libmicrohttpd12: $depends"
     cat >"$root/DEBIAN/control" <<EOF
 Package: jwsinspect
 Version: $VERSION-$revision

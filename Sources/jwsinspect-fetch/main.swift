@@ -1,6 +1,13 @@
-// `jwsinspect-fetch`: `jwsinspect fetch`, the one program of jwsinspect's that links a network
-// library. `jwsinspect fetch ARGUMENTS` runs it in its place as `jwsinspect-fetch ARGUMENTS`.
+// `jwsinspect-fetch`: `jwsinspect fetch` and `jwsinspect listen`, the one program of
+// jwsinspect's that links network libraries. `jwsinspect fetch ARGUMENTS` runs it in its place
+// as `jwsinspect-fetch ARGUMENTS`. Listen is built where libmicrohttpd is (Package.swift).
 import AppStoreServerHTTP
 import JWSInspectCLI
 
-Command.main(fetchingWith: URLSessionTransport())
+#if JWSINSPECT_LISTEN
+    import ListenHTTP
+
+    Command.main(fetchingWith: URLSessionTransport(), serving: MicroHTTPDServer())
+#else
+    Command.main(fetchingWith: URLSessionTransport(), serving: nil)
+#endif

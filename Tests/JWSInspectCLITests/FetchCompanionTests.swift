@@ -24,12 +24,17 @@ struct FetchCompanionTests {
     func onlyTheCompanionLinksTheNetwork() throws {
         let offline = try Self.linked(CLI.executable)
         #expect(offline.contains("libcrypto"), "ldd shows no libcrypto: \(offline)")
-        for library in ["libcurl", "FoundationNetworking", "libgnutls", "libkrb5", "libldap", "libnghttp2"] {
+        for library in [
+            "libcurl", "FoundationNetworking", "libgnutls", "libkrb5", "libldap", "libnghttp2", "libmicrohttpd",
+        ] {
             #expect(!offline.contains(library), "jwsinspect links \(library):\n\(offline)")
         }
         // Not vacuous: the same check on the companion finds what it links.
         let online = try Self.linked(Self.companion)
         #expect(online.contains("libcurl"), "jwsinspect-fetch shows no libcurl: \(online)")
+        #if JWSINSPECT_LISTEN
+            #expect(online.contains("libmicrohttpd"), "jwsinspect-fetch shows no libmicrohttpd: \(online)")
+        #endif
     }
 
     @Test("jwsinspect ships mint's AppStoreTestData and none of the test suites' TestPKI")
