@@ -48,7 +48,9 @@ rss_before=$(peak)
 
 # One curl config line set per request; --parallel runs them on $connections connections.
 for i in $(seq 1 "$count"); do
-    printf 'url = "http://127.0.0.1:%s/"\ndata-binary = "@%s/bodies/%s.json"\noutput = "/dev/null"\nwrite-out = "%%{http_code} %%{time_total}\\n"\nnext\n' \
+    # `next` between requests, none after the last (curl stops at an empty one).
+    [ "$i" = 1 ] || echo next
+    printf 'url = "http://127.0.0.1:%s/"\ndata-binary = "@%s/bodies/%s.json"\noutput = "/dev/null"\nwrite-out = "%%{http_code} %%{time_total}\\n"\n' \
         "$port" "$work" "$i"
 done >"$work/curl.conf"
 

@@ -71,10 +71,12 @@
     ) throws -> (statuses: [Int: Int], child: ChildProcess) {
         let config = folder.appendingPathComponent("curl-\(UUID().uuidString).conf")
         var text = ""
-        for (body, number) in posts {
+        for (index, (body, number)) in posts.enumerated() {
+            // `next` between requests, none after the last (curl would stop on an empty one).
+            if index > 0 { text += "next\n" }
             text += "url = \"\(url)/?n=\(number)\"\ndata-binary = \"@\(body.path)\"\n"
             text += "header = \"Content-Type: application/json\"\noutput = \"/dev/null\"\n"
-            text += "write-out = \"%{http_code} %{url}\\n\"\nmax-time = 300\nnext\n"
+            text += "write-out = \"%{http_code} %{url}\\n\"\nmax-time = 300\n"
         }
         try Data(text.utf8).write(to: config)
         let child = try ChildProcess(
