@@ -4,10 +4,9 @@
 #                 listen where libmicrohttpd is: installs libmicrohttpd-dev (apt-get, as root))
 #   make test     swift format's lint, then the whole test suite (Swift Testing), built
 #                 strictly (warnings are errors, every import a declared dependency);
-#                 installs GNU parallel (apt-get, as root) for the test of its recipe, and
-#                 libmicrohttpd-dev for listen's server and its tests
-# Every swift build and test is told JWSINSPECT_LISTEN=1 or 0 (Package.swift): whether
-# libmicrohttpd's development files are there when the recipe runs.
+#                 installs GNU parallel (apt-get, as root) for the test of its recipe,
+#                 libmicrohttpd-dev for listen's server and its tests, and curl (listen's
+#                 load and crash tests post with it)
 #   make lint     swift format lint --strict (the rules are in .swift-format)
 #   make format   swift format, in place
 #   make install  PREFIX=/usr/local (DESTDIR supported)
@@ -20,7 +19,10 @@
 #                 BENCH_BASELINE=old/jwsinspect compares with another build, alternately
 #   make bench-receipts  the receipt figures of make bench alone
 #   make bench-revocation  --check-revocation's cost in a batch (local openssl ocsp), alone
+#   make bench-listen  listen's notifications per second, latency and memory (loopback), alone
 #   make roots    regenerate the embedded roots from Certificates/
+# Every swift build and test is told JWSINSPECT_LISTEN=1 or 0 (Package.swift): whether
+# libmicrohttpd's development files are there when the recipe runs.
 
 SWIFT   ?= swift
 PREFIX  ?= /usr/local
@@ -57,7 +59,7 @@ define apt_install
 fi
 endef
 
-.PHONY: all curl-deps listen-deps test-deps dist-deps deb-deps dist deb build build-inspect build-fetch build-tools run test lint format install uninstall bench bench-receipts bench-revocation roots clean deps sanitize fuzz leakcheck difftest
+.PHONY: all curl-deps listen-deps test-deps dist-deps deb-deps dist deb build build-inspect build-fetch build-tools run test lint format install uninstall bench bench-listen bench-receipts bench-revocation roots clean deps sanitize fuzz leakcheck difftest
 
 all: build
 
@@ -88,6 +90,7 @@ PARALLEL_PACKAGE := parallel
 test-deps:
 	$(call apt_install,$(PARALLEL_PACKAGE),parallel --version | grep -q 'GNU parallel',a test runs the README's GNU parallel recipe)
 	$(call apt_install,minisign,command -v minisign,a test signs a release's SHA256SUMS with a throwaway key and verifies it)
+	$(call apt_install,curl,command -v curl,listen's tests post thousands of notifications at once with it)
 
 # make dist signs with minisign when given a key; make deb needs dpkg-dev, and lintian checks it.
 dist-deps:
@@ -169,6 +172,9 @@ uninstall:
 
 bench: build build-tools
 	./scripts/bench.sh
+
+bench-listen: build build-tools
+	./scripts/bench-listen.sh
 
 bench-receipts: build build-tools
 	./scripts/bench-receipts.sh
