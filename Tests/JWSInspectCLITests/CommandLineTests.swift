@@ -184,7 +184,7 @@ import Testing
         #expect(InProcess.run(["completion", "--jsno"]).stderr.hasPrefix("jwsinspect: unknown option '--jsno'"))
         #expect(
             InProcess.run(["help", "inspekt"]).stderr.hasPrefix(
-                "jwsinspect: help: no subcommand 'inspekt' (did you mean 'inspect'?); there are inspect, fetch, "
+                "jwsinspect: help: no subcommand 'inspekt' (did you mean 'inspect'?); there are inspect, fetch, listen, "
                     + "sign, mint, timeline, verify-offer-v1, completion or help\n"))
         #expect(
             InProcess.run(["help", "--man", "--mna"]).stderr.hasPrefix(
