@@ -57,7 +57,7 @@ done >"$work/curl.conf"
 run_load() {
     local start end
     start=$(date +%s%N)
-    curl --silent --parallel --parallel-max "$connections" --config "$work/curl.conf" >"$work/$1.out" || true
+    curl --silent --no-progress-meter --parallel --parallel-max "$connections" --config "$work/curl.conf" >"$work/$1.out" || true
     end=$(date +%s%N)
     calc "($end - $start) / 1000000000" 3
 }
