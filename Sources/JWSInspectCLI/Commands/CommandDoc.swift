@@ -95,10 +95,7 @@ enum Commands {
     static let listen = CommandDoc(
         name: Name.listen.rawValue,
         abstract: "receive App Store Server Notifications live: verified, shown, stored once, forwarded",
-        usage: [
-            "listen [--listen ADDR:PORT] [--path /PATH] [--log FILE] [--forward-to URL] [options]",
-            "listen --import FILE --log FILE [options]",
-        ],
+        usage: ["listen [--listen ADDR:PORT] [--path /PATH] [--log FILE] [--forward-to URL] [--import FILE] [options]"],
         discussion: [
             "An HTTP/1.1 server (libmicrohttpd, in jwsinspect-fetch) for the URL set in App Store Connect, reached "
                 + "through a tunnel or a reverse proxy: each POST to --path is read (at most 1 MiB of body, 16 KiB of "
