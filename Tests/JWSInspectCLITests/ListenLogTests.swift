@@ -226,8 +226,7 @@ enum ListenFixture {
         .enabled(
             if: FileManager.default.isExecutableFile(atPath: "/usr/bin/prlimit")
                 && ProcessInfo.processInfo.environment["TSAN_OPTIONS"] == nil,
-            "prlimit (util-linux) is not installed, or this is ThreadSanitizer's build (make sanitize sets "
-                + "TSAN_OPTIONS), whose runtime dies of a file size limit (SIGBUS) before jwsinspect runs"))
+            "prlimit (util-linux) is missing, or this is ThreadSanitizer's build, which a file size limit kills"))
     func aLogThatCannotGrowIsAFailureAndKeepsOnlyWholeLines() throws {
         let folder = try CLI.temporaryDirectory()
         let bodies = folder.appendingPathComponent("bodies.jsonl")
