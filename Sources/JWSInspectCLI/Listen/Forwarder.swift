@@ -3,12 +3,6 @@ internal import Dispatch
 internal import FoundationEssentials
 internal import JWSInspectCore
 
-#if canImport(Glibc)
-    internal import Glibc
-#elseif canImport(Darwin)
-    internal import Darwin
-#endif
-
 /// `listen --forward-to URL`: posts each stored notification's body, unchanged, to the
 /// developer's endpoint, in the order they were stored, on a thread of its own (receiving never
 /// waits for it). An answer other than 2xx, or none, is retried with backoff (1, 2, 4 … 60
@@ -36,9 +30,8 @@ final class Forwarder: @unchecked Sendable {
     private let log: NotificationLog
     private let transport: any HTTPTransport
     private unowned let listener: Listener
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-    /// Guarded by `mutex`: the entries to forward, in order (8 + 16 + 8 bytes each: the bodies
+    private let condition = Condition()
+    /// Guarded by `condition`: the entries to forward, in order (8 + 16 + 8 bytes each: the bodies
     /// stay in the log until sent).
     private var queue: [NotificationLog.Entry] = []
     private var head = 0
@@ -50,78 +43,52 @@ final class Forwarder: @unchecked Sendable {
         self.log = log
         self.transport = transport
         self.listener = listener
-        mutex.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(mutex, nil)
-        condition.initialize(to: pthread_cond_t())
-        pthread_cond_init(condition, nil)
-    }
-
-    deinit {
-        pthread_cond_destroy(condition)
-        pthread_mutex_destroy(mutex)
-        condition.deallocate()
-        mutex.deallocate()
     }
 
     /// Entries waiting to be forwarded.
-    var pending: Int {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return queue.count - head
-    }
+    var pending: Int { condition.locked { queue.count - head } }
 
     func start(resuming entries: [NotificationLog.Entry]) {
-        pthread_mutex_lock(mutex)
-        queue = entries + queue
-        pthread_mutex_unlock(mutex)
+        condition.locked { queue = entries + queue }
         DispatchQueue(label: "jwsinspect.listen.forward").async { [self] in run() }
     }
 
     func enqueue(_ entry: NotificationLog.Entry) {
-        pthread_mutex_lock(mutex)
-        queue.append(entry)
-        pthread_cond_signal(condition)
-        pthread_mutex_unlock(mutex)
+        condition.locked {
+            queue.append(entry)
+            condition.broadcast()
+        }
     }
 
     /// Ends the forwarding loop: at once while it waits, else when the forward in flight has
     /// its answer (at most `timeout`), which is then recorded.
     func stop() {
-        pthread_mutex_lock(mutex)
-        stopping = true
-        pthread_cond_broadcast(condition)
-        let deadline = System.monotonicSeconds() + Self.timeout + 1
-        while !finished, System.monotonicSeconds() < deadline {
-            var wake = timespec()
-            clock_gettime(CLOCK_REALTIME, &wake)
-            wake.tv_nsec += 50_000_000
-            if wake.tv_nsec >= 1_000_000_000 {
-                wake.tv_sec += 1
-                wake.tv_nsec -= 1_000_000_000
-            }
-            pthread_cond_timedwait(condition, mutex, &wake)
+        condition.locked {
+            stopping = true
+            condition.broadcast()
+            let deadline = System.monotonicSeconds() + Self.timeout + 1
+            while !finished, System.monotonicSeconds() < deadline { condition.wait(seconds: 0.05) }
         }
-        pthread_mutex_unlock(mutex)
     }
 
     private func run() {
-        pthread_mutex_lock(mutex)
+        condition.lock()
         defer {
             finished = true
-            pthread_cond_broadcast(condition)
-            pthread_mutex_unlock(mutex)
+            condition.broadcast()
+            condition.unlock()
         }
         var attempt = 0
         while !stopping {
             guard head < queue.count else {
-                pthread_cond_wait(condition, mutex)
+                condition.wait()
                 continue
             }
             let entry = queue[head]
-            pthread_mutex_unlock(mutex)
+            condition.unlock()
             attempt += 1
             let event = forward(entry, attempt: attempt)
-            pthread_mutex_lock(mutex)
+            condition.lock()
             if let event { listener.forwarded(event) }
             if event == nil || event?.delivered == true {
                 head += 1
@@ -137,18 +104,7 @@ final class Forwarder: @unchecked Sendable {
             let delay = Double(min(Self.maximumBackoff, 1 << min(attempt - 1, 6)))
             let until = System.monotonicSeconds() + delay
             while !stopping, System.monotonicSeconds() < until {
-                var wake = timespec()
-                clock_gettime(CLOCK_REALTIME, &wake)
-                let left = min(until - System.monotonicSeconds(), 1)
-                guard left > 0 else { break }
-                let nanoseconds = Int(left * 1e9)
-                wake.tv_sec += nanoseconds / 1_000_000_000
-                wake.tv_nsec += nanoseconds % 1_000_000_000
-                if wake.tv_nsec >= 1_000_000_000 {
-                    wake.tv_sec += 1
-                    wake.tv_nsec -= 1_000_000_000
-                }
-                pthread_cond_timedwait(condition, mutex, &wake)
+                condition.wait(seconds: min(until - System.monotonicSeconds(), 1))
             }
         }
     }

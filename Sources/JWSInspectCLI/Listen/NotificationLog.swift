@@ -89,10 +89,9 @@ final class NotificationLog: @unchecked Sendable {
 
     let path: String
     private let descriptor: Int32
-    /// Guarded by `mutex`.
+    /// Guarded by `condition`.
     private var state: State
-    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let condition = Condition()
 
     private struct State {
         var keys: Set<Key> = []
@@ -119,18 +118,10 @@ final class NotificationLog: @unchecked Sendable {
         self.path = path
         self.descriptor = descriptor
         state = State(keys: keys, size: size)
-        mutex.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(mutex, nil)
-        condition.initialize(to: pthread_cond_t())
-        pthread_cond_init(condition, nil)
     }
 
     deinit {
         close(descriptor)
-        pthread_cond_destroy(condition)
-        pthread_mutex_destroy(mutex)
-        condition.deallocate()
-        mutex.deallocate()
     }
 
     /// Keys stored.
@@ -140,22 +131,20 @@ final class NotificationLog: @unchecked Sendable {
     func contains(_ key: Key) -> Bool { locked { $0.keys.contains(key) } }
 
     private func locked<Value>(_ body: (State) -> Value) -> Value {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return body(state)
+        condition.locked { body(state) }
     }
 
     /// Appends `line` (one JSON record, no newline) for `key` unless it is stored already;
     /// returns when the line is on the disk, or why it is not. `key` nil: a record that is no
     /// notification (`forwarded`), appended whatever was stored.
     func append(_ line: [UInt8], key: Key?) -> Appended {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
+        condition.lock()
+        defer { condition.unlock() }
         if let broken = state.broken { return .failed(broken) }
         if let key, state.keys.contains(key) { return .repeated }
         // The same key in a batch being written: its outcome is this one's.
         if let key, let other = state.inFlight[key] {
-            while other.result == nil { pthread_cond_wait(condition, mutex) }
+            while other.result == nil { condition.wait() }
             if case .failed(let reason) = other.result { return .failed(reason) }
             return .repeated
         }
@@ -165,16 +154,16 @@ final class NotificationLog: @unchecked Sendable {
         while mine.result == nil {
             // One appender at a time writes what is queued; the others wait for its sync.
             guard !state.writing else {
-                pthread_cond_wait(condition, mutex)
+                condition.wait()
                 continue
             }
             state.writing = true
             let batch = state.queue
             let start = state.size
             state.queue.removeAll()
-            pthread_mutex_unlock(mutex)
+            condition.unlock()
             let written = writeBatch(batch, at: start)
-            pthread_mutex_lock(mutex)
+            condition.lock()
             switch written {
             case .success(let end):
                 var offset = start
@@ -191,7 +180,7 @@ final class NotificationLog: @unchecked Sendable {
             }
             for pending in batch { if let key = pending.key { state.inFlight[key] = nil } }
             state.writing = false
-            pthread_cond_broadcast(condition)
+            condition.broadcast()
         }
         return mine.result ?? .failed("internal error: no outcome")
     }
