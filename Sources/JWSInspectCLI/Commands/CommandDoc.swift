@@ -102,7 +102,7 @@ enum Commands {
                 + "headers, 10 seconds of silence, 30 seconds of body, 512 connections), scanned as inspect scans a "
                 + "webhook body and verified as inspect verifies it (--root, --at, --bundle-id, --environment, "
                 + "--check-revocation), then shown as it arrives: time, answer, type and subtype, notificationUUID, "
-                + "and inspect's brief lines (verdict, product, access).",
+                + "the nested transaction's product and ID, and inspect's brief lines (verdict, summary, access).",
             "Answers: an authentic notification is 200, once stored (with --log: appended and synced to the disk "
                 + "before the answer, several requests at once sharing one sync), also when --bundle-id or "
                 + "--environment differs (stored and flagged, so that Apple stops retrying and nothing is lost); a "

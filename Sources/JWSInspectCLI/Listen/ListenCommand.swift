@@ -247,8 +247,6 @@ final class Listener: @unchecked Sendable {
         let inspection = verifier.at(delivery.time).inspect(token, source: source)
         delivery.inspection = inspection
         let payload = inspection.envelope?.sections.payload.object ?? [:]
-        if case .string(let type)? = payload["notificationType"] { delivery.notificationType = type }
-        if case .string(let subtype)? = payload["subtype"] { delivery.subtype = subtype }
         if inspection.status == .revocationUnavailable {
             delivery.httpStatus = 503
             delivery.outcome = .retry
@@ -263,6 +261,22 @@ final class Listener: @unchecked Sendable {
             delivery.httpStatus = 403
             delivery.reason = "not authentic (\(inspection.status.rawValue)): \(inspection.reason)"
             return delivery
+        }
+        // What the shown line names, from signed data only: a forgery's claims are in its result alone.
+        if case .string(let type)? = payload["notificationType"] { delivery.notificationType = type }
+        if case .string(let subtype)? = payload["subtype"] { delivery.subtype = subtype }
+        for path in ["data.signedTransactionInfo", "data.signedRenewalInfo"] {
+            guard let nested = inspection.nested.first(where: { $0.path == path })?.inspection,
+                let members = nested.envelope?.sections.payload.object
+            else { continue }
+            if delivery.productId == nil, case .string(let product)? = members["productId"] {
+                delivery.productId = product
+            }
+            if delivery.transactionId == nil, path == "data.signedTransactionInfo",
+                case .string(let transaction)? = members["transactionId"]
+            {
+                delivery.transactionId = transaction
+            }
         }
         guard inspection.kind == .notification else {
             delivery.httpStatus = 422
@@ -396,6 +410,8 @@ final class Listener: @unchecked Sendable {
             head += "  " + type + (delivery.subtype.map { "/" + $0 } ?? "")
         }
         if let uuid = delivery.notificationUUID { head += "  " + uuid }
+        if let product = delivery.productId { head += "  product " + product }
+        if let transaction = delivery.transactionId { head += "  transaction " + transaction }
         head += "  (\(delivery.via == .http ? "from " : "")\(delivery.from))"
         var lines = [head]
         if delivery.outcome == .rejected || delivery.outcome == .retry || delivery.inspection == nil {
@@ -420,7 +436,10 @@ final class Listener: @unchecked Sendable {
             ("outcome", .string(delivery.outcome.rawValue)), ("reason", .string(delivery.reason)),
             ("notificationUUID", delivery.notificationUUID.map { .string($0) } ?? .null),
             ("notificationType", delivery.notificationType.map { .string($0) } ?? .null),
-            ("subtype", delivery.subtype.map { .string($0) } ?? .null), ("bytes", .integer(Int64(delivery.bytes))),
+            ("subtype", delivery.subtype.map { .string($0) } ?? .null),
+            ("productId", delivery.productId.map { .string($0) } ?? .null),
+            ("transactionId", delivery.transactionId.map { .string($0) } ?? .null),
+            ("bytes", .integer(Int64(delivery.bytes))),
             ("result", result),
         ]
         return .object(.init(distinct: RecordType.delivery.head + members))
@@ -521,6 +540,9 @@ struct Delivery: Sendable {
     var notificationUUID: String?
     var notificationType: String?
     var subtype: String?
+    /// The nested transaction's (else renewal info's) productId, and the transaction's ID.
+    var productId: String?
+    var transactionId: String?
     var inspection: Inspection?
 
     init(
