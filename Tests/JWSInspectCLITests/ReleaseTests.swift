@@ -163,9 +163,7 @@ enum Release {
                 "Samples/notification-test-sandbox-2025.jws", "Samples/notification-subscribed-sandbox-2025.jws",
                 "Samples/receipt-production-2024.der", "Samples/storekit1-transaction-receipt.b64",
             ]
-                + ["fetch", "sign", "mint", "timeline", "verify-offer-v1", "completion"].map {
-                    "share/man/man1/jwsinspect-\($0).1"
-                })
+                + ManPageTests.pages.map { "share/man/man1/jwsinspect-\($0).1" })
         expected.formUnion(["", "bin/", "share/", "share/man/", "share/man/man1/", "Samples/"])
         expected.formUnion([
             "share/bash-completion/", "share/bash-completion/completions/", "share/zsh/", "share/zsh/site-functions/",
@@ -208,7 +206,8 @@ enum Release {
         let root = try Release.unpack(Release.deb)
         for path in [
             "usr/bin/jwsinspect", "usr/bin/jwsinspect-fetch", "usr/share/man/man1/jwsinspect.1.gz",
-            "usr/share/man/man1/jwsinspect-fetch.1.gz", "usr/share/man/man1/jwsinspect-completion.1.gz",
+            "usr/share/man/man1/jwsinspect-fetch.1.gz", "usr/share/man/man1/jwsinspect-listen.1.gz",
+            "usr/share/man/man1/jwsinspect-completion.1.gz",
             "usr/share/bash-completion/completions/jwsinspect", "usr/share/zsh/vendor-completions/_jwsinspect",
             "usr/share/fish/vendor_completions.d/jwsinspect.fish", "usr/share/doc/jwsinspect/copyright",
             "usr/share/doc/jwsinspect/changelog.Debian.gz", "usr/share/doc/jwsinspect/changelog.gz",
