@@ -311,10 +311,7 @@
     /// Without libmicrohttpd's development files, jwsinspect-fetch is built without listen's
     /// server (make says so), and these tests say why they do not run.
     @Suite struct ListenServerTests {
-        @Test(
-            .disabled(
-                "jwsinspect-fetch was built without libmicrohttpd (libmicrohttpd-dev is not installed; make test "
-                    + "installs it as root): listen's server is not there to test"))
+        @Test(.disabled("built without libmicrohttpd (libmicrohttpd-dev missing; make test installs it as root)"))
         func listenIsServed() {}
     }
 #endif
