@@ -189,8 +189,11 @@
             let (_, curl) = try curlPosts(posts, to: listener.url, parallel: 200, folder: listener.folder)
             let statuses = curlStatuses(try curl.finish())
             #expect(statuses.count == 10_000 && statuses.values.allSatisfy { $0 == 200 }, "\(Set(statuses.values))")
+            // Memory is bounded (not under a sanitizer, whose shadow memory and quarantine it is then).
             let peak = listener.peakKiB ?? 0
-            #expect(peak > 0 && peak < 400 * 1024, "peak RSS \(peak) KiB under 10,000 posts")
+            if !SmallerHostileCasesCLITests.underSanitizer {
+                #expect(peak > 0 && peak < 400 * 1024, "peak RSS \(peak) KiB under 10,000 posts")
+            }
             let end = try listener.interrupt()
             #expect(end.status == 0, "\(end.stderrText)")
             #expect(end.stderrText.contains("10000 received: 1000 stored, 9000 repeated"), "\(end.stderrText)")
