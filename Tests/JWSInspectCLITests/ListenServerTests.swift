@@ -191,7 +191,7 @@
             #expect(statuses.count == 10_000 && statuses.values.allSatisfy { $0 == 200 }, "\(Set(statuses.values))")
             // Memory is bounded (not under a sanitizer, whose shadow memory and quarantine it is then).
             let peak = listener.peakKiB ?? 0
-            if !SmallerHostileCasesCLITests.underSanitizer {
+            if !MemoryPerRecordCLITests.underSanitizer {
                 #expect(peak > 0 && peak < 400 * 1024, "peak RSS \(peak) KiB under 10,000 posts")
             }
             let end = try listener.interrupt()
