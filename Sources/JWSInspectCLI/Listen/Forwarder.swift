@@ -90,7 +90,8 @@ final class Forwarder: @unchecked Sendable {
             let event = forward(entry, attempt: attempt)
             condition.lock()
             if let event { listener.forwarded(event) }
-            if event == nil || event?.delivered == true {
+            // Delivered, or unreadable and skipped (no retry): the next one.
+            guard let event, let retryIn = event.retryIn else {
                 head += 1
                 attempt = 0
                 // Keep the queue from growing with what was sent.
@@ -101,13 +102,15 @@ final class Forwarder: @unchecked Sendable {
                 continue
             }
             // Wait before the next attempt, unless stopped meanwhile.
-            let delay = Double(min(Self.maximumBackoff, 1 << min(attempt - 1, 6)))
-            let until = System.monotonicSeconds() + delay
+            let until = System.monotonicSeconds() + Double(retryIn)
             while !stopping, System.monotonicSeconds() < until {
                 condition.wait(seconds: min(until - System.monotonicSeconds(), 1))
             }
         }
     }
+
+    /// Seconds before the attempt after `attempt` failed: 1, 2, 4 … `maximumBackoff`.
+    static func backoff(attempt: Int) -> Int { min(maximumBackoff, 1 << min(max(attempt, 1) - 1, 6)) }
 
     /// One attempt: the event, or nil when the entry cannot be read back (then skipped, and said).
     private func forward(_ entry: NotificationLog.Entry, attempt: Int) -> Event? {
@@ -140,12 +143,12 @@ final class Forwarder: @unchecked Sendable {
                 time: now, notificationUUID: uuid, url: url, delivered: true, httpStatus: response.status,
                 attempt: attempt, reason: reason, retryIn: nil)
         case .success(let response):
-            let delay = min(Self.maximumBackoff, 1 << min(attempt - 1, 6))
+            let delay = Self.backoff(attempt: attempt)
             return Event(
                 time: now, notificationUUID: uuid, url: url, delivered: false, httpStatus: response.status,
                 attempt: attempt, reason: "HTTP \(response.status); trying again in \(delay) s", retryIn: delay)
         case .failure(let error):
-            let delay = min(Self.maximumBackoff, 1 << min(attempt - 1, 6))
+            let delay = Self.backoff(attempt: attempt)
             return Event(
                 time: now, notificationUUID: uuid, url: url, delivered: false, httpStatus: nil, attempt: attempt,
                 reason: "\(error.description); trying again in \(delay) s", retryIn: delay)
