@@ -61,8 +61,7 @@ enum ListenCommand {
                 }
             }
         }
-        let listener = Listener(options: options, setup: setup, log: log)
-        listener.pendingForwards = unforwarded
+        let listener = Listener(options: options, setup: setup, log: log, unforwarded: unforwarded)
         if !options.imports.isEmpty { return listener.importFiles(options.imports) }
         guard let server = io.server else { return ExitStatus.unavailable.rawValue }
         return listener.serve(with: server)
@@ -86,11 +85,17 @@ final class Listener: @unchecked Sendable {
     private let fragments = ChainFragments()
     private let requests = Locked(0)
     private var forwarder: Forwarder?
+    /// What the server enforces, and what the answers to a request it cut short say.
+    private let limits = ListenLimits()
+    /// The stored notifications not forwarded yet, found when the log was opened.
+    private let unforwarded: [NotificationLog.Entry]
 
-    init(options: ListenOptions, setup: VerificationSetup, log: NotificationLog?) {
+    init(options: ListenOptions, setup: VerificationSetup, log: NotificationLog?, unforwarded: [NotificationLog.Entry])
+    {
         self.options = options
         self.io = setup.io
         self.log = log
+        self.unforwarded = unforwarded
         var verification = setup.verification
         verification.reportsValidityNow = false
         verifier = Verifier(options: verification)
@@ -126,7 +131,7 @@ final class Listener: @unchecked Sendable {
         let port: UInt16
         do {
             port = try server.start(
-                address: options.address, tls: tls, limits: ListenLimits(),
+                address: options.address, tls: tls, limits: limits,
                 handler: { [unowned self] request in handle(request) })
         } catch {
             io.error("listen: \(error.message)")
@@ -140,7 +145,7 @@ final class Listener: @unchecked Sendable {
                 + (options.log.map { "; storing them in \($0)" } ?? "; not storing them (no --log): each is shown, "
                     + "answered 200 when authentic, and not kept")
                 + (options.forwardTo.map { "; forwarding them to \($0)" } ?? "") + " (Ctrl-C stops)")
-        forwarder?.start(resuming: pendingForwards)
+        forwarder?.start(resuming: unforwarded)
         var received: Int32 = 0
         while sigwait(&signals, &received) != 0 {}
         io.error("listen: \(received == SIGINT ? "interrupted" : "terminated"): finishing the requests in flight")
@@ -149,9 +154,6 @@ final class Listener: @unchecked Sendable {
         reportSummary()
         return ExitStatus.success.rawValue
     }
-
-    /// The stored notifications not forwarded yet, found when the log was opened.
-    var pendingForwards: [NotificationLog.Entry] = []
 
     /// What one request gets: verified, stored when authentic, answered.
     func handle(_ request: ReceivedRequest) -> ServerAnswer {
@@ -171,18 +173,18 @@ final class Listener: @unchecked Sendable {
         }
         switch request.problem {
         case .tooLarge(let declared)?:
-            let limit = ListenLimits().maximumBodyBytes
             return reject(
                 413,
-                "the body is over \(limit >> 20) MiB" + (declared.map { " (\($0) bytes declared)" } ?? "")
+                "the body is over \(limits.maximumBodyBytes >> 20) MiB"
+                    + (declared.map { " (\($0) bytes declared)" } ?? "")
                     + ": no App Store notification is that large")
         case .tooSlow?:
             return reject(
-                408, "the body took over \(ListenLimits().requestTimeoutSeconds) seconds to arrive: closed")
+                408, "the body took over \(limits.requestTimeoutSeconds) seconds to arrive: closed")
         case .timedOut?:
             _ = reject(
                 408,
-                "the connection was silent for \(ListenLimits().idleTimeoutSeconds) seconds: closed without an answer")
+                "the connection was silent for \(limits.idleTimeoutSeconds) seconds: closed without an answer")
             return ServerAnswer(status: 408, body: "")
         case nil: break
         }
@@ -355,11 +357,13 @@ final class Listener: @unchecked Sendable {
                 if case .token(_, let token) = item {
                     OrderedJSON.object(.init(distinct: [("signedPayload", .string(token))])).write(into: &body)
                 }
-                let delivery = decide(
+                var delivery = decide(
                     item, body: body,
                     delivery: Delivery(
                         time: Date(), via: .import, from: path, request: nil, httpStatus: nil, outcome: .rejected,
                         reason: "", bytes: body.count))
+                // Nothing is answered to a file: the status the decision would send is not shown.
+                delivery.httpStatus = nil
                 deliver(delivery)
                 if status == .success { status = Self.exitStatus(delivery) }
             }
@@ -385,9 +389,7 @@ final class Listener: @unchecked Sendable {
     // MARK: Showing
 
     /// Counts a delivery and shows it.
-    private func deliver(_ given: Delivery) {
-        var delivery = given
-        if delivery.via == .import { delivery.httpStatus = nil }
+    private func deliver(_ delivery: Delivery) {
         counts.withLock { $0.add(delivery) }
         guard !options.inspect.output.quiet else { return }
         let text: String
