@@ -247,7 +247,7 @@ enum System {
     static func writeFile(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o600) -> String? {
         let slash = path.utf8.lastIndex(of: UInt8(ascii: "/"))
         let name = String(slash.map { path[path.utf8.index(after: $0)...] } ?? path[...])
-        let folder = slash.map { $0 == path.utf8.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        let folder = self.folder(of: path)
         guard !name.isEmpty, name != ".", name != ".." else { return errorText(EISDIR) }
         let directory = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard directory >= 0 else { return "its folder: \(errorText(errno))" }
@@ -285,6 +285,13 @@ enum System {
         if failure == nil, renameat(directory, temporary, directory, name) != 0 { failure = errorText(errno) }
         if failure != nil { unlinkat(directory, temporary, 0) }
         return failure
+    }
+
+    /// The folder holding `path`, as given: what precedes its last slash ("/" for one at the
+    /// root), or "." when it has none.
+    static func folder(of path: String) -> String {
+        let slash = path.utf8.lastIndex(of: UInt8(ascii: "/"))
+        return slash.map { $0 == path.utf8.startIndex ? "/" : String(path[..<$0]) } ?? "."
     }
 
     /// Opens a file for reading: its descriptor, or the error number.

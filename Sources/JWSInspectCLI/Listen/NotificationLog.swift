@@ -231,15 +231,19 @@ final class NotificationLog: @unchecked Sendable {
 
     /// The line of a stored record (without its newline), read back from the log.
     func line(_ entry: Entry) -> [UInt8]? {
-        var bytes = [UInt8](repeating: 0, count: entry.length)
+        Self.read(descriptor, at: entry.offset, count: entry.length)
+    }
+
+    /// `count` bytes of the file at `offset`, or nil when they cannot all be read (errno says why).
+    private static func read(_ descriptor: Int32, at offset: Int, count: Int) -> [UInt8]? {
+        var bytes = [UInt8](repeating: 0, count: count)
         var read = 0
         let complete = bytes.withUnsafeMutableBytes { buffer -> Bool in
             while read < buffer.count {
-                let count = pread(
-                    descriptor, buffer.baseAddress! + read, buffer.count - read, off_t(entry.offset + read))
-                if count < 0, errno == EINTR { continue }
-                guard count > 0 else { return false }
-                read += count
+                let got = pread(descriptor, buffer.baseAddress! + read, buffer.count - read, off_t(offset + read))
+                if got < 0, errno == EINTR { continue }
+                guard got > 0 else { return false }
+                read += got
             }
             return true
         }
@@ -422,11 +426,9 @@ final class NotificationLog: @unchecked Sendable {
                     + "setting them aside into \(aside) failed: \(what)",
                 isSystem: true)
         }
-        var bytes = [UInt8](repeating: 0, count: end - start)
-        let complete = bytes.withUnsafeMutableBytes { buffer in
-            pread(descriptor, buffer.baseAddress!, buffer.count, off_t(start)) == buffer.count
+        guard var bytes = read(descriptor, at: start, count: end - start) else {
+            return .failure(failure(System.errorText(errno)))
         }
-        guard complete else { return .failure(failure(System.errorText(errno))) }
         var before = stat()
         if lstat(aside, &before) == 0, before.st_mode & S_IFMT != S_IFREG {
             return .failure(failure("it is not a regular file"))
@@ -445,9 +447,7 @@ final class NotificationLog: @unchecked Sendable {
 
     /// Syncs the folder holding `path`, so that a new file's name survives a crash too.
     private static func syncFolder(of path: String) {
-        let slash = path.utf8.lastIndex(of: UInt8(ascii: "/"))
-        let folder = slash.map { $0 == path.utf8.startIndex ? "/" : String(path[..<$0]) } ?? "."
-        let directory = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        let directory = open(System.folder(of: path), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard directory >= 0 else { return }
         _ = fsync(directory)
         close(directory)
