@@ -23,12 +23,6 @@ package enum Command {
         main(arguments, transport: nil)
     }
 
-    /// `jwsinspect-fetch`: runs `jwsinspect fetch` with the process's arguments, sending its
-    /// requests with `transport`.
-    package static func main(fetchingWith transport: any HTTPTransport) -> Never {
-        main(fetchingWith: transport, serving: nil)
-    }
-
     /// `jwsinspect-fetch`: runs `jwsinspect fetch` with the process's arguments, or `jwsinspect
     /// listen` when the first is `listen`, sending requests with `transport` and receiving
     /// notifications with `server` (nil: built without an HTTP server library).
